@@ -1,0 +1,1 @@
+"""Typer commands: parse arguments, call core/ and backends/, render, map errors to exit codes."""

@@ -1,0 +1,1 @@
+"""Pure logic with no I/O of its own: units, checks, and later the policy model and the plan."""
