@@ -1,0 +1,36 @@
+"""Guest tests run inside the test VM only (scripts/vm.sh), with nvsim and qgpu loaded."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+from kernel import dmesg, insmod, is_loaded, rmmod, trouble
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if os.environ.get("QGPU_IN_VM") != "1":
+        # Not a skip: a guest suite that did not run has not passed.
+        pytest.exit("the guest tests run only inside the test VM: use 'make test'", returncode=3)
+
+
+@pytest.fixture(autouse=True)
+def kernel_log_stays_clean() -> Iterator[None]:
+    """Fail the test during which the kernel logged a WARN, oops or BUG."""
+    before = len(dmesg())
+    yield
+    new = dmesg()[before:]
+    assert not trouble(new), "kernel log:\n" + "\n".join(new)
+
+
+@pytest.fixture
+def default_modules() -> Iterator[None]:
+    """Leave nvsim and qgpu loaded with default parameters after a test that reloads them."""
+    yield
+    for name in ("qgpu", "nvsim"):
+        if is_loaded(name):
+            assert rmmod(name).returncode == 0
+    for name in ("nvsim", "qgpu"):
+        r = insmod(name)
+        assert r.returncode == 0, r.stderr

@@ -1,0 +1,9 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The whole guest suite, run inside the test VM by `make test` (scripts/test.sh -> scripts/vm.sh).
+# Results go to $QGPU_TEST_RESULTS (JUnit XML / TAP), which scripts/summarize.py counts.
+# Exit: 0 all passed, 1 some test failed, anything else: the suite itself broke.
+set -u
+results=${QGPU_TEST_RESULTS:-build/test-results}
+mkdir -p "$results"
+.venv/bin/python -m pytest tests/guest -p no:cacheprovider -q -rfE --junitxml="$results/guest-pytest.xml"
