@@ -44,7 +44,7 @@ sparse() {
 	local d out rc=0
 	for d in kmod kmod/nvsim; do
 		# C=2: check every source, whether or not it needs recompiling.
-		out=$(make -s -C "$kdir" M="$top/$d" C=2 CF="-Wsparse-error -Wsparse-all -Wno-declaration-after-statement" \
+		out=$(make -s -C "$kdir" M="$top/$d" C=2 CF="-Wsparse-error" \
 			W=1 KCFLAGS=-Werror modules 2>&1 | grep -v '^Skipping BTF generation') || true
 		if grep -qE 'warning|error' <<<"$out"; then
 			echo "$out"

@@ -11,25 +11,53 @@
 
 #include <linux/cdev.h>
 #include <linux/device.h>
+#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/slab.h>
+#include <linux/string.h>
 
 #include "nvsim_compat.h"
-
-/* The NVIDIA character-device numbers (kernel-open/common/inc/nv.h, 525-595). */
-#define NVSIM_MAJOR		195
-#define NVSIM_CTL_MINOR		255
-#define NVSIM_MAX_GPUS		32
+#include "nvsim_internal.h"
 
 /**
  * DOC: module parameters
  *
- * num_gpus: how many simulated GPUs, 1..32 (/dev/nvidia0..N-1). Read at load time only.
+ * All are read at load time only (mode 0444); a bad value fails the load with -EINVAL.
+ *
+ * num_gpus: how many simulated GPUs, 1..32 (/dev/nvidia0..N-1).
+ * fb_mib: framebuffer per GPU in MiB (default 16384, 16 GiB).
+ * gpu_name: the name GPU_GET_NAME_STRING reports.
+ * gpu_uuid: the UUID of GPU 0 ("GPU-" + 8-4-4-4-12 hex digits); GPU i has its last 12 hex digits
+ *	plus i.
+ * abi_version: the driver version whose ABI nvsim speaks and CHECK_VERSION_STR reports; any
+ *	version kmod/nvrm knows (525..595), so qgpu's version keying is tested against several.
  */
 static unsigned int num_gpus = 1;
 module_param(num_gpus, uint, 0444);
 MODULE_PARM_DESC(num_gpus, "Number of simulated GPUs, 1..32 (default 1)");
+
+static unsigned int fb_mib = 16384;
+module_param(fb_mib, uint, 0444);
+MODULE_PARM_DESC(fb_mib, "Framebuffer per GPU in MiB (default 16384)");
+
+static char *gpu_name = "NVIDIA H100 PCIe (nvsim)";
+module_param(gpu_name, charp, 0444);
+MODULE_PARM_DESC(gpu_name, "GPU name reported by GPU_GET_NAME_STRING");
+
+static char *gpu_uuid = "GPU-6e767369-6d00-4000-8000-000000000000";
+module_param(gpu_uuid, charp, 0444);
+MODULE_PARM_DESC(gpu_uuid, "UUID of GPU 0; GPU i adds i to the last 12 hex digits");
+
+static char *abi_version = "580.95.05";
+module_param(abi_version, charp, 0444);
+MODULE_PARM_DESC(abi_version, "NVIDIA driver version whose RM ABI nvsim speaks (default 580.95.05)");
+
+struct nvsim_gpu nvsim_gpus[NVSIM_MAX_GPUS];
+unsigned int nvsim_num_gpus;
+const char *nvsim_gpu_name;
+struct nvrm_abi nvsim_abi;
 
 static struct class *nvsim_class;
 static struct cdev nvsim_cdev;
@@ -38,25 +66,79 @@ static dev_t nvsim_uvm_devt;
 
 static int nvsim_open(struct inode *inode, struct file *file)
 {
+	unsigned int minor = iminor(inode);
+	struct nvsim_file *nf;
+
+	if (imajor(inode) == NVSIM_MAJOR && minor != NVSIM_CTL_MINOR && minor >= nvsim_num_gpus)
+		return -ENODEV;
+	nf = kzalloc(sizeof(*nf), GFP_KERNEL);
+	if (!nf)
+		return -ENOMEM;
+	if (imajor(inode) == NVSIM_MAJOR) {
+		nf->is_ctl = minor == NVSIM_CTL_MINOR;
+		if (!nf->is_ctl)
+			nf->gpu = &nvsim_gpus[minor];
+	}
+	file->private_data = nf;
 	return 0;
 }
 
 static int nvsim_release(struct inode *inode, struct file *file)
 {
+	struct nvsim_file *nf = file->private_data;
+
+	if (nf->is_ctl)
+		nvsim_rm_release_file(file);
+	if (nf->ctl_file)
+		fput(nf->ctl_file);
+	kfree(nf);
 	return 0;
 }
 
-static const struct file_operations nvsim_fops = {
+const struct file_operations nvsim_fops = {
 	.owner		= THIS_MODULE,
 	.open		= nvsim_open,
 	.release	= nvsim_release,
+	.unlocked_ioctl	= nvsim_ioctl,
+	.compat_ioctl	= nvsim_ioctl,
 };
 
 static const struct file_operations nvsim_uvm_fops = {
 	.owner		= THIS_MODULE,
 	.open		= nvsim_open,
 	.release	= nvsim_release,
+	.unlocked_ioctl	= nvsim_ioctl,
 };
+
+/* Identity of each GPU from the parameters: PCI-like ids and consecutive UUIDs. */
+static int nvsim_setup_gpus(void)
+{
+	unsigned long long tail;
+	unsigned int i;
+
+	if (strlen(gpu_uuid) != NVSIM_UUID_LEN - 1 || strncmp(gpu_uuid, "GPU-", 4) ||
+	    kstrtoull(gpu_uuid + NVSIM_UUID_LEN - 13, 16, &tail)) {
+		pr_warn("gpu_uuid=%s is not GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx\n", gpu_uuid);
+		return -EINVAL;
+	}
+	if (!fb_mib || strlen(gpu_name) >= NVSIM_NAME_LEN) {
+		pr_warn("fb_mib must be > 0 and gpu_name shorter than %u\n", NVSIM_NAME_LEN);
+		return -EINVAL;
+	}
+	for (i = 0; i < num_gpus; i++) {
+		struct nvsim_gpu *gpu = &nvsim_gpus[i];
+
+		gpu->index = i;
+		gpu->gpu_id = (i + 1) << 8;	/* PCI bus i + 1, device 0 */
+		gpu->fb_size = (u64)fb_mib << 20;
+		gpu->fb_used = 0;
+		snprintf(gpu->uuid, sizeof(gpu->uuid), "%.*s%012llx", NVSIM_UUID_LEN - 13,
+			 gpu_uuid, (tail + i) & 0xffffffffffffULL);
+	}
+	nvsim_num_gpus = num_gpus;
+	nvsim_gpu_name = gpu_name;
+	return 0;
+}
 
 static void nvsim_destroy_nodes(void)
 {
@@ -64,7 +146,7 @@ static void nvsim_destroy_nodes(void)
 
 	device_destroy(nvsim_class, nvsim_uvm_devt);
 	device_destroy(nvsim_class, MKDEV(NVSIM_MAJOR, NVSIM_CTL_MINOR));
-	for (i = 0; i < num_gpus; i++)
+	for (i = 0; i < nvsim_num_gpus; i++)
 		device_destroy(nvsim_class, MKDEV(NVSIM_MAJOR, i));
 }
 
@@ -103,6 +185,15 @@ static int __init nvsim_init(void)
 		pr_warn("num_gpus=%u is out of range 1..%u\n", num_gpus, NVSIM_MAX_GPUS);
 		return -EINVAL;
 	}
+	ret = nvrm_abi_init(&nvsim_abi, abi_version);
+	if (ret) {
+		pr_warn("abi_version=%s is not a driver version nvsim can speak (%d)\n",
+			abi_version, ret);
+		return -EINVAL;
+	}
+	ret = nvsim_setup_gpus();
+	if (ret)
+		return ret;
 
 	ret = register_chrdev_region(MKDEV(NVSIM_MAJOR, 0), NVSIM_CTL_MINOR + 1, "nvidia-frontend");
 	if (ret) {
@@ -139,7 +230,8 @@ static int __init nvsim_init(void)
 		pr_warn("creating device nodes failed (%d)\n", ret);
 		goto err_destroy_class;
 	}
-	pr_info("%u simulated GPU(s)\n", num_gpus);
+	pr_info("%u simulated GPU(s), %u MiB each, driver ABI %s\n", num_gpus, fb_mib,
+		nvsim_abi.version);
 	return 0;
 
 err_destroy_class:
@@ -164,6 +256,7 @@ static void __exit nvsim_exit(void)
 	unregister_chrdev_region(nvsim_uvm_devt, 1);
 	cdev_del(&nvsim_cdev);
 	unregister_chrdev_region(MKDEV(NVSIM_MAJOR, 0), NVSIM_CTL_MINOR + 1);
+	nvsim_rm_exit();
 }
 
 module_init(nvsim_init);

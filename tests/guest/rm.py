@@ -1,0 +1,157 @@
+"""A minimal RM ioctl client for guest tests, packing the parameter structs by hand.
+
+Offsets and sizes are the ones kmod/nvrm/nvrm_abi.h states for 535+ drivers (NVOS64 of 48 bytes,
+NV_MEMORY_ALLOCATION_PARAMS of 128 bytes from 545); the tests check nvsim against them independently
+of the C header. Embedded user pointers point at ctypes buffers kept alive by the caller.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import fcntl
+import os
+import struct
+from pathlib import Path
+
+# Escapes (nv_escape.h, nv-ioctl-numbers.h)
+CARD_INFO, REGISTER_FD, CHECK_VERSION_STR, XFER, ATTACH_GPUS, SYS_PARAMS = (
+    200,
+    201,
+    210,
+    211,
+    212,
+    214,
+)
+RM_FREE, RM_CONTROL, RM_ALLOC = 0x29, 0x2A, 0x2B
+
+# Classes and controls
+ROOT_CLIENT, DEVICE, SUBDEVICE, VIDMEM, SYSMEM = 0x41, 0x80, 0x2080, 0x40, 0x3E
+FB_GET_INFO, FB_GET_INFO_V2 = 0x20801301, 0x20801303
+GPU_GET_NAME_STRING, GPU_GET_GID_INFO = 0x20800110, 0x2080014A
+FB_TOTAL_RAM_SIZE, FB_HEAP_FREE = 0x08, 0x16
+
+# Status codes (nvstatuscodes.h)
+OK = 0
+INSUFFICIENT_PERMISSIONS = 0x1B
+INVALID_ARGUMENT = 0x1F
+INVALID_CLASS = 0x22
+INVALID_CLIENT = 0x23
+INVALID_OBJECT_HANDLE = 0x33
+INVALID_OBJECT_PARENT = 0x36
+INVALID_PARAM_STRUCT = 0x3A
+NO_MEMORY = 0x51
+NOT_SUPPORTED = 0x56
+INSERT_DUPLICATE_NAME = 0x19
+
+NVOS64 = struct.Struct("<IIIIQQIII4x")  # 48 B
+NVOS21 = struct.Struct("<IIIIQII")  # 32 B, 535+
+NVOS00 = struct.Struct("<IIII")
+NVOS54 = struct.Struct("<IIIIQII")
+XFER_S = struct.Struct("<IIQ")
+MEM_PARAMS_SIZE = 128
+FB_V2_SIZE = {580: 1028, 535: 436}
+
+
+def iowr(nr: int, size: int) -> int:
+    return 0xC0000000 | (size << 16) | (0x46 << 8) | nr
+
+
+def param(name: str) -> str:
+    return Path("/sys/module/nvsim/parameters", name).read_text().strip()
+
+
+def ioctl(fd: int, nr: int, buf: bytearray) -> None:
+    """Issue an escape directly; raises OSError for a refused call."""
+    fcntl.ioctl(fd, iowr(nr, len(buf)), buf, True)
+
+
+def ioctl_xfer(fd: int, nr: int, buf: bytearray) -> None:
+    """The same escape wrapped in IOCTL_XFER_CMD; the driver copies results back into buf."""
+    inner = ctypes.create_string_buffer(bytes(buf), len(buf))
+    outer = bytearray(XFER_S.pack(nr, len(buf), ctypes.addressof(inner)))
+    try:
+        ioctl(fd, XFER, outer)
+    finally:
+        buf[:] = inner.raw
+
+
+class Rm:
+    """One process's view: a ctl fd, its client, and optionally a registered GPU fd."""
+
+    def __init__(self, gpu: int | None = 0, xfer: bool = False) -> None:
+        self.ctl = os.open("/dev/nvidiactl", os.O_RDWR)
+        self.call = ioctl_xfer if xfer else ioctl
+        self.keep: list[ctypes.Array[ctypes.c_char]] = []
+        self.gpu_fd = -1
+        if gpu is not None:
+            self.gpu_fd = os.open(f"/dev/nvidia{gpu}", os.O_RDWR)
+            ioctl(self.gpu_fd, REGISTER_FD, bytearray(struct.pack("<i", self.ctl)))
+        status, self.client = self.alloc(0, 0, ROOT_CLIENT)
+        assert status == OK, hex(status)
+
+    def close(self) -> None:
+        for fd in (self.gpu_fd, self.ctl):
+            if fd >= 0:
+                os.close(fd)
+
+    def buffer(self, data: bytes) -> int:
+        b = ctypes.create_string_buffer(data, len(data))
+        self.keep.append(b)
+        return ctypes.addressof(b)
+
+    def alloc(
+        self, hroot: int, hparent: int, hclass: int, params: bytes | None = None, hnew: int = 0
+    ) -> tuple[int, int]:
+        ptr = self.buffer(params) if params is not None else 0
+        buf = bytearray(NVOS64.pack(hroot, hparent, hnew, hclass, ptr, 0, 0, 0, 0xFFFFFFFF))
+        self.call(self.ctl, RM_ALLOC, buf)
+        fields = NVOS64.unpack(buf)
+        return fields[8], fields[2]
+
+    def free(self, hobject: int, hparent: int = 0) -> int:
+        buf = bytearray(NVOS00.pack(self.client, hparent, hobject, 0xFFFFFFFF))
+        self.call(self.ctl, RM_FREE, buf)
+        return NVOS00.unpack(buf)[3]
+
+    def control(self, hobject: int, cmd: int, params: bytearray, hclient: int = 0) -> int:
+        ptr = self.buffer(bytes(params))
+        buf = bytearray(
+            NVOS54.pack(hclient or self.client, hobject, cmd, 0, ptr, len(params), 0xFFFFFFFF)
+        )
+        self.call(self.ctl, RM_CONTROL, buf)
+        params[:] = self.keep[-1].raw
+        return NVOS54.unpack(buf)[6]
+
+    def device(self, index: int = 0) -> tuple[int, int]:
+        """Allocate device and subdevice; returns their handles."""
+        status, dev = self.alloc(self.client, self.client, DEVICE, struct.pack("<I52x", index))
+        assert status == OK, hex(status)
+        status, sub = self.alloc(self.client, dev, SUBDEVICE, struct.pack("<I", 0))
+        assert status == OK, hex(status)
+        return dev, sub
+
+    def vidmem(self, parent: int, size: int, attr: int = 0) -> tuple[int, int, int]:
+        """Allocate framebuffer; returns (status, handle, size RM wrote back)."""
+        params = bytearray(MEM_PARAMS_SIZE)
+        struct.pack_into("<I", params, 0, self.client)
+        struct.pack_into("<I", params, 24, attr)
+        struct.pack_into("<Q", params, 64, size)
+        ptr = self.buffer(bytes(params))
+        buf = bytearray(NVOS64.pack(self.client, parent, 0, VIDMEM, ptr, 0, 0, 0, 0xFFFFFFFF))
+        self.call(self.ctl, RM_ALLOC, buf)
+        fields = NVOS64.unpack(buf)
+        written = struct.unpack_from("<Q", self.keep[-1].raw, 64)[0]
+        return fields[8], fields[2], written
+
+    def fb_info(self, subdevice: int, *indices: int) -> list[int]:
+        major = int(param("abi_version").split(".")[0])
+        params = bytearray(FB_V2_SIZE[580 if major >= 580 else 535])
+        struct.pack_into("<I", params, 0, len(indices))
+        for i, index in enumerate(indices):
+            struct.pack_into("<II", params, 4 + 8 * i, index, 0)
+        status = self.control(subdevice, FB_GET_INFO_V2, params)
+        assert status == OK, hex(status)
+        return [struct.unpack_from("<I", params, 8 + 8 * i)[0] for i in range(len(indices))]
+
+    def fb_free_bytes(self, subdevice: int) -> int:
+        return self.fb_info(subdevice, FB_HEAP_FREE)[0] * 1024

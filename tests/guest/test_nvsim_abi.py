@@ -1,0 +1,254 @@
+"""nvsim speaks the RM ioctl ABI the way the real driver does: escapes on success and failure paths.
+
+The harness loads nvsim with its defaults (one GPU, 16 GiB, driver ABI 580.95.05).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import struct
+from collections.abc import Iterator
+
+import pytest
+import rm
+from rm import Rm
+
+
+@pytest.fixture
+def proc() -> Iterator[Rm]:
+    r = Rm()
+    yield r
+    r.close()
+
+
+@pytest.fixture(params=[False, True], ids=["direct", "xfer"])
+def any_path(request: pytest.FixtureRequest) -> Iterator[Rm]:
+    """The same calls, issued directly and wrapped in IOCTL_XFER_CMD."""
+    r = Rm(xfer=request.param)
+    yield r
+    r.close()
+
+
+def fb_bytes() -> int:
+    return int(rm.param("fb_mib")) << 20
+
+
+def refused(fd: int, nr: int, buf: bytearray) -> int:
+    with pytest.raises(OSError) as exc:
+        rm.ioctl(fd, nr, buf)
+    return exc.value.errno
+
+
+def test_check_version_query_strict_relaxed_and_mismatch() -> None:
+    fd = os.open("/dev/nvidiactl", os.O_RDWR)
+    version = rm.param("abi_version")
+    try:
+        for cmd, sent in ((ord("2"), ""), (0, version), (ord("1"), version.split(".")[0] + ".1.1")):
+            buf = bytearray(struct.pack("<II64s", cmd, 0, sent.encode()))
+            rm.ioctl(fd, rm.CHECK_VERSION_STR, buf)
+            assert struct.unpack_from("<I", buf, 4)[0] == 1  # RECOGNIZED
+            if cmd == ord("2"):
+                assert buf[8:].split(b"\0")[0].decode() == version
+        buf = bytearray(struct.pack("<II64s", 0, 0, b"1.0"))
+        assert refused(fd, rm.CHECK_VERSION_STR, buf) == errno.EINVAL
+        assert buf[8:].split(b"\0")[0].decode() == version  # the driver's version, written back
+        assert refused(fd, rm.CHECK_VERSION_STR, bytearray(71)) == errno.EINVAL
+    finally:
+        os.close(fd)
+
+
+def test_card_info_lists_the_gpu_and_checks_size_and_device() -> None:
+    ctl = os.open("/dev/nvidiactl", os.O_RDWR)
+    gpu = os.open("/dev/nvidia0", os.O_RDWR)
+    try:
+        buf = bytearray(72 * 32)
+        rm.ioctl(ctl, rm.CARD_INFO, buf)
+        assert buf[0] == 1  # valid
+        assert struct.unpack_from("<Q", buf, 48)[0] == fb_bytes()
+        assert struct.unpack_from("<I", buf, 56)[0] == 0  # minor
+        assert buf[72] == 0  # the second slot is empty
+        assert refused(ctl, rm.CARD_INFO, bytearray(71)) == errno.EINVAL
+        assert refused(gpu, rm.CARD_INFO, bytearray(72)) == errno.EINVAL
+    finally:
+        os.close(gpu)
+        os.close(ctl)
+
+
+def test_register_fd_needs_a_real_ctl_fd_once() -> None:
+    ctl = os.open("/dev/nvidiactl", os.O_RDWR)
+    gpu = os.open("/dev/nvidia0", os.O_RDWR)
+    other = os.open("/dev/nvidia0", os.O_RDWR)
+    null = os.open("/dev/null", os.O_RDWR)
+    try:
+        for bad in (null, other, 9999):
+            buf = bytearray(struct.pack("<i", bad))
+            assert refused(gpu, rm.REGISTER_FD, buf) == errno.EINVAL
+        assert refused(ctl, rm.REGISTER_FD, bytearray(struct.pack("<i", ctl))) == errno.EINVAL
+        rm.ioctl(gpu, rm.REGISTER_FD, bytearray(struct.pack("<i", ctl)))
+        assert refused(gpu, rm.REGISTER_FD, bytearray(struct.pack("<i", ctl))) == errno.EINVAL
+    finally:
+        for fd in (null, other, gpu, ctl):
+            os.close(fd)
+
+
+def test_unknown_escape_and_wrong_device_are_refused() -> None:
+    ctl = os.open("/dev/nvidiactl", os.O_RDWR)
+    gpu = os.open("/dev/nvidia0", os.O_RDWR)
+    try:
+        assert refused(ctl, 0x7F, bytearray(16)) == errno.EINVAL
+        assert refused(gpu, rm.RM_ALLOC, bytearray(48)) == errno.EINVAL  # ctl-only
+        assert refused(ctl, rm.RM_ALLOC, bytearray(40)) == errno.EINVAL  # neither NVOS21 nor 64
+        assert refused(ctl, rm.RM_FREE, bytearray(20)) == errno.EINVAL
+    finally:
+        os.close(gpu)
+        os.close(ctl)
+
+
+def test_xfer_rejects_bad_outer_and_inner_sizes() -> None:
+    ctl = os.open("/dev/nvidiactl", os.O_RDWR)
+    try:
+        assert refused(ctl, rm.XFER, bytearray(24)) == errno.EINVAL
+        inner = bytearray(rm.XFER_S.pack(rm.RM_ALLOC, 16385, 0))
+        assert refused(ctl, rm.XFER, inner) == errno.EINVAL
+    finally:
+        os.close(ctl)
+
+
+def test_root_client_through_nvos21_and_nvos64(any_path: Rm) -> None:
+    assert any_path.client & 0xFFF00000 == 0xC1D00000
+    buf = bytearray(rm.NVOS21.pack(0, 0, 0, rm.ROOT_CLIENT, 0, 0, 0xFFFFFFFF))
+    any_path.call(any_path.ctl, rm.RM_ALLOC, buf)
+    status, handle = rm.NVOS21.unpack(buf)[6], rm.NVOS21.unpack(buf)[2]
+    assert status == rm.OK
+    assert handle not in (0, any_path.client)
+
+
+def test_device_needs_a_gpu_file_open_in_the_process() -> None:
+    r = Rm(gpu=None)
+    try:
+        status, _ = r.alloc(r.client, r.client, rm.DEVICE, struct.pack("<I52x", 0))
+        assert status == rm.INSUFFICIENT_PERMISSIONS
+        gpu = os.open("/dev/nvidia0", os.O_RDWR)
+        try:
+            status, _ = r.alloc(r.client, r.client, rm.DEVICE, struct.pack("<I52x", 0))
+            assert status == rm.OK
+        finally:
+            os.close(gpu)
+        status, _ = r.alloc(r.client, r.client, rm.DEVICE, struct.pack("<I52x", 1))
+        assert status == rm.INVALID_ARGUMENT  # no second GPU
+    finally:
+        r.close()
+
+
+def test_object_rules(any_path: Rm) -> None:
+    r = any_path
+    dev, sub = r.device()
+    assert r.alloc(r.client, r.client, rm.SUBDEVICE, struct.pack("<I", 0))[0] == (
+        rm.INVALID_OBJECT_PARENT
+    )
+    assert r.alloc(r.client, 0x1234, rm.SUBDEVICE, struct.pack("<I", 0))[0] == (
+        rm.INVALID_OBJECT_PARENT
+    )
+    assert r.alloc(r.client, dev, 0xBEEF)[0] == rm.INVALID_CLASS
+    assert r.alloc(r.client, dev, rm.SUBDEVICE, struct.pack("<I", 0), hnew=sub)[0] == (
+        rm.INSERT_DUPLICATE_NAME
+    )
+    assert r.free(sub) == rm.OK
+    assert r.free(sub) == rm.INVALID_OBJECT_HANDLE  # double free
+
+
+def test_a_client_is_bound_to_its_ctl_file(proc: Rm) -> None:
+    dev, sub = proc.device()
+    other = Rm()
+    try:
+        params = bytearray(rm.FB_V2_SIZE[580])
+        assert other.control(sub, rm.FB_GET_INFO_V2, params, hclient=proc.client) == (
+            rm.INVALID_CLIENT
+        )
+        status, _ = other.alloc(proc.client, dev, rm.SUBDEVICE, struct.pack("<I", 0))
+        assert status == rm.INVALID_CLIENT
+        buf = bytearray(rm.NVOS00.pack(proc.client, 0, proc.client, 0))
+        rm.ioctl(other.ctl, rm.RM_FREE, buf)
+        assert rm.NVOS00.unpack(buf)[3] == rm.INVALID_CLIENT
+    finally:
+        other.close()
+    assert proc.fb_info(sub, rm.FB_TOTAL_RAM_SIZE) == [fb_bytes() >> 10]
+
+
+def test_controls_check_params_size_and_class(proc: Rm) -> None:
+    dev, sub = proc.device()
+    assert proc.control(sub, rm.FB_GET_INFO_V2, bytearray(436)) == rm.INVALID_PARAM_STRUCT
+    assert proc.control(dev, rm.FB_GET_INFO_V2, bytearray(1028)) == rm.NOT_SUPPORTED
+    assert proc.control(sub, 0x2080FFFF, bytearray(8)) == rm.NOT_SUPPORTED
+    name = bytearray(132)
+    assert proc.control(sub, rm.GPU_GET_NAME_STRING, name) == rm.OK
+    assert name[4:].split(b"\0")[0].decode() == rm.param("gpu_name")
+    gid = bytearray(268)
+    assert proc.control(sub, rm.GPU_GET_GID_INFO, gid) == rm.OK
+    assert gid[12:].split(b"\0")[0].decode() == rm.param("gpu_uuid")
+
+
+def test_framebuffer_exact_fit_then_no_memory(any_path: Rm) -> None:
+    r = any_path
+    dev, sub = r.device()
+    total = fb_bytes()
+    assert r.fb_free_bytes(sub) == total
+    status, h, size = r.vidmem(dev, total - (1 << 20))
+    assert (status, size) == (rm.OK, total - (1 << 20))
+    status, h2, size = r.vidmem(sub, 1 << 20)
+    assert status == rm.OK
+    assert r.fb_free_bytes(sub) == 0
+    status, _, _ = r.vidmem(dev, 4096)
+    assert status == rm.NO_MEMORY
+    assert r.free(h) == rm.OK
+    assert r.fb_free_bytes(sub) == total - (1 << 20)
+
+
+def test_vidmem_rounding_and_rejections(proc: Rm) -> None:
+    dev, sub = proc.device()
+    status, _, size = proc.vidmem(dev, 1000)  # default page size: 64 KiB
+    assert (status, size) == (rm.OK, 64 << 10)
+    status, _, size = proc.vidmem(dev, 1000, attr=1 << 23)  # PAGE_SIZE 4KB
+    assert (status, size) == (rm.OK, 4 << 10)
+    assert proc.vidmem(dev, 0)[0] == rm.INVALID_ARGUMENT
+    assert proc.vidmem(dev, 4096, attr=1 << 25)[0] == rm.INVALID_ARGUMENT  # LOCATION PCI
+    assert proc.vidmem(dev, fb_bytes() + 4096)[0] == rm.NO_MEMORY
+
+
+def test_freeing_a_device_or_closing_the_file_frees_everything() -> None:
+    watcher = Rm()
+    _, wsub = watcher.device()
+    try:
+        r = Rm()
+        dev, sub = r.device()
+        for _ in range(3):
+            assert r.vidmem(dev, 1 << 30)[0] == rm.OK
+        assert r.vidmem(sub, 1 << 30)[0] == rm.OK
+        assert watcher.fb_free_bytes(wsub) == fb_bytes() - (4 << 30)
+        assert r.free(dev) == rm.OK
+        assert watcher.fb_free_bytes(wsub) == fb_bytes()
+
+        dev, _ = r.device()
+        assert r.vidmem(dev, 2 << 30)[0] == rm.OK
+        assert watcher.fb_free_bytes(wsub) == fb_bytes() - (2 << 30)
+        r.close()
+        assert watcher.fb_free_bytes(wsub) == fb_bytes()
+    finally:
+        watcher.close()
+
+
+def test_a_killed_process_leaves_nothing_behind() -> None:
+    watcher = Rm()
+    _, wsub = watcher.device()
+    try:
+        pid = os.fork()
+        if pid == 0:  # the child allocates and is killed before it frees anything
+            r = Rm()
+            dev, _ = r.device()
+            r.vidmem(dev, 3 << 30)
+            os.kill(os.getpid(), 9)
+        os.waitpid(pid, 0)
+        assert watcher.fb_free_bytes(wsub) == fb_bytes()
+    finally:
+        watcher.close()
