@@ -33,11 +33,14 @@ mkdir -p /newroot
 # The read-only root may cache freely; the project share must not, so the host sees results at once.
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose,msize=512000 hostroot /newroot ||
 	die "cannot mount the host root filesystem"
-mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 proj "/newroot$proj" ||
-	die "cannot mount the project directory $proj"
 for d in tmp run var/tmp; do
 	mount -t tmpfs -o mode=1777 tmpfs "/newroot/$d"
 done
+# ORDER: after the tmpfs mounts, so a project that lives under /tmp (a CI clone) is not hidden;
+# its mount point is then created in the tmpfs (on the read-only root it exists already).
+mkdir -p "/newroot$proj" 2>/dev/null
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 proj "/newroot$proj" ||
+	die "cannot mount the project directory $proj"
 mount --move /proc /newroot/proc
 mount --move /sys /newroot/sys
 mount --move /dev /newroot/dev
