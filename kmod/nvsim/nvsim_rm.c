@@ -547,6 +547,27 @@ static u32 nvsim_ctrl_gpu_get_gid_info(struct nvsim_object *obj, void *buf)
 	}
 }
 
+/* NV0000 (client) GPU_GET_ID_INFO_V2: which device instance a CARD_INFO gpuId is allocated as. */
+static u32 nvsim_ctrl_gpu_get_id_info_v2(struct nvsim_object *obj, void *buf)
+{
+	struct nvrm_nv0000_gpu_get_id_info_v2 *p = buf;
+	unsigned int i;
+
+	for (i = 0; i < nvsim_num_gpus; i++) {
+		if (nvsim_gpus[i].gpu_id != p->gpu_id)
+			continue;
+		p->gpu_flags = 0;
+		p->device_instance = i;
+		p->sub_device_instance = 0;
+		p->sli_status = 0;
+		p->board_id = p->gpu_id;
+		p->gpu_instance = i;
+		p->numa_id = -1;
+		return NVRM_OK;
+	}
+	return NVRM_ERR_INVALID_ARGUMENT;
+}
+
 /**
  * struct nvsim_control - a control nvsim implements
  * @cmd: the control command
@@ -571,6 +592,8 @@ static const struct nvsim_control nvsim_controls[] = {
 	  0, nvsim_ctrl_gpu_get_name_string },
 	{ NVRM_CTRL_CMD_GPU_GET_GID_INFO, NVRM_CLASS_NV20_SUBDEVICE_0,
 	  sizeof(struct nvrm_gpu_get_gid_info), nvsim_ctrl_gpu_get_gid_info },
+	{ NVRM_CTRL_CMD_NV0000_GPU_GET_ID_INFO_V2, NVRM_CLASS_NV01_ROOT_CLIENT,
+	  sizeof(struct nvrm_nv0000_gpu_get_id_info_v2), nvsim_ctrl_gpu_get_id_info_v2 },
 };
 
 static const struct nvsim_control *nvsim_control_lookup(u32 cmd)

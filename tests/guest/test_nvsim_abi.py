@@ -189,6 +189,17 @@ def test_controls_check_params_size_and_class(proc: Rm) -> None:
     assert gid[12:].split(b"\0")[0].decode() == rm.param("gpu_uuid")
 
 
+def test_gpu_id_maps_to_its_device_instance(proc: Rm) -> None:
+    cards = bytearray(72 * 32)
+    rm.ioctl(proc.ctl, rm.CARD_INFO, cards)
+    gpu_id = struct.unpack_from("<I", cards, 16)[0]
+    info = bytearray(struct.pack("<I28x", gpu_id))
+    assert proc.control(proc.client, rm.GPU_GET_ID_INFO_V2, info) == rm.OK
+    assert struct.unpack_from("<I", info, 8)[0] == 0  # deviceInstance
+    bad = bytearray(struct.pack("<I28x", gpu_id + 1))
+    assert proc.control(proc.client, rm.GPU_GET_ID_INFO_V2, bad) == rm.INVALID_ARGUMENT
+
+
 def test_framebuffer_exact_fit_then_no_memory(any_path: Rm) -> None:
     r = any_path
     dev, sub = r.device()
