@@ -38,6 +38,7 @@ modules: deps
 
 userspace: deps
 	@$(MAKE) -s -C tests/unit/c BUILD=$(BUILD)
+	@$(MAKE) -s -C kmod/nvsim/load BUILD=$(BUILD)
 
 lint: build
 	@scripts/lint.sh

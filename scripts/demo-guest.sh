@@ -10,6 +10,10 @@ section "modules loaded"
 grep -E '^(nvsim|qgpu) ' /proc/modules | awk '{ print $1, "(" $2 " bytes)" }'
 section "the simulated NVIDIA driver's device nodes (nvsim)"
 ls -l /dev/nvidiactl /dev/nvidia[0-9]* /dev/nvidia-uvm
+section "a libcuda-style client on the simulated GPU (build/bin/nvsim-load info)"
+build/bin/nvsim-load info
+section "framebuffer allocations: 4 x 6 GiB on a 16 GiB GPU (the 3rd is refused: NV_ERR_NO_MEMORY)"
+build/bin/nvsim-load alloc 6G --count 4 || echo "(nvsim-load exit $?: an allocation was refused, as expected)"
 section "qgpu (/proc/qgpu/status)"
 cat /proc/qgpu/status
 section "the operator's tool"
