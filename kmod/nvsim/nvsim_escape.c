@@ -124,15 +124,16 @@ out_put:
 	return ret;
 }
 
-/* ATTACH_GPUS_TO_FD (ctl only): an array of gpu ids; an unknown id fails the whole call. */
+/*
+ * ATTACH_GPUS_TO_FD (ctl only): an array of gpu ids; an unknown id fails the whole call.
+ * nvsim's GPUs are always initialised, so a valid call has nothing to record.
+ */
 static int nvsim_attach_gpus(struct file *file, void *params, u32 size)
 {
-	struct nvsim_file *nf = nvsim_file(file);
 	const u32 *ids = params;
-	u32 mask = 0;
 	unsigned int i, g;
 
-	if (!nf->is_ctl || !size || size % sizeof(u32))
+	if (!nvsim_file(file)->is_ctl || !size || size % sizeof(u32))
 		return -EINVAL;
 	for (i = 0; i < size / sizeof(u32); i++) {
 		for (g = 0; g < nvsim_num_gpus; g++)
@@ -140,21 +141,15 @@ static int nvsim_attach_gpus(struct file *file, void *params, u32 size)
 				break;
 		if (g == nvsim_num_gpus)
 			return -EINVAL;
-		mask |= BIT(g);
 	}
-	mutex_lock(&nvsim_rm_lock);
-	nf->attached_gpus |= mask;
-	mutex_unlock(&nvsim_rm_lock);
 	return 0;
 }
 
+/* SYS_PARAMS (ctl only) tells the driver the memory block size; nvsim has no use for it. */
 static int nvsim_sys_params(struct file *file, void *params, u32 size)
 {
-	struct nvrm_sys_params *sp = params;
-
-	if (!nvsim_file(file)->is_ctl || size != sizeof(*sp))
+	if (!nvsim_file(file)->is_ctl || size != sizeof(struct nvrm_sys_params))
 		return -EINVAL;
-	nvsim_file(file)->memblock_size = sp->memblock_size;
 	return 0;
 }
 

@@ -44,15 +44,11 @@ struct nvsim_gpu {
  * @is_ctl: this is /dev/nvidiactl
  * @ctl_file: for a GPU file after REGISTER_FD, the ctl file it is registered to (a reference kept
  *	until this file closes, as the real driver does)
- * @attached_gpus: bit i set when ATTACH_GPUS_TO_FD named GPU i on this ctl file
- * @memblock_size: what SYS_PARAMS last set
  */
 struct nvsim_file {
 	struct nvsim_gpu *gpu;
 	bool is_ctl;
 	struct file *ctl_file;
-	u32 attached_gpus;
-	u64 memblock_size;
 };
 
 extern struct mutex nvsim_rm_lock;
