@@ -3,16 +3,20 @@
  * nvsim internals shared between its files.
  *
  * Locking: nvsim_rm_lock (a mutex, like the real RM's global API lock) protects every client, every
- * object and every GPU's framebuffer accounting below. Handlers may sleep and copy user memory
- * while holding it. Files' own fields are set once under it and read under it.
+ * object, every resource's RM-side state and every GPU's framebuffer accounting below. Handlers
+ * may sleep and copy user memory while holding it. Files' own fields are set under it and read
+ * under it. The engine (nvsim_engine.c) has its own lock for what it touches while work runs;
+ * backing pages (struct nvsim_backing) are reference counted and need no lock to read.
  */
 #ifndef NVSIM_INTERNAL_H
 #define NVSIM_INTERNAL_H
 
 #include <linux/fs.h>
+#include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
+#include <linux/xarray.h>
 
 #include "nvrm/nvrm_decode.h"
 
@@ -28,14 +32,19 @@
  * @gpu_id: the id CARD_INFO and ATTACH_GPUS_TO_FD use (PCI-derived, as the real driver's)
  * @fb_size: framebuffer size in bytes
  * @fb_used: bytes of framebuffer allocated by clients (under nvsim_rm_lock)
+ * @next_gpu_addr: where the next memory object is placed in nvsim's GPU address space (under
+ *	nvsim_rm_lock); see struct nvsim_mem
  * @uuid: "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
+ * @engine: the simulated engine of this GPU (nvsim_engine.c)
  */
 struct nvsim_gpu {
 	unsigned int index;
 	u32 gpu_id;
 	u64 fb_size;
 	u64 fb_used;
+	u64 next_gpu_addr;
 	char uuid[NVSIM_UUID_LEN];
+	struct nvsim_engine *engine;
 };
 
 /**
@@ -44,11 +53,137 @@ struct nvsim_gpu {
  * @is_ctl: this is /dev/nvidiactl
  * @ctl_file: for a GPU file after REGISTER_FD, the ctl file it is registered to (a reference kept
  *	until this file closes, as the real driver does)
+ * @mapping: GPU files' own address space (file->f_mapping points here, as the real driver's
+ *	nv_init_mapping_revocation() does), so mappings of one file can be zapped alone
+ * @mmap_ctx: the one mapping context RM_MAP_MEMORY / RM_ALLOC_MEMORY attached to this file, or
+ *	NULL (nvsim_mmap.c; under nvsim_rm_lock)
  */
 struct nvsim_file {
 	struct nvsim_gpu *gpu;
 	bool is_ctl;
 	struct file *ctl_file;
+	struct address_space mapping;
+	struct nvsim_mmap_ctx *mmap_ctx;
+};
+
+/**
+ * struct nvsim_caller - who an RM call comes from
+ * @owner: what clients are bound to: the /dev/nvidiactl struct file of a user call, or the session
+ *	of a kernel client (nvsim_kapi.c)
+ * @kernel: a kernel-privileged call: pointers inside the parameters are kernel pointers
+ * @tgid: the calling process (0 for kernel calls)
+ */
+struct nvsim_caller {
+	const void *owner;
+	bool kernel;
+	pid_t tgid;
+};
+
+/**
+ * struct nvsim_res - the state behind an RM object, shared by every handle that refers to it
+ * @ref: one reference per object handle (the original and each RM_DUP_OBJECT copy)
+ * @release: frees the containing structure when the last handle goes; called under nvsim_rm_lock
+ *
+ * Objects of classes with no state of their own have no resource (object->res is NULL).
+ */
+struct nvsim_res {
+	struct kref ref;
+	void (*release)(struct nvsim_res *res);
+};
+
+struct nvsim_client;
+
+/**
+ * struct nvsim_object - one RM object handle
+ * @handle: its handle, unique within the client
+ * @hclass: its class
+ * @client: the client it belongs to
+ * @parent: the object it was allocated under; NULL for a client's root object
+ * @children: objects allocated under this one
+ * @sibling: entry in the parent's @children
+ * @gpu: the GPU of a device and of everything under it; NULL above
+ * @res: the resource this handle refers to, or NULL
+ */
+struct nvsim_object {
+	u32 handle;
+	u32 hclass;
+	struct nvsim_client *client;
+	struct nvsim_object *parent;
+	struct list_head children;
+	struct list_head sibling;
+	struct nvsim_gpu *gpu;
+	struct nvsim_res *res;
+};
+
+/**
+ * struct nvsim_client - an RM client (root object of class NV01_ROOT_CLIENT)
+ * @root: its root object; @root.handle is the client handle
+ * @owner: what it is bound to (struct nvsim_caller.owner); not a reference: the client dies with it
+ * @kernel: allocated through the kernel-client interface
+ * @tgid: the process that allocated it (0 for kernel clients)
+ * @objects: handle -> object for every object of the client, the root included
+ * @next_handle: the next handle to generate when the caller passes 0
+ */
+struct nvsim_client {
+	struct nvsim_object root;
+	const void *owner;
+	bool kernel;
+	pid_t tgid;
+	struct xarray objects;
+	u32 next_handle;
+};
+
+/**
+ * struct nvsim_control - a control nvsim implements
+ * @cmd: the control command
+ * @hclass: the class of object it is issued on (any channel class matches any other)
+ * @size: its params size (paramsSize must match exactly); 0: depends on the ABI version
+ * @handler: does it on a kernel copy of the params; returns an RM status. Called under
+ *	nvsim_rm_lock.
+ */
+struct nvsim_control {
+	u32 cmd;
+	u32 hclass;
+	u32 size;
+	u32 (*handler)(const struct nvsim_caller *caller, struct nvsim_object *obj, void *buf);
+};
+
+/**
+ * struct nvsim_backing - the pages behind a memory object that user space maps and the engine reads
+ * @ref: held by the memory resource, by each VMA mapping it and by each channel using it
+ * @size: its size in bytes
+ * @pages: page index -> struct page, allocated zeroed on first touch
+ */
+struct nvsim_backing {
+	struct kref ref;
+	u64 size;
+	struct xarray pages;
+};
+
+/**
+ * struct nvsim_mem - a memory object's resource (classes 0x40, 0x3E, 0x50A0)
+ * @res: the shared resource (dups of the memory refer to it)
+ * @gpu: its GPU
+ * @hclass: its class
+ * @size: its size in bytes, as allocated (rounded to its page size)
+ * @fb_bytes: framebuffer it holds, charged to @gpu->fb_used until the last handle goes
+ * @gpu_addr: where it sits in nvsim's GPU address space. nvsim models one identity address space
+ *	per GPU: a memory object's GPU virtual address is @gpu_addr, so a channel's gpFifoOffset
+ *	names the memory holding its ring directly (documented in kmod/nvsim/README.md).
+ * @backing: CPU-visible pages (NULL for virtual memory)
+ * @owner_tgid: the process whose client allocated it (per-process usage)
+ * @owner: the client that allocated it (a dup in another client is "shared duped")
+ */
+struct nvsim_mem {
+	struct nvsim_res res;
+	struct nvsim_gpu *gpu;
+	u32 hclass;
+	u64 size;
+	u64 fb_bytes;
+	u64 gpu_addr;
+	struct nvsim_backing *backing;
+	pid_t owner_tgid;
+	struct nvsim_client *owner;
 };
 
 extern struct mutex nvsim_rm_lock;
@@ -61,11 +196,36 @@ extern const struct file_operations nvsim_fops;
 /* nvsim_escape.c: the ioctl entry point */
 long nvsim_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 
-/* nvsim_rm.c: RM clients and objects */
+/* nvsim_rm.c: RM clients, objects and controls */
+u32 nvsim_rm_alloc_call(const struct nvsim_caller *caller, struct nvrm_alloc *a);
+u32 nvsim_rm_free_call(const struct nvsim_caller *caller, u32 hclient, u32 hobject);
+u32 nvsim_rm_control_call(const struct nvsim_caller *caller, const struct nvrm_control *c);
 int nvsim_rm_alloc(struct file *file, void *params, u32 size);
 int nvsim_rm_free(struct file *file, void *params, u32 size);
 int nvsim_rm_control(struct file *file, void *params, u32 size);
-void nvsim_rm_release_file(struct file *file);
+void nvsim_rm_release_owner(const void *owner);
 void nvsim_rm_exit(void);
+void nvsim_res_init(struct nvsim_res *res, void (*release)(struct nvsim_res *res));
+void nvsim_res_put(struct nvsim_res *res);
+u32 nvsim_client_get(const struct nvsim_caller *caller, u32 hclient, struct nvsim_client **out);
+struct nvsim_client *nvsim_client_lookup(u32 hclient);
+struct nvsim_object *nvsim_object_lookup(struct nvsim_client *client, u32 handle);
+bool nvsim_is_channel_class(u32 hclass);
+bool nvsim_is_memory_class(u32 hclass);
+int nvsim_copy_in(const struct nvsim_caller *caller, void *dst, u64 ptr, size_t n);
+int nvsim_copy_out(const struct nvsim_caller *caller, u64 ptr, const void *src, size_t n);
+void *nvsim_dup_in(const struct nvsim_caller *caller, u64 ptr, size_t n);
+
+/* nvsim_mem.c: memory objects and their backing pages */
+u32 nvsim_mem_construct(struct nvsim_object *obj, void *ap, u32 ap_size);
+struct nvsim_mem *nvsim_obj_mem(const struct nvsim_object *obj);
+struct nvsim_object *nvsim_mem_find_by_addr(struct nvsim_client *client, u64 addr, u64 len);
+struct nvsim_backing *nvsim_backing_create(u64 size);
+struct nvsim_backing *nvsim_backing_get(struct nvsim_backing *b);
+void nvsim_backing_put(struct nvsim_backing *b);
+struct page *nvsim_backing_page(struct nvsim_backing *b, pgoff_t index, bool alloc);
+u32 nvsim_backing_read32(struct nvsim_backing *b, u64 offset);
+u64 nvsim_backing_read64(struct nvsim_backing *b, u64 offset);
+void nvsim_backing_write32(struct nvsim_backing *b, u64 offset, u32 val);
 
 #endif /* NVSIM_INTERNAL_H */

@@ -79,6 +79,15 @@ static int nvsim_open(struct inode *inode, struct file *file)
 		if (!nf->is_ctl)
 			nf->gpu = &nvsim_gpus[minor];
 	}
+	/*
+	 * Each file gets its own address space, as nv_init_mapping_revocation() gives the real
+	 * driver's files, so the mappings made through one file can be zapped without touching
+	 * another's (the doorbell page is write-protected again this way after each ring).
+	 */
+	address_space_init_once(&nf->mapping);
+	nf->mapping.host = inode;
+	nf->mapping.a_ops = inode->i_mapping->a_ops;
+	file->f_mapping = &nf->mapping;
 	file->private_data = nf;
 	return 0;
 }
@@ -88,7 +97,7 @@ static int nvsim_release(struct inode *inode, struct file *file)
 	struct nvsim_file *nf = file->private_data;
 
 	if (nf->is_ctl)
-		nvsim_rm_release_file(file);
+		nvsim_rm_release_owner(file);
 	if (nf->ctl_file)
 		fput(nf->ctl_file);
 	kfree(nf);

@@ -23,59 +23,110 @@
 #define NVSIM_OBJECT_HANDLE_BASE	0xcaf00000u
 #define NVSIM_HANDLE_RANGE		0x00100000u
 
-/**
- * struct nvsim_object - one RM object
- * @handle: its handle, unique within the client
- * @hclass: its class
- * @parent: the object it was allocated under; NULL for a client's root object
- * @children: objects allocated under this one
- * @sibling: entry in the parent's @children
- * @gpu: the GPU of a device and of everything under it; NULL above
- * @fb_bytes: framebuffer this object holds (vidmem allocations)
- */
-struct nvsim_object {
-	u32 handle;
-	u32 hclass;
-	struct nvsim_object *parent;
-	struct list_head children;
-	struct list_head sibling;
-	struct nvsim_gpu *gpu;
-	u64 fb_bytes;
-};
-
-/**
- * struct nvsim_client - an RM client (root object of class NV01_ROOT_CLIENT)
- * @root: its root object; @root.handle is the client handle
- * @ctl_file: the ctl file it is bound to (not a reference: the client dies with the file)
- * @tgid: the process that allocated it
- * @objects: handle -> object for every object of the client, the root included
- * @next_handle: the next handle to generate when the caller passes 0
- */
-struct nvsim_client {
-	struct nvsim_object root;
-	struct file *ctl_file;
-	pid_t tgid;
-	struct xarray objects;
-	u32 next_handle;
-};
-
 /* Serialises every RM call, as the real RM's API lock does; see nvsim_internal.h. */
 DEFINE_MUTEX(nvsim_rm_lock);
 /* Protected by nvsim_rm_lock: client handle -> client. */
 static DEFINE_XARRAY(nvsim_clients);
 static u32 nvsim_next_client;
 
-/* Look a client up for a call through @file; only its own ctl file may use it. */
-static u32 nvsim_client_get(struct file *file, u32 hclient, struct nvsim_client **out)
+/**
+ * nvsim_client_get() - look a client up for a call; only what it is bound to may use it
+ * @caller: the call
+ * @hclient: the client handle it names
+ * @out: the client, on success
+ *
+ * Context: under nvsim_rm_lock.
+ * Return: NV_OK or NV_ERR_INVALID_CLIENT.
+ */
+u32 nvsim_client_get(const struct nvsim_caller *caller, u32 hclient, struct nvsim_client **out)
 {
 	struct nvsim_client *client;
 
 	lockdep_assert_held(&nvsim_rm_lock);
 	client = xa_load(&nvsim_clients, hclient);
-	if (!client || client->ctl_file != file)
+	if (!client || client->owner != caller->owner)
 		return NVRM_ERR_INVALID_CLIENT;
 	*out = client;
 	return NVRM_OK;
+}
+
+/* Any client, whatever it is bound to (kernel-privileged duplication). Under nvsim_rm_lock. */
+struct nvsim_client *nvsim_client_lookup(u32 hclient)
+{
+	lockdep_assert_held(&nvsim_rm_lock);
+	return xa_load(&nvsim_clients, hclient);
+}
+
+struct nvsim_object *nvsim_object_lookup(struct nvsim_client *client, u32 handle)
+{
+	lockdep_assert_held(&nvsim_rm_lock);
+	return xa_load(&client->objects, handle);
+}
+
+/* Parameters embedded behind pointers are user memory, or kernel memory for kernel clients. */
+int nvsim_copy_in(const struct nvsim_caller *caller, void *dst, u64 ptr, size_t n)
+{
+	if (!ptr)
+		return -EFAULT;
+	if (caller->kernel) {
+		memcpy(dst, (const void *)(uintptr_t)ptr, n);
+		return 0;
+	}
+	return copy_from_user(dst, u64_to_user_ptr(ptr), n) ? -EFAULT : 0;
+}
+
+int nvsim_copy_out(const struct nvsim_caller *caller, u64 ptr, const void *src, size_t n)
+{
+	if (!ptr)
+		return -EFAULT;
+	if (caller->kernel) {
+		memcpy((void *)(uintptr_t)ptr, src, n);
+		return 0;
+	}
+	return copy_to_user(u64_to_user_ptr(ptr), src, n) ? -EFAULT : 0;
+}
+
+/* A kernel copy of @n bytes at @ptr, or NULL (bad pointer, no memory). */
+void *nvsim_dup_in(const struct nvsim_caller *caller, u64 ptr, size_t n)
+{
+	void *buf = kmalloc(n, GFP_KERNEL);
+
+	if (buf && nvsim_copy_in(caller, buf, ptr, n)) {
+		kfree(buf);
+		buf = NULL;
+	}
+	return buf;
+}
+
+/**
+ * nvsim_res_init() - a new resource with one reference, freed by @release
+ * @res: embedded in the class's own structure
+ * @release: frees that structure; called under nvsim_rm_lock when the last handle goes
+ */
+void nvsim_res_init(struct nvsim_res *res, void (*release)(struct nvsim_res *res))
+{
+	kref_init(&res->ref);
+	res->release = release;
+}
+
+static void nvsim_res_kref_release(struct kref *ref)
+{
+	struct nvsim_res *res = container_of(ref, struct nvsim_res, ref);
+
+	res->release(res);
+}
+
+/* Drop one handle's reference. Context: under nvsim_rm_lock. */
+void nvsim_res_put(struct nvsim_res *res)
+{
+	lockdep_assert_held(&nvsim_rm_lock);
+	kref_put(&res->ref, nvsim_res_kref_release);
+}
+
+/* What a user call through @file is. */
+static struct nvsim_caller nvsim_user_caller(struct file *file)
+{
+	return (struct nvsim_caller){ .owner = file, .tgid = task_tgid_nr(current) };
 }
 
 /* Generate a handle not in use in @xa, from @next within [base, base + NVSIM_HANDLE_RANGE). */
@@ -98,12 +149,8 @@ static void nvsim_object_free_subtree(struct nvsim_client *client, struct nvsim_
 	lockdep_assert_held(&nvsim_rm_lock);
 	list_for_each_entry_safe(child, tmp, &obj->children, sibling)
 		nvsim_object_free_subtree(client, child);
-	if (obj->fb_bytes) {
-		if (WARN_ON_ONCE(obj->gpu->fb_used < obj->fb_bytes))
-			obj->gpu->fb_used = 0;
-		else
-			obj->gpu->fb_used -= obj->fb_bytes;
-	}
+	if (obj->res)
+		nvsim_res_put(obj->res);
 	xa_erase(&client->objects, obj->handle);
 	if (obj->parent) {
 		list_del(&obj->sibling);
@@ -120,7 +167,7 @@ static void nvsim_client_free(struct nvsim_client *client)
 	kfree(client);
 }
 
-static u32 nvsim_client_alloc(struct file *file, struct nvrm_alloc *a)
+static u32 nvsim_client_alloc(const struct nvsim_caller *caller, struct nvrm_alloc *a)
 {
 	struct nvsim_client *client;
 	u32 handle = a->hnew;
@@ -137,9 +184,11 @@ static u32 nvsim_client_alloc(struct file *file, struct nvrm_alloc *a)
 		return NVRM_ERR_NO_MEMORY;
 	client->root.handle = handle;
 	client->root.hclass = NVRM_CLASS_NV01_ROOT_CLIENT;
+	client->root.client = client;
 	INIT_LIST_HEAD(&client->root.children);
-	client->ctl_file = file;
-	client->tgid = task_tgid_nr(current);
+	client->owner = caller->owner;
+	client->kernel = caller->kernel;
+	client->tgid = caller->tgid;
 	xa_init(&client->objects);
 	ret = xa_insert(&nvsim_clients, handle, client, GFP_KERNEL);
 	if (!ret)
@@ -153,7 +202,7 @@ static u32 nvsim_client_alloc(struct file *file, struct nvrm_alloc *a)
 	return NVRM_OK;
 }
 
-static bool nvsim_is_channel_class(u32 hclass)
+bool nvsim_is_channel_class(u32 hclass)
 {
 	switch (hclass) {
 	case NVRM_CLASS_VOLTA_CHANNEL_GPFIFO_A:
@@ -229,29 +278,13 @@ static bool nvsim_gpu_file_open_in_caller(struct nvsim_gpu *gpu)
 	return iterate_fd(current->files, 0, nvsim_match_gpu_file, &m) != 0;
 }
 
-/* Page size a vidmem allocation is rounded to, from its attr PAGE_SIZE field. */
-static u64 nvsim_vidmem_page(u32 attr)
-{
-	switch (NVRM_ATTR_GET(attr, PAGE_SIZE)) {
-	case NVRM_ATTR_PAGE_SIZE_4KB:
-		return SZ_4K;
-	case NVRM_ATTR_PAGE_SIZE_HUGE:
-		return SZ_2M;
-	default:
-		return SZ_64K;
-	}
-}
-
 /*
  * Class-specific construction from the caller's alloc params (a kernel copy in @ap of @ap_size
  * bytes, or NULL when the class takes none). May change @ap (sizes RM writes back).
  */
-static u32 nvsim_construct(struct nvsim_object *obj, struct nvsim_object *parent, void *ap,
-			   u32 ap_size)
+static u32 nvsim_construct(const struct nvsim_caller *caller, struct nvsim_object *obj,
+			   struct nvsim_object *parent, void *ap, u32 ap_size)
 {
-	struct nvrm_mem_alloc mem;
-	u64 size;
-
 	obj->gpu = parent->gpu;
 	switch (obj->hclass) {
 	case NVRM_CLASS_NV01_DEVICE_0: {
@@ -260,7 +293,8 @@ static u32 nvsim_construct(struct nvsim_object *obj, struct nvsim_object *parent
 		if (!dp || dp->device_id >= nvsim_num_gpus)
 			return NVRM_ERR_INVALID_ARGUMENT;
 		obj->gpu = &nvsim_gpus[dp->device_id];
-		if (!nvsim_gpu_file_open_in_caller(obj->gpu))
+		/* Kernel clients have no files; the real check is for user callers only. */
+		if (!caller->kernel && !nvsim_gpu_file_open_in_caller(obj->gpu))
 			return NVRM_ERR_INSUFFICIENT_PERMISSIONS;
 		return NVRM_OK;
 	}
@@ -270,24 +304,15 @@ static u32 nvsim_construct(struct nvsim_object *obj, struct nvsim_object *parent
 		return sp && sp->sub_device_id ? NVRM_ERR_INVALID_ARGUMENT : NVRM_OK;
 	}
 	case NVRM_CLASS_NV01_MEMORY_LOCAL_USER:
-		if (!ap || nvrm_mem_alloc_decode(&nvsim_abi, ap, ap_size, &mem))
-			return NVRM_ERR_INVALID_ARGUMENT;
-		/* video_mem.c: class 0x40 must be placed in vidmem and be physical. */
-		if (!mem.is_vidmem || !mem.size)
-			return NVRM_ERR_INVALID_ARGUMENT;
-		size = round_up(mem.size, nvsim_vidmem_page(mem.attr));
-		if (size < mem.size || size > obj->gpu->fb_size - obj->gpu->fb_used)
-			return NVRM_ERR_NO_MEMORY;
-		obj->gpu->fb_used += size;
-		obj->fb_bytes = size;
-		nvrm_mem_alloc_set_size(&nvsim_abi, ap, ap_size, size);
-		return NVRM_OK;
+	case NVRM_CLASS_NV01_MEMORY_SYSTEM:
+	case NVRM_CLASS_NV50_MEMORY_VIRTUAL:
+		return nvsim_mem_construct(obj, ap, ap_size);
 	default:
 		return NVRM_OK;
 	}
 }
 
-static u32 nvsim_object_alloc(struct file *file, struct nvrm_alloc *a)
+static u32 nvsim_object_alloc(const struct nvsim_caller *caller, struct nvrm_alloc *a)
 {
 	struct nvsim_client *client;
 	struct nvsim_object *parent, *obj;
@@ -295,7 +320,7 @@ static u32 nvsim_object_alloc(struct file *file, struct nvrm_alloc *a)
 	void *ap = NULL;
 
 	lockdep_assert_held(&nvsim_rm_lock);
-	status = nvsim_client_get(file, a->hroot, &client);
+	status = nvsim_client_get(caller, a->hroot, &client);
 	if (status)
 		return status;
 	parent = xa_load(&client->objects, a->hparent);
@@ -308,8 +333,8 @@ static u32 nvsim_object_alloc(struct file *file, struct nvrm_alloc *a)
 	/* RM copies the class's params at its own size for this version, never the caller's. */
 	ap_size = nvrm_abi_alloc_params_size(&nvsim_abi, a->hclass);
 	if (ap_size && a->params_ptr) {
-		ap = memdup_user(u64_to_user_ptr(a->params_ptr), ap_size);
-		if (IS_ERR(ap))
+		ap = nvsim_dup_in(caller, a->params_ptr, ap_size);
+		if (!ap)
 			return NVRM_ERR_INVALID_ADDRESS;
 	}
 
@@ -331,29 +356,57 @@ static u32 nvsim_object_alloc(struct file *file, struct nvrm_alloc *a)
 	}
 	obj->handle = a->hnew;
 	obj->hclass = a->hclass;
+	obj->client = client;
 	obj->parent = parent;
 	INIT_LIST_HEAD(&obj->children);
 
-	status = nvsim_construct(obj, parent, ap, ap_size);
+	status = nvsim_construct(caller, obj, parent, ap, ap_size);
 	if (status)
 		goto out_free_obj;
 	if (xa_insert(&client->objects, obj->handle, obj, GFP_KERNEL)) {
 		status = NVRM_ERR_NO_MEMORY;
-		goto out_uncharge;
+		goto out_put_res;
 	}
 	list_add_tail(&obj->sibling, &parent->children);
-	if (ap && copy_to_user(u64_to_user_ptr(a->params_ptr), ap, ap_size))
+	if (ap && nvsim_copy_out(caller, a->params_ptr, ap, ap_size))
 		pr_debug("alloc params copy-back failed\n");	/* as RM: the object stays */
 	kfree(ap);
 	return NVRM_OK;
 
-out_uncharge:
-	if (obj->fb_bytes)
-		obj->gpu->fb_used -= obj->fb_bytes;
+out_put_res:
+	if (obj->res)
+		nvsim_res_put(obj->res);
 out_free_obj:
 	kfree(obj);
 out_free_params:
 	kfree(ap);
+	return status;
+}
+
+/**
+ * nvsim_rm_alloc_call() - allocate a client or an object
+ * @caller: the call (user call through a ctl file, or a kernel client)
+ * @a: decoded NVOS21/NVOS64; @a->hnew is updated with the new handle on success
+ *
+ * Context: process context; takes nvsim_rm_lock.
+ * Return: an RM status.
+ */
+u32 nvsim_rm_alloc_call(const struct nvsim_caller *caller, struct nvrm_alloc *a)
+{
+	u32 status;
+
+	mutex_lock(&nvsim_rm_lock);
+	switch (a->hclass) {
+	case NVRM_CLASS_NV01_ROOT:
+	case NVRM_CLASS_NV01_ROOT_NON_PRIV:
+	case NVRM_CLASS_NV01_ROOT_CLIENT:
+		status = nvsim_client_alloc(caller, a);
+		break;
+	default:
+		status = nvsim_object_alloc(caller, a);
+		break;
+	}
+	mutex_unlock(&nvsim_rm_lock);
 	return status;
 }
 
@@ -369,25 +422,13 @@ out_free_params:
 int nvsim_rm_alloc(struct file *file, void *params, u32 size)
 {
 	const struct nvsim_file *nf = file->private_data;
+	struct nvsim_caller caller = nvsim_user_caller(file);
 	struct nvrm_alloc a;
 	u32 status;
 
 	if (!nf->is_ctl || nvrm_alloc_decode(&nvsim_abi, params, size, &a))
 		return -EINVAL;
-
-	mutex_lock(&nvsim_rm_lock);
-	switch (a.hclass) {
-	case NVRM_CLASS_NV01_ROOT:
-	case NVRM_CLASS_NV01_ROOT_NON_PRIV:
-	case NVRM_CLASS_NV01_ROOT_CLIENT:
-		status = nvsim_client_alloc(file, &a);
-		break;
-	default:
-		status = nvsim_object_alloc(file, &a);
-		break;
-	}
-	mutex_unlock(&nvsim_rm_lock);
-
+	status = nvsim_rm_alloc_call(&caller, &a);
 	if (status == NVRM_OK)
 		nvrm_alloc_set_hnew(&nvsim_abi, params, size, a.hnew);
 	nvrm_alloc_set_status(&nvsim_abi, params, size, status);
@@ -395,7 +436,41 @@ int nvsim_rm_alloc(struct file *file, void *params, u32 size)
 }
 
 /**
- * nvsim_rm_free() - NV_ESC_RM_FREE (NVOS00): free an object and its subtree, or a whole client
+ * nvsim_rm_free_call() - free an object and its subtree, or a whole client
+ * @caller: the call
+ * @hclient: the client
+ * @hobject: the object; the client handle frees the client
+ *
+ * Context: process context; takes nvsim_rm_lock.
+ * Return: an RM status.
+ */
+u32 nvsim_rm_free_call(const struct nvsim_caller *caller, u32 hclient, u32 hobject)
+{
+	struct nvsim_client *client;
+	struct nvsim_object *obj;
+	u32 status;
+
+	mutex_lock(&nvsim_rm_lock);
+	status = nvsim_client_get(caller, hclient, &client);
+	if (status)
+		goto out_unlock;
+	if (hobject == hclient) {
+		nvsim_client_free(client);
+		goto out_unlock;
+	}
+	obj = xa_load(&client->objects, hobject);
+	if (!obj) {
+		status = NVRM_ERR_INVALID_OBJECT_HANDLE;
+		goto out_unlock;
+	}
+	nvsim_object_free_subtree(client, obj);
+out_unlock:
+	mutex_unlock(&nvsim_rm_lock);
+	return status;
+}
+
+/**
+ * nvsim_rm_free() - NV_ESC_RM_FREE (NVOS00)
  * @file: must be /dev/nvidiactl
  * @params: kernel copy of NVOS00; status is written back
  * @size: must be sizeof(NVOS00)
@@ -406,28 +481,12 @@ int nvsim_rm_alloc(struct file *file, void *params, u32 size)
 int nvsim_rm_free(struct file *file, void *params, u32 size)
 {
 	const struct nvsim_file *nf = file->private_data;
+	struct nvsim_caller caller = nvsim_user_caller(file);
 	struct nvrm_nvos00 *p = params;
-	struct nvsim_client *client;
-	struct nvsim_object *obj;
 
 	if (!nf->is_ctl || size != sizeof(*p))
 		return -EINVAL;
-	mutex_lock(&nvsim_rm_lock);
-	p->status = nvsim_client_get(file, p->hroot, &client);
-	if (p->status)
-		goto out_unlock;
-	if (p->hobject_old == p->hroot) {
-		nvsim_client_free(client);
-		goto out_unlock;
-	}
-	obj = xa_load(&client->objects, p->hobject_old);
-	if (!obj) {
-		p->status = NVRM_ERR_INVALID_OBJECT_HANDLE;
-		goto out_unlock;
-	}
-	nvsim_object_free_subtree(client, obj);
-out_unlock:
-	mutex_unlock(&nvsim_rm_lock);
+	p->status = nvsim_rm_free_call(&caller, p->hroot, p->hobject_old);
 	return 0;
 }
 
@@ -465,7 +524,8 @@ static u32 nvsim_fb_info(const struct nvsim_gpu *gpu, struct nvrm_fb_info *info)
 	}
 }
 
-static u32 nvsim_ctrl_fb_get_info_v2(struct nvsim_object *obj, void *buf)
+static u32 nvsim_ctrl_fb_get_info_v2(const struct nvsim_caller *caller, struct nvsim_object *obj,
+				     void *buf)
 {
 	struct nvrm_fb_get_info_v2 *p = buf;
 	u32 i, status;
@@ -481,7 +541,8 @@ static u32 nvsim_ctrl_fb_get_info_v2(struct nvsim_object *obj, void *buf)
 }
 
 /* The deprecated v1 control: the list sits behind a user pointer (converted to V2 by RM). */
-static u32 nvsim_ctrl_fb_get_info(struct nvsim_object *obj, void *buf)
+static u32 nvsim_ctrl_fb_get_info(const struct nvsim_caller *caller, struct nvsim_object *obj,
+				  void *buf)
 {
 	struct nvrm_fb_get_info *p = buf;
 	struct nvrm_fb_info *list;
@@ -491,18 +552,19 @@ static u32 nvsim_ctrl_fb_get_info(struct nvsim_object *obj, void *buf)
 	if (!p->fb_info_list_size || p->fb_info_list_size > nvsim_abi.fb_info_max_list_size)
 		return NVRM_ERR_INVALID_ARGUMENT;
 	bytes = p->fb_info_list_size * sizeof(*list);
-	list = memdup_user(u64_to_user_ptr(p->fb_info_list), bytes);
-	if (IS_ERR(list))
+	list = nvsim_dup_in(caller, p->fb_info_list, bytes);
+	if (!list)
 		return NVRM_ERR_INVALID_ADDRESS;
 	for (i = 0; i < p->fb_info_list_size && !status; i++)
 		status = nvsim_fb_info(obj->gpu, &list[i]);
-	if (!status && copy_to_user(u64_to_user_ptr(p->fb_info_list), list, bytes))
+	if (!status && nvsim_copy_out(caller, p->fb_info_list, list, bytes))
 		status = NVRM_ERR_INVALID_ADDRESS;
 	kfree(list);
 	return status;
 }
 
-static u32 nvsim_ctrl_gpu_get_name_string(struct nvsim_object *obj, void *buf)
+static u32 nvsim_ctrl_gpu_get_name_string(const struct nvsim_caller *caller,
+					  struct nvsim_object *obj, void *buf)
 {
 	struct nvrm_gpu_get_name_string *p = buf;
 	unsigned int i;
@@ -521,7 +583,8 @@ static u32 nvsim_ctrl_gpu_get_name_string(struct nvsim_object *obj, void *buf)
 	return NVRM_ERR_INVALID_ARGUMENT;
 }
 
-static u32 nvsim_ctrl_gpu_get_gid_info(struct nvsim_object *obj, void *buf)
+static u32 nvsim_ctrl_gpu_get_gid_info(const struct nvsim_caller *caller,
+				      struct nvsim_object *obj, void *buf)
 {
 	struct nvrm_gpu_get_gid_info *p = buf;
 	const char *hex = obj->gpu->uuid + 4;	/* past "GPU-" */
@@ -548,7 +611,8 @@ static u32 nvsim_ctrl_gpu_get_gid_info(struct nvsim_object *obj, void *buf)
 }
 
 /* NV0000 (client) GPU_GET_ID_INFO_V2: which device instance a CARD_INFO gpuId is allocated as. */
-static u32 nvsim_ctrl_gpu_get_id_info_v2(struct nvsim_object *obj, void *buf)
+static u32 nvsim_ctrl_gpu_get_id_info_v2(const struct nvsim_caller *caller,
+					 struct nvsim_object *obj, void *buf)
 {
 	struct nvrm_nv0000_gpu_get_id_info_v2 *p = buf;
 	unsigned int i;
@@ -568,22 +632,8 @@ static u32 nvsim_ctrl_gpu_get_id_info_v2(struct nvsim_object *obj, void *buf)
 	return NVRM_ERR_INVALID_ARGUMENT;
 }
 
-/**
- * struct nvsim_control - a control nvsim implements
- * @cmd: the control command
- * @hclass: the class of object it is issued on
- * @size: its params size for the ABI nvsim speaks (paramsSize must match exactly)
- * @handler: does it, on a kernel copy of the params
- */
-struct nvsim_control {
-	u32 cmd;
-	u32 hclass;
-	u32 size;
-	u32 (*handler)(struct nvsim_object *obj, void *buf);
-};
-
 /* A size of 0 in the table means it depends on the ABI version. */
-static const struct nvsim_control nvsim_controls[] = {
+static const struct nvsim_control nvsim_core_controls[] = {
 	{ NVRM_CTRL_CMD_FB_GET_INFO, NVRM_CLASS_NV20_SUBDEVICE_0,
 	  sizeof(struct nvrm_fb_get_info), nvsim_ctrl_fb_get_info },
 	{ NVRM_CTRL_CMD_FB_GET_INFO_V2, NVRM_CLASS_NV20_SUBDEVICE_0,
@@ -596,14 +646,32 @@ static const struct nvsim_control nvsim_controls[] = {
 	  sizeof(struct nvrm_nv0000_gpu_get_id_info_v2), nvsim_ctrl_gpu_get_id_info_v2 },
 };
 
+static const unsigned int nvsim_core_num_controls = ARRAY_SIZE(nvsim_core_controls);
+
+/* Every table of controls; a file that implements controls adds its table here. */
+static const struct {
+	const struct nvsim_control *ctrls;
+	const unsigned int *count;
+} nvsim_control_tables[] = {
+	{ nvsim_core_controls, &nvsim_core_num_controls },
+};
+
 static const struct nvsim_control *nvsim_control_lookup(u32 cmd)
 {
-	unsigned int i;
+	unsigned int t, i;
 
-	for (i = 0; i < ARRAY_SIZE(nvsim_controls); i++)
-		if (nvsim_controls[i].cmd == cmd)
-			return &nvsim_controls[i];
+	for (t = 0; t < ARRAY_SIZE(nvsim_control_tables); t++)
+		for (i = 0; i < *nvsim_control_tables[t].count; i++)
+			if (nvsim_control_tables[t].ctrls[i].cmd == cmd)
+				return &nvsim_control_tables[t].ctrls[i];
 	return NULL;
+}
+
+/* Controls of one channel class are accepted by every channel class (class inheritance). */
+static bool nvsim_control_class_ok(const struct nvsim_control *ctrl, u32 hclass)
+{
+	return ctrl->hclass == hclass ||
+	       (nvsim_is_channel_class(ctrl->hclass) && nvsim_is_channel_class(hclass));
 }
 
 static u32 nvsim_control_size(const struct nvsim_control *ctrl)
@@ -619,13 +687,61 @@ static u32 nvsim_control_size(const struct nvsim_control *ctrl)
 }
 
 /**
+ * nvsim_rm_control_call() - one control
+ * @caller: the call
+ * @c: decoded NVOS54
+ *
+ * paramsSize must equal the control's size for this ABI version (NV_ERR_INVALID_PARAM_STRUCT
+ * otherwise, as resControlLookup does). The control's params are copied back only on success.
+ *
+ * Context: process context; takes nvsim_rm_lock.
+ * Return: an RM status.
+ */
+u32 nvsim_rm_control_call(const struct nvsim_caller *caller, const struct nvrm_control *c)
+{
+	const struct nvsim_control *ctrl;
+	struct nvsim_client *client;
+	struct nvsim_object *obj;
+	void *buf = NULL;
+	u32 status;
+
+	mutex_lock(&nvsim_rm_lock);
+	status = nvsim_client_get(caller, c->hclient, &client);
+	if (status)
+		goto out_unlock;
+	obj = xa_load(&client->objects, c->hobject);
+	if (!obj) {
+		status = NVRM_ERR_INVALID_OBJECT_HANDLE;
+		goto out_unlock;
+	}
+	ctrl = nvsim_control_lookup(c->cmd);
+	if (!ctrl || !nvsim_control_class_ok(ctrl, obj->hclass) || c->finn_serialized) {
+		status = NVRM_ERR_NOT_SUPPORTED;
+		goto out_unlock;
+	}
+	if (c->params_size != nvsim_control_size(ctrl) || !c->params_ptr) {
+		status = NVRM_ERR_INVALID_PARAM_STRUCT;
+		goto out_unlock;
+	}
+	buf = nvsim_dup_in(caller, c->params_ptr, c->params_size);
+	if (!buf) {
+		status = NVRM_ERR_INVALID_ADDRESS;
+		goto out_unlock;
+	}
+	status = ctrl->handler(caller, obj, buf);
+	if (!status && nvsim_copy_out(caller, c->params_ptr, buf, c->params_size))
+		status = NVRM_ERR_INVALID_ADDRESS;
+out_unlock:
+	mutex_unlock(&nvsim_rm_lock);
+	kfree(buf);
+	return status;
+}
+
+/**
  * nvsim_rm_control() - NV_ESC_RM_CONTROL (NVOS54)
  * @file: must be /dev/nvidiactl
  * @params: kernel copy of NVOS54; status is written back
  * @size: must be sizeof(NVOS54)
- *
- * paramsSize must equal the control's size for this ABI version (NV_ERR_INVALID_PARAM_STRUCT
- * otherwise, as resControlLookup does). The control's params are copied back only on success.
  *
  * Context: process context; takes nvsim_rm_lock.
  * Return: 0 with the RM status in @params, or -EINVAL for a wrong size or device.
@@ -633,62 +749,30 @@ static u32 nvsim_control_size(const struct nvsim_control *ctrl)
 int nvsim_rm_control(struct file *file, void *params, u32 size)
 {
 	const struct nvsim_file *nf = file->private_data;
+	struct nvsim_caller caller = nvsim_user_caller(file);
 	struct nvrm_nvos54 *p = params;
-	const struct nvsim_control *ctrl;
-	struct nvsim_client *client;
-	struct nvsim_object *obj;
 	struct nvrm_control c;
-	void *buf = NULL;
 
 	if (!nf->is_ctl || nvrm_control_decode(params, size, &c))
 		return -EINVAL;
-	mutex_lock(&nvsim_rm_lock);
-	p->status = nvsim_client_get(file, c.hclient, &client);
-	if (p->status)
-		goto out_unlock;
-	obj = xa_load(&client->objects, c.hobject);
-	if (!obj) {
-		p->status = NVRM_ERR_INVALID_OBJECT_HANDLE;
-		goto out_unlock;
-	}
-	ctrl = nvsim_control_lookup(c.cmd);
-	if (!ctrl || ctrl->hclass != obj->hclass || c.finn_serialized) {
-		p->status = NVRM_ERR_NOT_SUPPORTED;
-		goto out_unlock;
-	}
-	if (c.params_size != nvsim_control_size(ctrl) || !c.params_ptr) {
-		p->status = NVRM_ERR_INVALID_PARAM_STRUCT;
-		goto out_unlock;
-	}
-	buf = memdup_user(u64_to_user_ptr(c.params_ptr), c.params_size);
-	if (IS_ERR(buf)) {
-		buf = NULL;
-		p->status = NVRM_ERR_INVALID_ADDRESS;
-		goto out_unlock;
-	}
-	p->status = ctrl->handler(obj, buf);
-	if (!p->status && copy_to_user(u64_to_user_ptr(c.params_ptr), buf, c.params_size))
-		p->status = NVRM_ERR_INVALID_ADDRESS;
-out_unlock:
-	mutex_unlock(&nvsim_rm_lock);
-	kfree(buf);
+	p->status = nvsim_rm_control_call(&caller, &c);
 	return 0;
 }
 
 /**
- * nvsim_rm_release_file() - a ctl file is going away: free every client bound to it
- * @file: the file being released
+ * nvsim_rm_release_owner() - a ctl file or kernel session is going away: free its clients
+ * @owner: the file or session
  *
  * Context: process context (release); takes nvsim_rm_lock.
  */
-void nvsim_rm_release_file(struct file *file)
+void nvsim_rm_release_owner(const void *owner)
 {
 	struct nvsim_client *client;
 	unsigned long handle;
 
 	mutex_lock(&nvsim_rm_lock);
 	xa_for_each(&nvsim_clients, handle, client)
-		if (client->ctl_file == file)
+		if (client->owner == owner)
 			nvsim_client_free(client);
 	mutex_unlock(&nvsim_rm_lock);
 }
