@@ -19,7 +19,7 @@
 #include "nvsim_internal.h"
 
 /* Where nvsim's per-GPU address space starts: above the first 4 GiB, like real GPU VAs. */
-#define NVSIM_GPU_ADDR_BASE	(1ULL << 32)
+#define NVSIM_GPU_ADDR_BASE	BIT_ULL(32)
 
 /**
  * nvsim_backing_create() - an empty backing store of @size bytes
