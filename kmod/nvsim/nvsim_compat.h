@@ -7,12 +7,20 @@
 #define NVSIM_COMPAT_H
 
 #include <linux/device.h>
+#include <linux/mm.h>
 
 /* class_create() lost its owner argument in 6.4. */
 #ifdef NVSIM_HAVE_CLASS_CREATE_NO_OWNER
 #define nvsim_class_create(name) class_create(name)
 #else
 #define nvsim_class_create(name) class_create(THIS_MODULE, name)
+#endif
+
+/* vm_flags became read-only outside mm in 6.3, set through vm_flags_set(). */
+#ifdef NVSIM_HAVE_VM_FLAGS_SET
+#define nvsim_vm_flags_set(vma, flags) vm_flags_set(vma, flags)
+#else
+#define nvsim_vm_flags_set(vma, flags) ((vma)->vm_flags |= (flags))
 #endif
 
 #endif /* NVSIM_COMPAT_H */

@@ -197,6 +197,10 @@ static int nvsim_dispatch(struct file *file, u32 nr, void *params, u32 size)
 		return nvsim_rm_free(file, params, size);
 	case NVRM_ESC_RM_CONTROL:
 		return nvsim_rm_control(file, params, size);
+	case NVRM_ESC_RM_MAP_MEMORY:
+		return nvsim_map_memory(file, params, size);
+	case NVRM_ESC_RM_UNMAP_MEMORY:
+		return nvsim_unmap_memory(file, params, size);
 	default:
 		return -EINVAL;
 	}

@@ -55,14 +55,18 @@ struct nvsim_gpu {
  *	until this file closes, as the real driver does)
  * @mapping: GPU files' own address space (file->f_mapping points here, as the real driver's
  *	nv_init_mapping_revocation() does), so mappings of one file can be zapped alone
+ * @mmap_lock: protects @mmap_ctx. Not nvsim_rm_lock: ->mmap runs under the caller's mmap
+ *	lock, and RM handlers take that (copying user memory) under nvsim_rm_lock. Order:
+ *	nvsim_rm_lock -> mmap_lock (mm) -> @mmap_lock; nothing faults under @mmap_lock.
  * @mmap_ctx: the one mapping context RM_MAP_MEMORY / RM_ALLOC_MEMORY attached to this file, or
- *	NULL (nvsim_mmap.c; under nvsim_rm_lock)
+ *	NULL (nvsim_mmap.c)
  */
 struct nvsim_file {
 	struct nvsim_gpu *gpu;
 	bool is_ctl;
 	struct file *ctl_file;
 	struct address_space mapping;
+	struct mutex mmap_lock;	/* protects @mmap_ctx, see above */
 	struct nvsim_mmap_ctx *mmap_ctx;
 };
 
@@ -103,6 +107,7 @@ struct nvsim_client;
  * @sibling: entry in the parent's @children
  * @gpu: the GPU of a device and of everything under it; NULL above
  * @res: the resource this handle refers to, or NULL
+ * @cpu_maps: RM_MAP_MEMORY records naming this handle (nvsim_mmap.c), dropped with it
  */
 struct nvsim_object {
 	u32 handle;
@@ -113,6 +118,7 @@ struct nvsim_object {
 	struct list_head sibling;
 	struct nvsim_gpu *gpu;
 	struct nvsim_res *res;
+	unsigned int cpu_maps;
 };
 
 /**
@@ -227,5 +233,26 @@ struct page *nvsim_backing_page(struct nvsim_backing *b, pgoff_t index, bool all
 u32 nvsim_backing_read32(struct nvsim_backing *b, u64 offset);
 u64 nvsim_backing_read64(struct nvsim_backing *b, u64 offset);
 void nvsim_backing_write32(struct nvsim_backing *b, u64 offset, u32 val);
+
+/* nvsim_mmap.c: RM_MAP_MEMORY / RM_UNMAP_MEMORY and mmap of the mapping contexts they create */
+int nvsim_map_memory(struct file *file, void *params, u32 size);
+int nvsim_unmap_memory(struct file *file, void *params, u32 size);
+int nvsim_mmap(struct file *file, struct vm_area_struct *vma);
+void nvsim_mmap_release_file(struct nvsim_file *nf);
+void nvsim_mmap_object_freed(struct nvsim_object *obj);
+void nvsim_mmap_client_freed(struct nvsim_client *client);
+
+/* nvsim_doorbell.c: the usermode object and its doorbell page */
+struct nvsim_doorbell;
+u32 nvsim_usermode_construct(struct nvsim_object *obj);
+struct nvsim_doorbell *nvsim_obj_doorbell(const struct nvsim_object *obj);
+struct nvsim_doorbell *nvsim_doorbell_get(struct nvsim_doorbell *db);
+void nvsim_doorbell_put(struct nvsim_doorbell *db);
+struct nvsim_gpu *nvsim_doorbell_gpu(const struct nvsim_doorbell *db);
+int nvsim_doorbell_mmap(struct nvsim_doorbell *db, struct vm_area_struct *vma);
+void nvsim_doorbell_exit(void);
+
+/* nvsim_engine.c: the simulated engine; a token was written to a doorbell (process context) */
+void nvsim_engine_doorbell(struct nvsim_gpu *gpu, u32 token);
 
 #endif /* NVSIM_INTERNAL_H */

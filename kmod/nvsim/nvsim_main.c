@@ -84,6 +84,7 @@ static int nvsim_open(struct inode *inode, struct file *file)
 	 * driver's files, so the mappings made through one file can be zapped without touching
 	 * another's (the doorbell page is write-protected again this way after each ring).
 	 */
+	mutex_init(&nf->mmap_lock);
 	address_space_init_once(&nf->mapping);
 	nf->mapping.host = inode;
 	nf->mapping.a_ops = inode->i_mapping->a_ops;
@@ -100,6 +101,7 @@ static int nvsim_release(struct inode *inode, struct file *file)
 		nvsim_rm_release_owner(file);
 	if (nf->ctl_file)
 		fput(nf->ctl_file);
+	nvsim_mmap_release_file(nf);
 	kfree(nf);
 	return 0;
 }
@@ -110,6 +112,7 @@ const struct file_operations nvsim_fops = {
 	.release	= nvsim_release,
 	.unlocked_ioctl	= nvsim_ioctl,
 	.compat_ioctl	= nvsim_ioctl,
+	.mmap		= nvsim_mmap,
 };
 
 static const struct file_operations nvsim_uvm_fops = {
@@ -265,6 +268,7 @@ static void __exit nvsim_exit(void)
 	unregister_chrdev_region(nvsim_uvm_devt, 1);
 	cdev_del(&nvsim_cdev);
 	unregister_chrdev_region(MKDEV(NVSIM_MAJOR, 0), NVSIM_CTL_MINOR + 1);
+	nvsim_doorbell_exit();
 	nvsim_rm_exit();
 }
 

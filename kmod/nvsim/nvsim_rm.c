@@ -149,6 +149,7 @@ static void nvsim_object_free_subtree(struct nvsim_client *client, struct nvsim_
 	lockdep_assert_held(&nvsim_rm_lock);
 	list_for_each_entry_safe(child, tmp, &obj->children, sibling)
 		nvsim_object_free_subtree(client, child);
+	nvsim_mmap_object_freed(obj);
 	if (obj->res)
 		nvsim_res_put(obj->res);
 	xa_erase(&client->objects, obj->handle);
@@ -161,6 +162,7 @@ static void nvsim_object_free_subtree(struct nvsim_client *client, struct nvsim_
 static void nvsim_client_free(struct nvsim_client *client)
 {
 	lockdep_assert_held(&nvsim_rm_lock);
+	nvsim_mmap_client_freed(client);
 	nvsim_object_free_subtree(client, &client->root);
 	xa_erase(&nvsim_clients, client->root.handle);
 	xa_destroy(&client->objects);
@@ -307,6 +309,8 @@ static u32 nvsim_construct(const struct nvsim_caller *caller, struct nvsim_objec
 	case NVRM_CLASS_NV01_MEMORY_SYSTEM:
 	case NVRM_CLASS_NV50_MEMORY_VIRTUAL:
 		return nvsim_mem_construct(obj, ap, ap_size);
+	case NVRM_CLASS_HOPPER_USERMODE_A:
+		return nvsim_usermode_construct(obj);
 	default:
 		return NVRM_OK;
 	}
@@ -584,7 +588,7 @@ static u32 nvsim_ctrl_gpu_get_name_string(const struct nvsim_caller *caller,
 }
 
 static u32 nvsim_ctrl_gpu_get_gid_info(const struct nvsim_caller *caller,
-				      struct nvsim_object *obj, void *buf)
+				       struct nvsim_object *obj, void *buf)
 {
 	struct nvrm_gpu_get_gid_info *p = buf;
 	const char *hex = obj->gpu->uuid + 4;	/* past "GPU-" */

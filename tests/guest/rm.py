@@ -23,9 +23,14 @@ CARD_INFO, REGISTER_FD, CHECK_VERSION_STR, XFER, ATTACH_GPUS, SYS_PARAMS = (
     214,
 )
 RM_FREE, RM_CONTROL, RM_ALLOC = 0x29, 0x2A, 0x2B
+RM_MAP_MEMORY, RM_UNMAP_MEMORY = 0x4E, 0x4F
 
 # Classes and controls
 ROOT_CLIENT, DEVICE, SUBDEVICE, VIDMEM, SYSMEM = 0x41, 0x80, 0x2080, 0x40, 0x3E
+USERMODE = 0xC661  # HOPPER_USERMODE_A
+USERMODE_SIZE = 0x10000  # NVC361_NV_USERMODE__SIZE
+DOORBELL = 0x90  # NVC361_NOTIFY_CHANNEL_PENDING
+ATTR_LOCATION_PCI = 1 << 25
 FB_GET_INFO, FB_GET_INFO_V2 = 0x20801301, 0x20801303
 GPU_GET_NAME_STRING, GPU_GET_GID_INFO = 0x20800110, 0x2080014A
 GPU_GET_ID_INFO_V2 = 0x00000205  # on the root client
@@ -43,12 +48,18 @@ INVALID_PARAM_STRUCT = 0x3A
 NO_MEMORY = 0x51
 NOT_SUPPORTED = 0x56
 INSERT_DUPLICATE_NAME = 0x19
+INVALID_DEVICE = 0x26
+INVALID_LIMIT = 0x2E
+INVALID_OFFSET = 0x37
+STATE_IN_USE = 0x63
 
 NVOS64 = struct.Struct("<IIIIQQIII4x")  # 48 B
 NVOS21 = struct.Struct("<IIIIQII")  # 32 B, 535+
 NVOS00 = struct.Struct("<IIII")
 NVOS54 = struct.Struct("<IIIIQII")
 XFER_S = struct.Struct("<IIQ")
+NVOS33_FD = struct.Struct("<IIII QQQ II i4x")  # 56 B: NVOS33 + fd@48
+NVOS34 = struct.Struct("<IIIIQII")  # 32 B
 MEM_PARAMS_SIZE = 128
 FB_V2_SIZE = {580: 1028, 535: 436}
 
@@ -131,18 +142,49 @@ class Rm:
         assert status == OK, hex(status)
         return dev, sub
 
-    def vidmem(self, parent: int, size: int, attr: int = 0) -> tuple[int, int, int]:
-        """Allocate framebuffer; returns (status, handle, size RM wrote back)."""
+    def memory(
+        self, hclass: int, parent: int, size: int, attr: int = 0
+    ) -> tuple[int, int, int, int]:
+        """Allocate memory; returns (status, handle, size and offset RM wrote back)."""
         params = bytearray(MEM_PARAMS_SIZE)
         struct.pack_into("<I", params, 0, self.client)
         struct.pack_into("<I", params, 24, attr)
         struct.pack_into("<Q", params, 64, size)
         ptr = self.buffer(bytes(params))
-        buf = bytearray(NVOS64.pack(self.client, parent, 0, VIDMEM, ptr, 0, 0, 0, 0xFFFFFFFF))
+        buf = bytearray(NVOS64.pack(self.client, parent, 0, hclass, ptr, 0, 0, 0, 0xFFFFFFFF))
         self.call(self.ctl, RM_ALLOC, buf)
         fields = NVOS64.unpack(buf)
         written = struct.unpack_from("<Q", self.keep[-1].raw, 64)[0]
-        return fields[8], fields[2], written
+        offset = struct.unpack_from("<Q", self.keep[-1].raw, 80)[0]
+        return fields[8], fields[2], written, offset
+
+    def vidmem(self, parent: int, size: int, attr: int = 0) -> tuple[int, int, int]:
+        """Allocate framebuffer; returns (status, handle, size RM wrote back)."""
+        return self.memory(VIDMEM, parent, size, attr)[:3]
+
+    def open_gpu(self, gpu: int = 0) -> int:
+        """A fresh registered /dev/nvidiaN fd, as user space opens one for every mapping."""
+        fd = os.open(f"/dev/nvidia{gpu}", os.O_RDWR)
+        ioctl(fd, REGISTER_FD, bytearray(struct.pack("<i", self.ctl)))
+        return fd
+
+    def map_memory(
+        self, hdevice: int, hmemory: int, offset: int, length: int, fd: int, flags: int = 0
+    ) -> tuple[int, int]:
+        """RM_MAP_MEMORY onto fd's mapping context; returns (status, pLinearAddress)."""
+        buf = bytearray(
+            NVOS33_FD.pack(
+                self.client, hdevice, hmemory, 0, offset, length, 0, 0xFFFFFFFF, flags, fd
+            )
+        )
+        self.call(self.ctl, RM_MAP_MEMORY, buf)
+        fields = NVOS33_FD.unpack(buf)
+        return fields[7], fields[6]
+
+    def unmap_memory(self, hdevice: int, hmemory: int, address: int) -> int:
+        buf = bytearray(NVOS34.pack(self.client, hdevice, hmemory, 0, address, 0xFFFFFFFF, 0))
+        self.call(self.ctl, RM_UNMAP_MEMORY, buf)
+        return NVOS34.unpack(buf)[5]
 
     def fb_info(self, subdevice: int, *indices: int) -> list[int]:
         major = int(param("abi_version").split(".")[0])

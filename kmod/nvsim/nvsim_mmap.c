@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nvsim: RM_MAP_MEMORY, RM_UNMAP_MEMORY and mmap.
+ *
+ * As in the real driver (reference section 6), mapping memory into a process is two steps.
+ * RM_MAP_MEMORY, issued on /dev/nvidiactl, names an fd that must be a real nvidia file in the
+ * caller's fd table: /dev/nvidiactl itself for system memory, a /dev/nvidiaN of the memory's GPU
+ * for video memory and the usermode (doorbell) region. It attaches a mapping context to that file,
+ * one per file. mmap() of that file at offset 0, with exactly the mapped length, then maps it. The
+ * file's identity is the cookie: that is why user space opens a fresh fd for every mapping.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/file.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+
+#include "nvsim_compat.h"
+#include "nvsim_internal.h"
+
+/* NVC361_NV_USERMODE__SIZE (clc361.h, 525-595): the usermode region user space maps. */
+#define NVSIM_USERMODE_SIZE	0x10000u
+
+/**
+ * struct nvsim_mmap_ctx - what one file will map
+ * @backing: the memory's pages (memory objects), or NULL
+ * @doorbell: the usermode region (usermode objects), or NULL
+ * @offset: byte offset into the memory (page aligned)
+ * @length: bytes to map; mmap's length must equal it rounded to pages
+ */
+struct nvsim_mmap_ctx {
+	struct nvsim_backing *backing;
+	struct nvsim_doorbell *doorbell;
+	u64 offset;
+	u64 length;
+};
+
+/**
+ * struct nvsim_cpu_map - an RM_MAP_MEMORY record, for RM_UNMAP_MEMORY
+ * @client: the client that mapped
+ * @obj: the memory or usermode handle that was mapped
+ */
+struct nvsim_cpu_map {
+	struct nvsim_client *client;
+	struct nvsim_object *obj;
+};
+
+/* Protected by nvsim_rm_lock: pLinearAddress cookie -> struct nvsim_cpu_map. */
+static DEFINE_XARRAY_ALLOC(nvsim_cpu_maps);
+static u32 nvsim_next_cpu_map;
+
+/* Where cookies start: pLinearAddress is opaque to user space since 525 (mmap offset is 0). */
+#define NVSIM_CPU_MAP_COOKIE_SHIFT	16
+#define NVSIM_CPU_MAP_COOKIE_BASE	0x7f0000000000ULL
+
+static u64 nvsim_cpu_map_cookie(u32 id)
+{
+	return NVSIM_CPU_MAP_COOKIE_BASE + ((u64)id << NVSIM_CPU_MAP_COOKIE_SHIFT);
+}
+
+/*
+ * nv_get_file_private(): the fd must be a real nvidia file of the caller, checked by major and
+ * minor (the real driver does not check f_op; nvsim also does, so that it never reads another
+ * driver's private_data — a proxy with major 195 is type confusion on the real driver).
+ * Returns the file with a reference, or NULL.
+ */
+static struct file *nvsim_get_nvidia_file(int fd, bool ctl)
+{
+	struct file *f = fget(fd);
+	struct nvsim_file *nf;
+	struct inode *inode;
+
+	if (!f)
+		return NULL;
+	inode = file_inode(f);
+	if (!S_ISCHR(inode->i_mode) || imajor(inode) != NVSIM_MAJOR || f->f_op != &nvsim_fops)
+		goto err;
+	nf = f->private_data;
+	if (ctl != nf->is_ctl || (!ctl && !nf->gpu))
+		goto err;
+	return f;
+err:
+	fput(f);
+	return NULL;
+}
+
+static void nvsim_mmap_ctx_free(struct nvsim_mmap_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	nvsim_backing_put(ctx->backing);
+	if (ctx->doorbell)
+		nvsim_doorbell_put(ctx->doorbell);
+	kfree(ctx);
+}
+
+/*
+ * Validate and build a mapping context for @obj. Under nvsim_rm_lock. Returns an RM status and,
+ * for success, the context in @out and the GPU whose file must carry it in @gpu (NULL: the ctl
+ * file, for system memory).
+ */
+static u32 nvsim_mmap_ctx_build(struct nvsim_object *obj, u64 offset, u64 length,
+				struct nvsim_mmap_ctx **out, struct nvsim_gpu **gpu)
+{
+	struct nvsim_mem *mem = nvsim_obj_mem(obj);
+	struct nvsim_doorbell *db = nvsim_obj_doorbell(obj);
+	struct nvsim_mmap_ctx *ctx;
+	u64 limit;
+
+	if (mem && mem->backing)
+		limit = mem->size;
+	else if (db)
+		limit = NVSIM_USERMODE_SIZE;
+	else
+		return NVRM_ERR_INVALID_OBJECT_HANDLE;	/* nothing CPU-mappable */
+	if (!length || offset > limit || length > limit - offset)
+		return NVRM_ERR_INVALID_LIMIT;
+	if (!PAGE_ALIGNED(offset) || (db && offset))
+		return NVRM_ERR_INVALID_OFFSET;
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return NVRM_ERR_NO_MEMORY;
+	ctx->offset = offset;
+	ctx->length = length;
+	if (db) {
+		ctx->doorbell = nvsim_doorbell_get(db);
+		*gpu = nvsim_doorbell_gpu(db);
+	} else {
+		ctx->backing = nvsim_backing_get(mem->backing);
+		*gpu = mem->hclass == NVRM_CLASS_NV01_MEMORY_SYSTEM ? NULL : mem->gpu;
+	}
+	*out = ctx;
+	return NVRM_OK;
+}
+
+static u32 nvsim_map_memory_locked(struct file *ctl, struct nvrm_nvos33 *p, int fd)
+{
+	struct nvsim_caller caller = { .owner = ctl, .tgid = task_tgid_nr(current) };
+	struct nvsim_mmap_ctx *ctx = NULL;
+	struct nvsim_object *dev, *obj;
+	struct nvsim_cpu_map *map;
+	struct nvsim_client *client;
+	struct nvsim_gpu *gpu = NULL;
+	struct nvsim_file *target;
+	struct file *f;
+	u32 status, id;
+
+	lockdep_assert_held(&nvsim_rm_lock);
+	status = nvsim_client_get(&caller, p->hclient, &client);
+	if (status)
+		return status;
+	dev = nvsim_object_lookup(client, p->hdevice);
+	obj = nvsim_object_lookup(client, p->hmemory);
+	if (!dev || (dev->hclass != NVRM_CLASS_NV01_DEVICE_0 &&
+		     dev->hclass != NVRM_CLASS_NV20_SUBDEVICE_0))
+		return NVRM_ERR_INVALID_OBJECT_PARENT;
+	if (!obj)
+		return NVRM_ERR_INVALID_OBJECT_HANDLE;
+	if (obj->gpu != dev->gpu)
+		return NVRM_ERR_INVALID_DEVICE;
+	status = nvsim_mmap_ctx_build(obj, p->offset, p->length, &ctx, &gpu);
+	if (status)
+		return status;
+
+	f = nvsim_get_nvidia_file(fd, !gpu);
+	if (!f || (gpu && ((struct nvsim_file *)f->private_data)->gpu != gpu)) {
+		status = NVRM_ERR_INVALID_ARGUMENT;
+		goto out_put_file;
+	}
+	map = kzalloc(sizeof(*map), GFP_KERNEL);
+	if (!map) {
+		status = NVRM_ERR_NO_MEMORY;
+		goto out_put_file;
+	}
+	map->client = client;
+	map->obj = obj;
+	if (xa_alloc_cyclic(&nvsim_cpu_maps, &id, map, xa_limit_31b, &nvsim_next_cpu_map,
+			    GFP_KERNEL) < 0) {
+		status = NVRM_ERR_NO_MEMORY;
+		goto out_free_map;
+	}
+
+	target = f->private_data;
+	mutex_lock(&target->mmap_lock);
+	if (target->mmap_ctx) {
+		/* nv_add_mapping_context_to_file(): one context per file. */
+		mutex_unlock(&target->mmap_lock);
+		xa_erase(&nvsim_cpu_maps, id);
+		status = NVRM_ERR_STATE_IN_USE;
+		goto out_free_map;
+	}
+	target->mmap_ctx = ctx;
+	mutex_unlock(&target->mmap_lock);
+	obj->cpu_maps++;
+	p->plinear_address = nvsim_cpu_map_cookie(id);
+	fput(f);
+	return NVRM_OK;
+
+out_free_map:
+	kfree(map);
+out_put_file:
+	if (f)
+		fput(f);
+	nvsim_mmap_ctx_free(ctx);
+	return status;
+}
+
+/**
+ * nvsim_map_memory() - NV_ESC_RM_MAP_MEMORY (NVOS33 with fd)
+ * @file: must be /dev/nvidiactl
+ * @params: kernel copy of nv_ioctl_nvos33_parameters_with_fd; status and pLinearAddress written
+ * @size: must be 56
+ *
+ * Context: process context; takes nvsim_rm_lock, then the target file's mmap_lock.
+ * Return: 0 with the RM status in @params, or -EINVAL for a wrong size or device.
+ */
+int nvsim_map_memory(struct file *file, void *params, u32 size)
+{
+	const struct nvsim_file *nf = file->private_data;
+	struct nvrm_nvos33_with_fd *p = params;
+
+	if (!nf->is_ctl || size != sizeof(*p))
+		return -EINVAL;
+	mutex_lock(&nvsim_rm_lock);
+	p->params.status = nvsim_map_memory_locked(file, &p->params, p->fd);
+	mutex_unlock(&nvsim_rm_lock);
+	return 0;
+}
+
+/**
+ * nvsim_unmap_memory() - NV_ESC_RM_UNMAP_MEMORY (NVOS34): drop an RM_MAP_MEMORY record
+ * @file: must be /dev/nvidiactl
+ * @params: kernel copy of NVOS34; status is written back
+ * @size: must be 32
+ *
+ * The pages stay mapped until user space unmaps them; the record goes (the real RM frees its
+ * CPU mapping bookkeeping here, and user space munmap()s separately).
+ *
+ * Context: process context; takes nvsim_rm_lock.
+ * Return: 0 with the RM status in @params, or -EINVAL for a wrong size or device.
+ */
+int nvsim_unmap_memory(struct file *file, void *params, u32 size)
+{
+	struct nvsim_caller caller = { .owner = file, .tgid = task_tgid_nr(current) };
+	const struct nvsim_file *nf = file->private_data;
+	struct nvrm_nvos34 *p = params;
+	struct nvsim_client *client;
+	struct nvsim_cpu_map *map;
+	struct nvsim_object *obj;
+	u64 rel;
+
+	if (!nf->is_ctl || size != sizeof(*p))
+		return -EINVAL;
+	mutex_lock(&nvsim_rm_lock);
+	p->status = nvsim_client_get(&caller, p->hclient, &client);
+	if (p->status)
+		goto out_unlock;
+	obj = nvsim_object_lookup(client, p->hmemory);
+	if (!obj || !nvsim_object_lookup(client, p->hdevice)) {
+		p->status = NVRM_ERR_INVALID_OBJECT_HANDLE;
+		goto out_unlock;
+	}
+	rel = p->plinear_address - NVSIM_CPU_MAP_COOKIE_BASE;
+	map = NULL;
+	if (p->plinear_address >= NVSIM_CPU_MAP_COOKIE_BASE &&
+	    !(rel & GENMASK_ULL(NVSIM_CPU_MAP_COOKIE_SHIFT - 1, 0)) &&
+	    (rel >> NVSIM_CPU_MAP_COOKIE_SHIFT) <= U32_MAX)
+		map = xa_load(&nvsim_cpu_maps, rel >> NVSIM_CPU_MAP_COOKIE_SHIFT);
+	if (!map || map->client != client || map->obj != obj) {
+		p->status = NVRM_ERR_INVALID_ARGUMENT;
+		goto out_unlock;
+	}
+	xa_erase(&nvsim_cpu_maps, rel >> NVSIM_CPU_MAP_COOKIE_SHIFT);
+	obj->cpu_maps--;
+	kfree(map);
+out_unlock:
+	mutex_unlock(&nvsim_rm_lock);
+	return 0;
+}
+
+/* Drop the records of @obj (its handle is being freed) or of @client. Under nvsim_rm_lock. */
+static void nvsim_cpu_maps_drop(struct nvsim_client *client, struct nvsim_object *obj)
+{
+	struct nvsim_cpu_map *map;
+	unsigned long id;
+
+	lockdep_assert_held(&nvsim_rm_lock);
+	xa_for_each(&nvsim_cpu_maps, id, map) {
+		if (obj ? map->obj != obj : map->client != client)
+			continue;
+		xa_erase(&nvsim_cpu_maps, id);
+		map->obj->cpu_maps--;
+		kfree(map);
+	}
+}
+
+void nvsim_mmap_object_freed(struct nvsim_object *obj)
+{
+	if (obj->cpu_maps)
+		nvsim_cpu_maps_drop(NULL, obj);
+}
+
+void nvsim_mmap_client_freed(struct nvsim_client *client)
+{
+	nvsim_cpu_maps_drop(client, NULL);
+}
+
+/* Memory mappings: each VMA holds a reference to the backing store. */
+static void nvsim_mem_vm_open(struct vm_area_struct *vma)
+{
+	nvsim_backing_get(vma->vm_private_data);
+}
+
+static void nvsim_mem_vm_close(struct vm_area_struct *vma)
+{
+	nvsim_backing_put(vma->vm_private_data);
+}
+
+/* vm_pgoff was set to the mapped offset's page, so vmf->pgoff is the page within the memory. */
+static vm_fault_t nvsim_mem_vm_fault(struct vm_fault *vmf)
+{
+	struct page *page = nvsim_backing_page(vmf->vma->vm_private_data, vmf->pgoff, true);
+
+	if (!page)
+		return VM_FAULT_SIGBUS;
+	get_page(page);
+	vmf->page = page;
+	return 0;
+}
+
+static const struct vm_operations_struct nvsim_mem_vm_ops = {
+	.open	= nvsim_mem_vm_open,
+	.close	= nvsim_mem_vm_close,
+	.fault	= nvsim_mem_vm_fault,
+};
+
+/**
+ * nvsim_mmap() - mmap of /dev/nvidiactl or /dev/nvidiaN: map the file's mapping context
+ * @file: the file RM_MAP_MEMORY attached a context to
+ * @vma: must start at offset 0 and be exactly the mapped length (nvidia_mmap_helper)
+ *
+ * Context: process context, under the caller's mmap lock; takes the file's mmap_lock.
+ * Return: 0, or -EINVAL (no context, nonzero offset, wrong length).
+ */
+int nvsim_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct nvsim_file *nf = file->private_data;
+	struct nvsim_mmap_ctx *ctx;
+	int ret = -EINVAL;
+
+	mutex_lock(&nf->mmap_lock);
+	ctx = nf->mmap_ctx;
+	if (!ctx) {
+		pr_debug("VM: invalid mmap context\n");
+		goto out_unlock;
+	}
+	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != PAGE_ALIGN(ctx->length))
+		goto out_unlock;
+	if (ctx->doorbell) {
+		ret = nvsim_doorbell_mmap(ctx->doorbell, vma);
+		goto out_unlock;
+	}
+	nvsim_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	vma->vm_pgoff = ctx->offset >> PAGE_SHIFT;
+	vma->vm_private_data = nvsim_backing_get(ctx->backing);
+	vma->vm_ops = &nvsim_mem_vm_ops;
+	ret = 0;
+out_unlock:
+	mutex_unlock(&nf->mmap_lock);
+	return ret;
+}
+
+/* The file is going: its mapping context goes with it (VMAs keep their own references). */
+void nvsim_mmap_release_file(struct nvsim_file *nf)
+{
+	nvsim_mmap_ctx_free(nf->mmap_ctx);
+	nf->mmap_ctx = NULL;
+}

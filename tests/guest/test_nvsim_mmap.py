@@ -1,0 +1,220 @@
+"""RM_MAP_MEMORY, RM_UNMAP_MEMORY, mmap and the usermode doorbell, as the real driver does them.
+
+One mapping context per file, created by RM_MAP_MEMORY on an fd that must be the right real
+nvidia file (nvidiactl for system memory, nvidiaN of the GPU for video memory and the usermode
+region), then mmap of that file at offset 0 with exactly the mapped length.
+"""
+
+from __future__ import annotations
+
+import errno
+import mmap
+import os
+import struct
+import time
+from collections.abc import Iterator
+
+import pytest
+import rm
+from rm import Rm
+
+MIB = 1 << 20
+
+
+@pytest.fixture(params=[False, True], ids=["direct", "xfer"])
+def proc(request: pytest.FixtureRequest) -> Iterator[Rm]:
+    r = Rm(xfer=request.param)
+    yield r
+    r.close()
+
+
+def mapped(fd: int, length: int, offset: int = 0, flags: int = mmap.MAP_SHARED) -> mmap.mmap:
+    return mmap.mmap(fd, length, flags, mmap.PROT_READ | mmap.PROT_WRITE, offset=offset)
+
+
+def test_vidmem_maps_through_a_gpu_file_and_two_mappings_share_the_pages(proc: Rm) -> None:
+    dev, sub = proc.device()
+    status, mem, size, offset = proc.memory(rm.VIDMEM, dev, 2 * MIB)
+    assert status == rm.OK and size == 2 * MIB and offset >= 1 << 32
+    fd_a, fd_b = proc.open_gpu(), proc.open_gpu()
+    try:
+        status, addr_a = proc.map_memory(dev, mem, 0, 2 * MIB, fd_a)
+        assert status == rm.OK and addr_a
+        status, addr_b = proc.map_memory(sub, mem, MIB, 4096, fd_b)
+        assert status == rm.OK and addr_b != addr_a
+        a = mapped(fd_a, 2 * MIB)
+        b = mapped(fd_b, 4096)
+        a[MIB : MIB + 5] = b"hello"
+        assert b[:5] == b"hello"
+        b[4095:4096] = b"!"
+        assert a[MIB + 4095 : MIB + 4096] == b"!"
+        assert a[:16] == bytes(16)  # untouched memory reads as zero
+        a.close()
+        b.close()
+        assert proc.unmap_memory(dev, mem, addr_a) == rm.OK
+        assert proc.unmap_memory(sub, mem, addr_b) == rm.OK
+    finally:
+        os.close(fd_a)
+        os.close(fd_b)
+
+
+def test_sysmem_maps_through_nvidiactl_only(proc: Rm) -> None:
+    dev, _ = proc.device()
+    status, mem, _, _ = proc.memory(rm.SYSMEM, dev, 64 * 1024, rm.ATTR_LOCATION_PCI)
+    assert status == rm.OK
+    gpu = proc.open_gpu()
+    ctl = os.open("/dev/nvidiactl", os.O_RDWR)
+    try:
+        assert proc.map_memory(dev, mem, 0, 4096, gpu)[0] == rm.INVALID_ARGUMENT
+        status, _ = proc.map_memory(dev, mem, 0, 4096, ctl)
+        assert status == rm.OK
+        m = mapped(ctl, 4096)
+        m[:4] = b"sysm"
+        assert m[:4] == b"sysm"
+        m.close()
+    finally:
+        os.close(gpu)
+        os.close(ctl)
+
+
+def test_map_refuses_wrong_files_and_a_second_context(proc: Rm) -> None:
+    dev, _ = proc.device()
+    status, mem, _, _ = proc.memory(rm.VIDMEM, dev, MIB)
+    assert status == rm.OK
+    null = os.open("/dev/null", os.O_RDWR)
+    ctl = os.open("/dev/nvidiactl", os.O_RDWR)
+    gpu = proc.open_gpu()
+    try:
+        for fd in (null, ctl, -1, 9999):
+            assert proc.map_memory(dev, mem, 0, 4096, fd)[0] == rm.INVALID_ARGUMENT
+        assert proc.map_memory(dev, mem, 0, 4096, gpu)[0] == rm.OK
+        assert proc.map_memory(dev, mem, 0, 4096, gpu)[0] == rm.STATE_IN_USE
+    finally:
+        for fd in (null, ctl, gpu):
+            os.close(fd)
+
+
+def test_map_validates_handles_and_range(proc: Rm) -> None:
+    dev, _ = proc.device()
+    status, mem, _, _ = proc.memory(rm.VIDMEM, dev, MIB)
+    assert status == rm.OK
+    status, virt, _, _ = proc.memory(0x50A0, dev, MIB)
+    assert status == rm.OK
+    gpu = proc.open_gpu()
+    try:
+        assert proc.map_memory(dev, mem, 0, MIB + 1, gpu)[0] == rm.INVALID_LIMIT
+        assert proc.map_memory(dev, mem, MIB, 1, gpu)[0] == rm.INVALID_LIMIT
+        assert proc.map_memory(dev, mem, 0, 0, gpu)[0] == rm.INVALID_LIMIT
+        assert proc.map_memory(dev, mem, 100, 4096, gpu)[0] == rm.INVALID_OFFSET
+        assert proc.map_memory(dev, 0xDEAD, 0, 4096, gpu)[0] == rm.INVALID_OBJECT_HANDLE
+        assert proc.map_memory(dev, virt, 0, 4096, gpu)[0] == rm.INVALID_OBJECT_HANDLE
+        assert proc.map_memory(mem, mem, 0, 4096, gpu)[0] == rm.INVALID_OBJECT_PARENT
+        other = Rm()
+        try:
+            # A client is bound to its own ctl file.
+            buf = bytearray(rm.NVOS33_FD.pack(proc.client, dev, mem, 0, 0, 4096, 0, 0, 0, gpu))
+            rm.ioctl(other.ctl, rm.RM_MAP_MEMORY, buf)
+            assert rm.NVOS33_FD.unpack(buf)[7] == rm.INVALID_CLIENT
+        finally:
+            other.close()
+        # RM_MAP_MEMORY is a ctl-only escape.
+        buf = bytearray(rm.NVOS33_FD.pack(proc.client, dev, mem, 0, 0, 4096, 0, 0, 0, gpu))
+        with pytest.raises(OSError) as exc:
+            rm.ioctl(gpu, rm.RM_MAP_MEMORY, buf)
+        assert exc.value.errno == errno.EINVAL
+        with pytest.raises(OSError) as exc:
+            rm.ioctl(proc.ctl, rm.RM_MAP_MEMORY, bytearray(48))
+        assert exc.value.errno == errno.EINVAL
+    finally:
+        os.close(gpu)
+
+
+def test_mmap_needs_a_context_offset_zero_and_the_exact_length(proc: Rm) -> None:
+    dev, _ = proc.device()
+    status, mem, _, _ = proc.memory(rm.VIDMEM, dev, MIB)
+    assert status == rm.OK
+    bare, gpu = proc.open_gpu(), proc.open_gpu()
+    try:
+        with pytest.raises(OSError) as exc:
+            mapped(bare, 4096)
+        assert exc.value.errno == errno.EINVAL
+        assert proc.map_memory(dev, mem, 0, 8192, gpu)[0] == rm.OK
+        for length, offset in ((4096, 0), (3 * 4096, 0), (8192, 4096)):
+            with pytest.raises(OSError) as exc:
+                mapped(gpu, length, offset)
+            assert exc.value.errno == errno.EINVAL
+        mapped(gpu, 8192).close()
+    finally:
+        os.close(bare)
+        os.close(gpu)
+
+
+def test_unmap_memory_drops_the_record_once(proc: Rm) -> None:
+    dev, _ = proc.device()
+    status, mem, _, _ = proc.memory(rm.VIDMEM, dev, MIB)
+    assert status == rm.OK
+    gpu = proc.open_gpu()
+    try:
+        status, addr = proc.map_memory(dev, mem, 0, 4096, gpu)
+        assert status == rm.OK
+        assert proc.unmap_memory(dev, mem, addr + 4096) == rm.INVALID_ARGUMENT
+        assert proc.unmap_memory(dev, 0xDEAD, addr) == rm.INVALID_OBJECT_HANDLE
+        assert proc.unmap_memory(dev, mem, addr) == rm.OK
+        assert proc.unmap_memory(dev, mem, addr) == rm.INVALID_ARGUMENT
+    finally:
+        os.close(gpu)
+
+
+def test_a_mapping_outlives_the_handle_but_not_the_framebuffer_charge(proc: Rm) -> None:
+    dev, sub = proc.device()
+    free = proc.fb_free_bytes(sub)
+    status, mem, _, _ = proc.memory(rm.VIDMEM, dev, 2 * MIB)
+    assert status == rm.OK
+    gpu = proc.open_gpu()
+    try:
+        assert proc.map_memory(dev, mem, 0, 2 * MIB, gpu)[0] == rm.OK
+        m = mapped(gpu, 2 * MIB)
+        m[:4] = b"keep"
+        assert proc.free(mem) == rm.OK
+        assert proc.fb_free_bytes(sub) == free
+        assert m[:4] == b"keep"
+        m.close()
+    finally:
+        os.close(gpu)
+
+
+def wait_cleared(m: mmap.mmap) -> bool:
+    """The doorbell worker reads and clears the token after each ring."""
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        if struct.unpack_from("<I", m, rm.DOORBELL)[0] == 0:
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def test_usermode_doorbell_sees_every_ring(proc: Rm) -> None:
+    dev, sub = proc.device()
+    status, usermode = proc.alloc(proc.client, sub, rm.USERMODE)
+    assert status == rm.OK
+    gpu = proc.open_gpu()
+    try:
+        assert proc.map_memory(dev, usermode, 4096, 4096, gpu)[0] == rm.INVALID_OFFSET
+        status, _ = proc.map_memory(sub, usermode, 0, rm.USERMODE_SIZE, gpu)
+        assert status == rm.OK
+        with pytest.raises(OSError):
+            mapped(gpu, rm.USERMODE_SIZE, flags=mmap.MAP_PRIVATE)
+        m = mapped(gpu, rm.USERMODE_SIZE)
+        assert struct.unpack_from("<I", m, rm.DOORBELL)[0] == 0
+        for token in (7, 8, 9):
+            struct.pack_into("<I", m, rm.DOORBELL, token)
+            assert wait_cleared(m), f"ring {token} not seen"
+        m[0x1000:0x1004] = b"rest"  # the rest of the region is plain memory
+        m.close()
+    finally:
+        os.close(gpu)
+
+
+def test_usermode_needs_a_subdevice_parent(proc: Rm) -> None:
+    dev, _ = proc.device()
+    assert proc.alloc(proc.client, dev, rm.USERMODE)[0] == rm.INVALID_OBJECT_PARENT
