@@ -16,6 +16,13 @@
 #define nvsim_class_create(name) class_create(THIS_MODULE, name)
 #endif
 
+/* The class devnode callback takes a const device from 6.2. */
+#ifdef NVSIM_HAVE_CONST_DEVNODE
+#define NVSIM_DEVNODE_DEV const struct device
+#else
+#define NVSIM_DEVNODE_DEV struct device
+#endif
+
 /* vm_flags became read-only outside mm in 6.3, set through vm_flags_set(). */
 #ifdef NVSIM_HAVE_VM_FLAGS_SET
 #define nvsim_vm_flags_set(vma, flags) vm_flags_set(vma, flags)

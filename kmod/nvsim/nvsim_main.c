@@ -122,6 +122,14 @@ static const struct file_operations nvsim_uvm_fops = {
 	.unlocked_ioctl	= nvsim_ioctl,
 };
 
+/* The real nodes are world-usable (nvidia-modprobe creates them 0666); access control is RM's. */
+static char *nvsim_devnode(NVSIM_DEVNODE_DEV *dev, umode_t *mode)
+{
+	if (mode)
+		*mode = 0666;
+	return NULL;
+}
+
 /* Identity of each GPU from the parameters: PCI-like ids and consecutive UUIDs. */
 static int nvsim_setup_gpus(void)
 {
@@ -237,6 +245,7 @@ static int __init nvsim_init(void)
 		pr_warn("class_create failed (%d)\n", ret);
 		goto err_del_uvm_cdev;
 	}
+	nvsim_class->devnode = nvsim_devnode;
 	ret = nvsim_create_nodes();
 	if (ret) {
 		pr_warn("creating device nodes failed (%d)\n", ret);

@@ -34,6 +34,9 @@ def test_nvsim_creates_the_nvidia_nodes() -> None:
     assert char_dev("/dev/nvidia0") == (NV_MAJOR, 0)
     uvm_major, _ = char_dev("/dev/nvidia-uvm")
     assert uvm_major != NV_MAJOR
+    for node in ("nvidiactl", "nvidia0", "nvidia-uvm"):
+        # As nvidia-modprobe makes them: usable by anyone, RM decides what a caller may do.
+        assert stat.S_IMODE(os.stat(f"/dev/{node}").st_mode) == 0o666, node
 
 
 def test_qgpu_proc_status() -> None:
