@@ -25,8 +25,8 @@
  * struct nvsim_mmap_ctx - what one file will map
  * @backing: the memory's pages (memory objects), or NULL
  * @doorbell: the usermode region (usermode objects), or NULL
- * @offset: byte offset into the memory (page aligned)
- * @length: bytes to map; mmap's length must equal it rounded to pages
+ * @offset: byte offset into the memory of the first page mapped
+ * @length: bytes to map, whole pages; mmap's length must equal it
  */
 struct nvsim_mmap_ctx {
 	struct nvsim_backing *backing;
@@ -115,13 +115,14 @@ static u32 nvsim_mmap_ctx_build(struct nvsim_object *obj, u64 offset, u64 length
 		return NVRM_ERR_INVALID_OBJECT_HANDLE;	/* nothing CPU-mappable */
 	if (!length || offset > limit || length > limit - offset)
 		return NVRM_ERR_INVALID_LIMIT;
-	if (!PAGE_ALIGNED(offset) || (db && offset))
-		return NVRM_ERR_INVALID_OFFSET;
+	if (db && offset)
+		return NVRM_ERR_INVALID_OFFSET;	/* nvsim maps the region whole */
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
 	if (!ctx)
 		return NVRM_ERR_NO_MEMORY;
-	ctx->offset = offset;
-	ctx->length = length;
+	/* As nv_align_mmap_offset_length(): the pages holding the range; the caller adds the rest. */
+	ctx->offset = round_down(offset, PAGE_SIZE);
+	ctx->length = PAGE_ALIGN(offset - ctx->offset + length);
 	if (db) {
 		ctx->doorbell = nvsim_doorbell_get(db);
 		*gpu = nvsim_doorbell_gpu(db);
@@ -149,6 +150,9 @@ static u32 nvsim_map_memory_locked(struct file *ctl, struct nvrm_nvos33 *p, int 
 	status = nvsim_client_get(&caller, p->hclient, &client);
 	if (status)
 		return status;
+	/* rm_create_mmap_context(): only the process that made the client maps through it. */
+	if (client->tgid != caller.tgid)
+		return NVRM_ERR_INVALID_CLIENT;
 	dev = nvsim_object_lookup(client, p->hdevice);
 	obj = nvsim_object_lookup(client, p->hmemory);
 	if (!dev || (dev->hclass != NVRM_CLASS_NV01_DEVICE_0 &&
@@ -354,7 +358,7 @@ int nvsim_mmap(struct file *file, struct vm_area_struct *vma)
 		pr_debug("VM: invalid mmap context\n");
 		goto out_unlock;
 	}
-	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != PAGE_ALIGN(ctx->length))
+	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != ctx->length)
 		goto out_unlock;
 	if (ctx->doorbell) {
 		ret = nvsim_doorbell_mmap(ctx->doorbell, vma);

@@ -105,7 +105,6 @@ def test_map_validates_handles_and_range(proc: Rm) -> None:
         assert proc.map_memory(dev, mem, 0, MIB + 1, gpu)[0] == rm.INVALID_LIMIT
         assert proc.map_memory(dev, mem, MIB, 1, gpu)[0] == rm.INVALID_LIMIT
         assert proc.map_memory(dev, mem, 0, 0, gpu)[0] == rm.INVALID_LIMIT
-        assert proc.map_memory(dev, mem, 100, 4096, gpu)[0] == rm.INVALID_OFFSET
         assert proc.map_memory(dev, 0xDEAD, 0, 4096, gpu)[0] == rm.INVALID_OBJECT_HANDLE
         assert proc.map_memory(dev, virt, 0, 4096, gpu)[0] == rm.INVALID_OBJECT_HANDLE
         assert proc.map_memory(mem, mem, 0, 4096, gpu)[0] == rm.INVALID_OBJECT_PARENT
@@ -146,6 +145,43 @@ def test_mmap_needs_a_context_offset_zero_and_the_exact_length(proc: Rm) -> None
         mapped(gpu, 8192).close()
     finally:
         os.close(bare)
+        os.close(gpu)
+
+
+def test_an_unaligned_offset_maps_the_pages_that_hold_it(proc: Rm) -> None:
+    dev, _ = proc.device()
+    status, mem, _, _ = proc.memory(rm.VIDMEM, dev, MIB)
+    assert status == rm.OK
+    whole, part = proc.open_gpu(), proc.open_gpu()
+    try:
+        assert proc.map_memory(dev, mem, 0, MIB, whole)[0] == rm.OK
+        assert proc.map_memory(dev, mem, 4096 + 100, 4096, part)[0] == rm.OK
+        with pytest.raises(OSError):
+            mapped(part, 4096)
+        w, p = mapped(whole, MIB), mapped(part, 8192)
+        w[4096 + 100 : 4096 + 104] = b"abcd"
+        assert p[100:104] == b"abcd"
+        w.close()
+        p.close()
+    finally:
+        os.close(whole)
+        os.close(part)
+
+
+def test_only_the_process_that_made_the_client_maps_through_it(proc: Rm) -> None:
+    dev, _ = proc.device()
+    status, mem, _, _ = proc.memory(rm.VIDMEM, dev, MIB)
+    assert status == rm.OK
+    gpu = proc.open_gpu()
+    try:
+        pid = os.fork()
+        if pid == 0:  # the child inherits the ctl fd, so the client binding holds; ProcID not
+            status, _ = proc.map_memory(dev, mem, 0, 4096, gpu)
+            os._exit(0 if status == rm.INVALID_CLIENT else 1)
+        _, wait_status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(wait_status) == 0
+        assert proc.map_memory(dev, mem, 0, 4096, gpu)[0] == rm.OK
+    finally:
         os.close(gpu)
 
 
