@@ -120,7 +120,7 @@ static u32 nvsim_mmap_ctx_build(struct nvsim_object *obj, u64 offset, u64 length
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
 	if (!ctx)
 		return NVRM_ERR_NO_MEMORY;
-	/* As nv_align_mmap_offset_length(): the pages holding the range; the caller adds the rest. */
+	/* As nv_align_mmap_offset_length(): the pages that hold the range. */
 	ctx->offset = round_down(offset, PAGE_SIZE);
 	ctx->length = PAGE_ALIGN(offset - ctx->offset + length);
 	if (db) {
