@@ -139,10 +139,14 @@ struct nvsim_client {
 	u32 next_handle;
 };
 
+/* struct nvsim_control.hclass of the NV0041 controls: any memory object with pages. */
+#define NVSIM_CTRL_CLASS_MEMORY	0xFFFF0041u
+
 /**
  * struct nvsim_control - a control nvsim implements
  * @cmd: the control command
- * @hclass: the class of object it is issued on (any channel class matches any other)
+ * @hclass: the class of object it is issued on (any channel class matches any other;
+ *	NVSIM_CTRL_CLASS_MEMORY: any memory object with pages, the NV0041 interface)
  * @size: its params size (paramsSize must match exactly); 0: depends on the ABI version
  * @handler: does it on a kernel copy of the params; returns an RM status. Called under
  *	nvsim_rm_lock.
@@ -221,6 +225,10 @@ bool nvsim_is_memory_class(u32 hclass);
 int nvsim_copy_in(const struct nvsim_caller *caller, void *dst, u64 ptr, size_t n);
 int nvsim_copy_out(const struct nvsim_caller *caller, u64 ptr, const void *src, size_t n);
 void *nvsim_dup_in(const struct nvsim_caller *caller, u64 ptr, size_t n);
+
+/* Tables of controls other files implement (nvsim_rm.c looks them all up). */
+extern const struct nvsim_control nvsim_memctrl_controls[];
+extern const unsigned int nvsim_memctrl_num_controls;
 
 /* nvsim_mem.c: memory objects and their backing pages */
 u32 nvsim_mem_construct(struct nvsim_object *obj, void *ap, u32 ap_size);

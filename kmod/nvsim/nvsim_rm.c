@@ -658,6 +658,7 @@ static const struct {
 	const unsigned int *count;
 } nvsim_control_tables[] = {
 	{ nvsim_core_controls, &nvsim_core_num_controls },
+	{ nvsim_memctrl_controls, &nvsim_memctrl_num_controls },
 };
 
 static const struct nvsim_control *nvsim_control_lookup(u32 cmd)
@@ -674,6 +675,9 @@ static const struct nvsim_control *nvsim_control_lookup(u32 cmd)
 /* Controls of one channel class are accepted by every channel class (class inheritance). */
 static bool nvsim_control_class_ok(const struct nvsim_control *ctrl, u32 hclass)
 {
+	if (ctrl->hclass == NVSIM_CTRL_CLASS_MEMORY)
+		return hclass == NVRM_CLASS_NV01_MEMORY_LOCAL_USER ||
+		       hclass == NVRM_CLASS_NV01_MEMORY_SYSTEM;
 	return ctrl->hclass == hclass ||
 	       (nvsim_is_channel_class(ctrl->hclass) && nvsim_is_channel_class(hclass));
 }
