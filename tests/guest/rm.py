@@ -87,16 +87,36 @@ def ioctl_xfer(fd: int, nr: int, buf: bytearray) -> None:
         buf[:] = inner.raw
 
 
-class Rm:
-    """One process's view: a ctl fd, its client, and optionally a registered GPU fd."""
+def card_info(ctl: int, slots: int = 32) -> list[tuple[int, int, int]]:
+    """CARD_INFO: (gpu_id, minor_number, fb_size) of every valid slot."""
+    buf = bytearray(72 * slots)
+    ioctl(ctl, CARD_INFO, buf)
+    return [
+        (
+            struct.unpack_from("<I", buf, 72 * i + 16)[0],
+            struct.unpack_from("<I", buf, 72 * i + 56)[0],
+            struct.unpack_from("<Q", buf, 72 * i + 48)[0],
+        )
+        for i in range(slots)
+        if buf[72 * i]
+    ]
 
-    def __init__(self, gpu: int | None = 0, xfer: bool = False) -> None:
-        self.ctl = os.open("/dev/nvidiactl", os.O_RDWR)
+
+class Rm:
+    """One process's view: a ctl fd, its client, and optionally a registered GPU fd.
+
+    `dev` is the directory of the nodes: /dev for the driver itself, /dev/qgpu/NAME for a qgpu
+    instance (whose GPU node is always nvidia0).
+    """
+
+    def __init__(self, gpu: int | None = 0, xfer: bool = False, dev: str = "/dev") -> None:
+        self.dev = dev
+        self.ctl = os.open(f"{dev}/nvidiactl", os.O_RDWR)
         self.call = ioctl_xfer if xfer else ioctl
         self.keep: list[ctypes.Array[ctypes.c_char]] = []
         self.gpu_fd = -1
         if gpu is not None:
-            self.gpu_fd = os.open(f"/dev/nvidia{gpu}", os.O_RDWR)
+            self.gpu_fd = os.open(f"{dev}/nvidia{gpu}", os.O_RDWR)
             ioctl(self.gpu_fd, REGISTER_FD, bytearray(struct.pack("<i", self.ctl)))
         status, self.client = self.alloc(0, 0, ROOT_CLIENT)
         assert status == OK, hex(status)
@@ -133,6 +153,12 @@ class Rm:
         self.call(self.ctl, RM_CONTROL, buf)
         params[:] = self.keep[-1].raw
         return NVOS54.unpack(buf)[6]
+
+    def device_instance(self, gpu_id: int) -> tuple[int, int]:
+        """NV0000 GPU_GET_ID_INFO_V2: (status, deviceInstance) of a CARD_INFO gpu_id."""
+        info = bytearray(struct.pack("<I28x", gpu_id))
+        status = self.control(self.client, GPU_GET_ID_INFO_V2, info)
+        return status, struct.unpack_from("<I", info, 8)[0]
 
     def device(self, index: int = 0) -> tuple[int, int]:
         """Allocate device and subdevice; returns their handles."""

@@ -1,0 +1,118 @@
+"""Forwarding cost: the same calls through a qgpu instance's nodes and straight to nvsim.
+
+Runs inside the test VM (scripts/bench.sh). Each metric is measured both ways in the same run, in
+alternating rounds, and reported as nanoseconds per call (median of the rounds) and as the ratio
+through-qgpu / direct. Writes build/bench/forward.json (or $QGPU_BENCH_RESULTS/forward.json).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import struct
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "guest"))
+
+import rm  # noqa: E402
+from qgpu_sysfs import instance  # noqa: E402
+
+ROUNDS = 5
+CALLS = {"ioctl": 2000, "rm_alloc_free": 500, "device_alloc_free": 300, "open_close": 300}
+
+
+def per_call_ns(fn: Callable[[], None], n: int) -> float:
+    start = time.perf_counter_ns()
+    for _ in range(n):
+        fn()
+    return (time.perf_counter_ns() - start) / n
+
+
+def measure(
+    make: Callable[[str], tuple[Callable[[], None], Callable[[], None]]], n: int, inst: str
+) -> dict[str, float]:
+    runs: dict[str, list[float]] = {"direct": [], "qgpu": []}
+    for _ in range(ROUNDS):
+        for label, d in (("direct", "/dev"), ("qgpu", inst)):
+            fn, done = make(d)
+            try:
+                runs[label].append(per_call_ns(fn, n))
+            finally:
+                done()
+    direct = statistics.median(runs["direct"])
+    qgpu = statistics.median(runs["qgpu"])
+    return {
+        "direct_ns": round(direct),
+        "qgpu_ns": round(qgpu),
+        "ratio": round(qgpu / direct, 3),
+        "calls_per_round": n,
+        "rounds": ROUNDS,
+    }
+
+
+def passthrough_ioctl(d: str) -> tuple[Callable[[], None], Callable[[], None]]:
+    """SYS_PARAMS: an escape qgpu forwards unchanged after dispatching on its nr."""
+    fd = os.open(f"{d}/nvidiactl", os.O_RDWR)
+    buf = bytearray(8)
+    return (lambda: rm.ioctl(fd, rm.SYS_PARAMS, buf)), (lambda: os.close(fd))
+
+
+def rm_alloc_free(d: str) -> tuple[Callable[[], None], Callable[[], None]]:
+    """RM_ALLOC of a subdevice (decoded, forwarded with the caller's pointer) + RM_FREE."""
+    r = rm.Rm(dev=d)
+    status, dev = r.alloc(r.client, r.client, rm.DEVICE, struct.pack("<I52x", 0))
+    assert status == rm.OK, hex(status)
+    sub_params = struct.pack("<I", 0)
+
+    def call() -> None:
+        status, h = r.alloc(r.client, dev, rm.SUBDEVICE, sub_params)
+        assert status == rm.OK, hex(status)
+        r.free(h)
+        r.keep.clear()
+
+    return call, r.close
+
+
+def device_alloc_free(d: str) -> tuple[Callable[[], None], Callable[[], None]]:
+    """RM_ALLOC of NV01_DEVICE_0 (qgpu lends the GPU file for the call) + RM_FREE."""
+    r = rm.Rm(dev=d)
+
+    def call() -> None:
+        status, h = r.alloc(r.client, r.client, rm.DEVICE, struct.pack("<I52x", 0))
+        assert status == rm.OK, hex(status)
+        r.free(h)
+        r.keep.clear()
+
+    return call, r.close
+
+
+def open_close(d: str) -> tuple[Callable[[], None], Callable[[], None]]:
+    path = f"{d}/nvidia0"
+    return (lambda: os.close(os.open(path, os.O_RDWR))), (lambda: None)
+
+
+def main() -> int:
+    out_dir = Path(os.environ.get("QGPU_BENCH_RESULTS", "build/bench"))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with instance("bench") as inst:
+        results: dict[str, object] = {
+            "benchmark": "forward",
+            "what": "ns per call through /dev/qgpu/bench vs /dev (nvsim), ratio = qgpu / direct",
+            "ioctl_passthrough": measure(passthrough_ioctl, CALLS["ioctl"], inst),
+            "rm_alloc_free": measure(rm_alloc_free, CALLS["rm_alloc_free"], inst),
+            "device_alloc_free": measure(device_alloc_free, CALLS["device_alloc_free"], inst),
+            "open_close": measure(open_close, CALLS["open_close"], inst),
+            "mmap_munmap": {"skipped": "not yet supported by nvsim (no mmap in its fops)"},
+        }
+    path = out_dir / "forward.json"
+    path.write_text(json.dumps(results, indent=2) + "\n")
+    print(json.dumps(results, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

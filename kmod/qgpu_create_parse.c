@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Parsing of the `create` knob: "NAME [mem=SIZE] [core=PCT] [class=online|offline]".
+ *
+ * Strict on purpose: the operator's tools write these lines, and a typo that silently created an
+ * instance with default limits would be worse than an error. Any deviation is -EINVAL and the
+ * caller creates nothing.
+ */
+#include "qgpu_create_parse.h"
+
+static bool qgpu_is_space(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static bool qgpu_is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/**
+ * qgpu_name_valid() - whether a string is a valid instance name
+ * @name: the candidate (need not be NUL-terminated)
+ * @len: its length
+ *
+ * Return: true for [a-z0-9][a-z0-9_.-]{0,31}, false otherwise.
+ */
+bool qgpu_name_valid(const char *name, size_t len)
+{
+	size_t i;
+
+	if (!name || len < 1 || len > QGPU_NAME_MAX)
+		return false;
+	for (i = 0; i < len; i++) {
+		char c = name[i];
+
+		if ((c >= 'a' && c <= 'z') || qgpu_is_digit(c))
+			continue;
+		if (i > 0 && (c == '_' || c == '.' || c == '-'))
+			continue;
+		return false;
+	}
+	return true;
+}
+
+/**
+ * qgpu_parse_size() - parse a memory size
+ * @s: decimal digits with an optional binary suffix K, M, G or T (either case), or "max"
+ * @len: length of @s (not NUL-terminated)
+ * @out: the size in bytes; 0 for "max" (unlimited)
+ *
+ * A size of 0 is refused: an instance that can allocate nothing is a mistake, and 0 already
+ * means unlimited in struct qgpu_create_req.
+ *
+ * Return: 0 on success, -EINVAL for anything else, overflow of 64 bits included.
+ */
+int qgpu_parse_size(const char *s, size_t len, u64 *out)
+{
+	u64 v = 0, mult = 1;
+	size_t i, digits = len;
+
+	if (!s || !out || !len)
+		return -EINVAL;
+	if (len == 3 && !memcmp(s, "max", 3)) {
+		*out = 0;
+		return 0;
+	}
+	switch (s[len - 1]) {
+	case 'K': case 'k':
+		mult = 1ULL << 10;
+		break;
+	case 'M': case 'm':
+		mult = 1ULL << 20;
+		break;
+	case 'G': case 'g':
+		mult = 1ULL << 30;
+		break;
+	case 'T': case 't':
+		mult = 1ULL << 40;
+		break;
+	default:
+		break;
+	}
+	if (mult != 1)
+		digits--;
+	if (!digits || digits > 20)
+		return -EINVAL;
+	for (i = 0; i < digits; i++) {
+		u64 d;
+
+		if (!qgpu_is_digit(s[i]))
+			return -EINVAL;
+		d = (u64)(s[i] - '0');
+		if (v > (~0ULL - d) / 10)
+			return -EINVAL;
+		v = v * 10 + d;
+	}
+	if (!v || v > ~0ULL / mult)
+		return -EINVAL;
+	*out = v * mult;
+	return 0;
+}
+
+/* Parse a percentage QGPU_CORE_MIN..QGPU_CORE_MAX; at most 3 digits, no sign, no suffix. */
+static int qgpu_parse_core(const char *s, size_t len, u32 *out)
+{
+	u32 v = 0;
+	size_t i;
+
+	if (!len || len > 3)
+		return -EINVAL;
+	for (i = 0; i < len; i++) {
+		if (!qgpu_is_digit(s[i]))
+			return -EINVAL;
+		v = v * 10 + (u32)(s[i] - '0');
+	}
+	if (v < QGPU_CORE_MIN || v > QGPU_CORE_MAX)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static bool qgpu_token_is(const char *s, size_t len, const char *word)
+{
+	size_t n = strlen(word);
+
+	return len == n && !memcmp(s, word, n);
+}
+
+/* Seen flags, so that a key given twice is an error rather than "last one wins". */
+#define QGPU_SEEN_MEM	0x1u
+#define QGPU_SEEN_CORE	0x2u
+#define QGPU_SEEN_CLASS	0x4u
+
+/* One key=value token after the name. */
+static int qgpu_parse_option(const char *tok, size_t len, struct qgpu_create_req *req,
+			     u32 *seen)
+{
+	const char *eq = memchr(tok, '=', len);
+	const char *val;
+	size_t klen, vlen;
+
+	if (!eq)
+		return -EINVAL;
+	klen = (size_t)(eq - tok);
+	val = eq + 1;
+	vlen = len - klen - 1;
+
+	if (qgpu_token_is(tok, klen, "mem")) {
+		if (*seen & QGPU_SEEN_MEM)
+			return -EINVAL;
+		*seen |= QGPU_SEEN_MEM;
+		return qgpu_parse_size(val, vlen, &req->mem);
+	}
+	if (qgpu_token_is(tok, klen, "core")) {
+		if (*seen & QGPU_SEEN_CORE)
+			return -EINVAL;
+		*seen |= QGPU_SEEN_CORE;
+		return qgpu_parse_core(val, vlen, &req->core);
+	}
+	if (qgpu_token_is(tok, klen, "class")) {
+		if (*seen & QGPU_SEEN_CLASS)
+			return -EINVAL;
+		*seen |= QGPU_SEEN_CLASS;
+		if (qgpu_token_is(val, vlen, "online"))
+			req->cls = QGPU_CLASS_ONLINE;
+		else if (qgpu_token_is(val, vlen, "offline"))
+			req->cls = QGPU_CLASS_OFFLINE;
+		else
+			return -EINVAL;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/**
+ * qgpu_create_parse() - parse a line written to a GPU's `create` knob
+ * @buf: the bytes written (sysfs passes them NUL-terminated, but only @len counts)
+ * @len: their number; one trailing newline is allowed
+ * @req: filled on success; untouched fields keep their defaults (mem max, core 100, online)
+ *
+ * Tokens are separated by spaces or tabs. The first is the name (see qgpu_name_valid()), the
+ * others are mem=SIZE (qgpu_parse_size()), core=PCT (1..100) and class=online|offline, each at
+ * most once, in any order. A NUL byte, a second newline, an unknown key or a bad value is an
+ * error.
+ *
+ * Return: 0 on success, -EINVAL on any error.
+ */
+int qgpu_create_parse(const char *buf, size_t len, struct qgpu_create_req *req)
+{
+	size_t i = 0, start;
+	u32 seen = 0;
+	bool have_name = false;
+	int ret;
+
+	if (!buf || !req)
+		return -EINVAL;
+	if (len && buf[len - 1] == '\n')
+		len--;
+	for (i = 0; i < len; i++)
+		if (buf[i] == '\0' || buf[i] == '\n')
+			return -EINVAL;
+
+	memset(req, 0, sizeof(*req));
+	req->core = QGPU_CORE_MAX;
+	req->cls = QGPU_CLASS_ONLINE;
+
+	i = 0;
+	while (i < len) {
+		while (i < len && qgpu_is_space(buf[i]))
+			i++;
+		if (i == len)
+			break;
+		start = i;
+		while (i < len && !qgpu_is_space(buf[i]))
+			i++;
+		if (!have_name) {
+			if (!qgpu_name_valid(buf + start, i - start))
+				return -EINVAL;
+			memcpy(req->name, buf + start, i - start);
+			req->name[i - start] = '\0';
+			have_name = true;
+			continue;
+		}
+		ret = qgpu_parse_option(buf + start, i - start, req, &seen);
+		if (ret)
+			return ret;
+	}
+	return have_name ? 0 : -EINVAL;
+}
+
+/**
+ * qgpu_class_name() - the knob spelling of a class
+ * @cls: the class
+ *
+ * Return: "online" or "offline".
+ */
+const char *qgpu_class_name(enum qgpu_class cls)
+{
+	return cls == QGPU_CLASS_OFFLINE ? "offline" : "online";
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Pure parsing of what host root writes to a GPU's `create` knob, and the instance name rules.
+ * Builds in the kernel and in the user-space unit tests (see kmod/nvrm/nvrm_types.h for the
+ * rules such a file follows): no allocation, no kernel-only calls.
+ */
+#ifndef QGPU_CREATE_PARSE_H
+#define QGPU_CREATE_PARSE_H
+
+#include "nvrm/nvrm_types.h"
+
+/*
+ * Instance names: [a-z0-9][a-z0-9_.-]{0,31}. They become a directory under /dev/qgpu/ and under
+ * sysfs, so no '/', no leading '.' or '-', nothing a shell or a udev rule must quote.
+ */
+#define QGPU_NAME_MAX		32	/* characters, without the NUL */
+
+/* core= is a percentage of the physical GPU's compute. */
+#define QGPU_CORE_MIN		1
+#define QGPU_CORE_MAX		100
+
+/**
+ * enum qgpu_class - scheduling class of an instance
+ * @QGPU_CLASS_ONLINE: latency-sensitive; preempts offline instances (issue 6)
+ * @QGPU_CLASS_OFFLINE: batch work; yields to online instances
+ */
+enum qgpu_class {
+	QGPU_CLASS_ONLINE,
+	QGPU_CLASS_OFFLINE,
+};
+
+/**
+ * struct qgpu_create_req - a parsed `create` line
+ * @name: the instance name, NUL-terminated
+ * @mem: memory limit in bytes; 0 means unlimited ("max", the default)
+ * @core: compute share in percent, QGPU_CORE_MIN..QGPU_CORE_MAX (default 100)
+ * @cls: scheduling class (default online)
+ */
+struct qgpu_create_req {
+	char name[QGPU_NAME_MAX + 1];
+	u64 mem;
+	u32 core;
+	enum qgpu_class cls;
+};
+
+bool qgpu_name_valid(const char *name, size_t len);
+int qgpu_parse_size(const char *s, size_t len, u64 *out);
+int qgpu_create_parse(const char *buf, size_t len, struct qgpu_create_req *req);
+const char *qgpu_class_name(enum qgpu_class cls);
+
+#endif /* QGPU_CREATE_PARSE_H */

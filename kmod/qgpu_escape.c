@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qgpu: decoding and forwarding the ioctls of instance nodes.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/ioctl.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "qgpu_internal.h"
+
+/**
+ * DOC: ioctl decode
+ *
+ * The NVIDIA driver dispatches on _IOC_NR(cmd) and _IOC_SIZE(cmd) only (reference 1.2), so does
+ * qgpu. Decoded escapes on nvidiactl / nvidia0 proxies:
+ *
+ * - IOCTL_XFER_CMD: unwrapped (outer size 16, inner size at most 16383, no nesting; -EINVAL
+ *   otherwise) and handled exactly like the direct call with the inner nr, size and pointer. It
+ *   is forwarded as that direct ioctl, never as XFER: the driver would read the inner nr from
+ *   user memory again, which another thread may have changed since qgpu decided on it. An inner
+ *   size of exactly 16384, which the driver accepts but an ioctl number cannot encode, is refused
+ *   with -EINVAL (no escape of 525-595 has parameters that large).
+ * - CARD_INFO: answered by qgpu from what the backend reported at load: the instance's GPU alone,
+ *   in slot 0, with minor_number 0; the other slots zeroed. Size and device checks as the
+ *   driver's (-EINVAL). Never forwarded, so the other GPUs are never written to tenant memory.
+ * - ATTACH_GPUS_TO_FD: every id must be the instance's GPU's gpu_id (-EINVAL otherwise). The ids
+ *   keep their real values: the tenant sees its GPU's real gpu_id in CARD_INFO, and
+ *   NV0000 GPU_GET_ID_INFO_V2 and NV01_DEVICE_0 allocations use the real gpu_id and device
+ *   instance, unchanged (only the minor number is renumbered, because it names a device node).
+ * - REGISTER_FD, RM_MAP_MEMORY, RM_ALLOC_MEMORY, and RM_CONTROL of the NV0000 OS_UNIX
+ *   export/import controls, NV00FD ATTACH_GPU and NV00E0 EXPORT_MEM: fd arguments translated
+ *   (DOC: fd translation). A refused fd is -EINVAL for REGISTER_FD (as the driver answers a bad
+ *   ctl fd) and NV_ERR_INVALID_ARGUMENT in the status field for the RM escapes.
+ * - RM_ALLOC of NV01_DEVICE_0: the instance's real GPU file is made visible for the call (DOC: fd
+ *   translation), which also confines the allocation to the instance's GPU.
+ * - Escapes the decoder does not know (nvrm_ioctl_name() is "UNKNOWN") are counted per GPU and,
+ *   with the GPU's unknown_escapes knob at "refuse", failed with -EINVAL.
+ * - Everything else is forwarded unchanged, with the caller's pointer: qgpu decided nothing about
+ *   it. That includes ALLOC/FREE_OS_EVENT (their fd is only a key the driver never resolves) and
+ *   EXPORT_TO_DMABUF_FD (the driver only accepts its own dma-bufs, which a tenant only gets
+ *   for its own memory), and FINN-serialized controls.
+ *
+ * UVM (nvidia-uvm proxies; raw command numbers, not _IOC-encoded): UVM_MM_INITIALIZE and
+ * UVM_TOOLS_INIT_EVENT_TRACKER have their uvmFd translated (a refused fd is -EINVAL);
+ * UVM_REGISTER_GPU gets the GPU-file treatment of device allocations; the rest is forwarded.
+ */
+
+/**
+ * DOC: what the driver reads is what qgpu decided
+ *
+ * qgpu never lets a decision rest on user memory that the driver reads again later:
+ *
+ * - gating is on the nr of cmd (a register, not user memory), or on the inner nr of an XFER that
+ *   qgpu then forwards as a direct ioctl with that nr in cmd;
+ * - CARD_INFO is answered from kernel data, not filtered after the driver wrote it;
+ * - fd translation does not depend on which fd number the driver finally reads (DOC: fd
+ *   translation), and the device-allocation check is the driver's own, on files qgpu chose;
+ * - checks that only spare the tenant a pointless call (ATTACH_GPUS_TO_FD ids, the class that
+ *   triggers the GPU-file treatment) decide nothing the driver does not check again.
+ *
+ * Issue 5 (memory limits) must decide on class, size and attr of allocations, which RM copies
+ * from user memory itself (NVOS21/64, NV_MEMORY_ALLOCATION_PARAMS, NVOS32). Recommended: charge
+ * from RM's own record, not from the request. Before forwarding, decode the kernel copy and
+ * reserve (try_charge) the requested size as a fast, honest-path refusal; forward with the
+ * caller's pointers; after RM succeeded, ask RM what it actually created for the returned
+ * handle through a kernel RM client the tenant cannot touch (nvidia_get_rm_ops(), nvsim's
+ * equivalent: dup the handle, then NV0000 GET_HANDLE_INFO for the class and NV0041
+ * GET_SURFACE_INFO / the memory's size), and reconcile the reservation with that. If RM made
+ * something larger than reserved, or vidmem where the request said sysmem, and the instance is
+ * over its limit, free the object at once (RM_FREE through the tenant's client on its real ctl
+ * file) and return NV_ERR_NO_MEMORY. A hostile sibling can then only make its own allocation
+ * fail, never exceed the limit for longer than that one call. The alternative, handing RM a
+ * copy in memory the tenant cannot write, needs a read-only VMA that cannot be unmapped or
+ * replaced during the call, which the mm does not offer before mseal() (6.10).
+ */
+
+/* What a refused fd looks like to the tenant: an errno, or a status field of the escape. */
+#define QGPU_REFUSE_ERRNO	UINT_MAX
+
+/**
+ * qgpu_forward_ioctl() - issue an ioctl on a backend file
+ * @real: the backend file
+ * @cmd: the command (rebuilt for an unwrapped XFER)
+ * @arg: the argument, a user pointer
+ * @compat: use the backend's compat_ioctl (the caller is a 32-bit process)
+ *
+ * Context: the caller's process context; no qgpu lock other than an fd-table lock is held.
+ * Return: what the driver returns; -ENOTTY if it has no such entry point.
+ */
+long qgpu_forward_ioctl(struct file *real, unsigned int cmd, unsigned long arg, bool compat)
+{
+	if (compat) {
+		if (!real->f_op->compat_ioctl)
+			return -ENOTTY;
+		return real->f_op->compat_ioctl(real, cmd, arg);
+	}
+	return vfs_ioctl(real, cmd, arg);
+}
+
+/* CARD_INFO from the GPU's entry at load, renumbered to GPU 0 (see DOC: ioctl decode). */
+static long qgpu_card_info(struct qgpu_file *qf, void __user *uarg, u32 size)
+{
+	const struct qgpu_gpu *gpu = qf->inst->gpu;
+	struct nvrm_card_info *cards;
+	long ret = 0;
+
+	if (qf->node != QGPU_NODE_CTL || !size || size % sizeof(*cards))
+		return -EINVAL;
+	cards = kzalloc(size, GFP_KERNEL);
+	if (!cards)
+		return -ENOMEM;
+	cards[0] = gpu->card;
+	cards[0].minor_number = 0;
+	if (!strncmp((const char *)cards[0].dev_name, "nvidia", 6)) {
+		memset(cards[0].dev_name, 0, sizeof(cards[0].dev_name));
+		strscpy((char *)cards[0].dev_name, "nvidia0", sizeof(cards[0].dev_name));
+	}
+	if (copy_to_user(uarg, cards, size))
+		ret = -EFAULT;
+	kfree(cards);
+	return ret;
+}
+
+/* ATTACH_GPUS_TO_FD: only the instance's GPU may be named. */
+static long qgpu_attach_gpus(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,
+			     bool compat)
+{
+	u32 gpu_id = qf->inst->gpu->card.gpu_id;
+	u32 *ids;
+	u32 i;
+
+	if (qf->node != QGPU_NODE_CTL || !size || size % sizeof(u32))
+		return -EINVAL;
+	ids = memdup_user((void __user *)arg, size);
+	if (IS_ERR(ids))
+		return PTR_ERR(ids);
+	for (i = 0; i < size / sizeof(u32); i++) {
+		if (ids[i] != gpu_id) {
+			kfree(ids);
+			return -EINVAL;
+		}
+	}
+	kfree(ids);
+	return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+}
+
+/* Store an fd number as an s32 or, for @wide, an NvU64 descriptor. */
+static int qgpu_put_fd(void __user *ufd, bool wide, int fd)
+{
+	u64 fd64 = (u64)fd;
+
+	if (wide)
+		return copy_to_user(ufd, &fd64, sizeof(fd64)) ? -EFAULT : 0;
+	return put_user((s32)fd, (s32 __user *)ufd);
+}
+
+/**
+ * qgpu_forward_with_fd() - forward a call whose parameters carry one fd number
+ * @qf: the proxy the call was issued on
+ * @cmd: the command to forward
+ * @arg: the parameters (user pointer)
+ * @ufd: where in user memory the fd is
+ * @wide: the fd is stored as a u64 (NvU64 devDescriptor), else as an s32
+ * @ustatus: where a refusal's RM status goes, or NULL to refuse with -EINVAL
+ * @compat: forward to compat_ioctl
+ *
+ * Context: the caller's process context; holds the caller's fd-table lock around the call.
+ * Return: what the driver returns; -EINVAL (refused fd without @ustatus), -EFAULT.
+ */
+static long qgpu_forward_with_fd(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
+				 void __user *ufd, bool wide, u32 __user *ustatus, bool compat)
+{
+	struct qgpu_xlate x;
+	int fd, real_fd;
+	u64 fd64 = 0;
+	s32 fd32 = 0;
+	long ret;
+
+	if (wide ? copy_from_user(&fd64, ufd, sizeof(fd64)) : get_user(fd32, (s32 __user *)ufd))
+		return -EFAULT;
+	/* A descriptor that is no int is no fd: the driver rejects it as it is. */
+	if (wide && fd64 > INT_MAX)
+		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	fd = wide ? (int)fd64 : fd32;
+
+	qgpu_xlate_begin(&x);
+	ret = qgpu_xlate_fd(&x, qf, fd, &real_fd);
+	if (ret == -EINVAL && ustatus) {
+		ret = put_user(NVRM_ERR_INVALID_ARGUMENT, ustatus) ? -EFAULT : 0;
+		goto out_end;
+	}
+	if (ret)
+		goto out_end;
+	if (real_fd != fd && qgpu_put_fd(ufd, wide, real_fd)) {
+		ret = -EFAULT;
+		goto out_end;
+	}
+	ret = qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	/* The caller sees its own fd number again, as after a direct call. */
+	if (real_fd != fd && qgpu_put_fd(ufd, wide, fd))
+		ret = -EFAULT;
+out_end:
+	qgpu_xlate_end(&x);
+	return ret;
+}
+
+/* A call that needs the instance's GPU file visible, and no fd translated. */
+static long qgpu_forward_gpu_visible(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
+				     bool compat)
+{
+	struct qgpu_xlate x;
+	long ret;
+
+	qgpu_xlate_begin(&x);
+	ret = qgpu_xlate_gpu_visible(&x, qf);
+	if (!ret)
+		ret = qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	qgpu_xlate_end(&x);
+	return ret;
+}
+
+/* RM_ALLOC: a device allocation gets the GPU-file treatment. */
+static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,
+			  bool compat)
+{
+	u8 buf[sizeof(struct nvrm_nvos64_v535)];
+	struct nvrm_alloc a;
+
+	if (size > sizeof(buf) || copy_from_user(buf, (void __user *)arg, size) ||
+	    nvrm_alloc_decode(&qf->inst->gpu->abi, buf, size, &a))
+		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	/*
+	 * The class is read once more by RM; if another thread changes it, RM either allocates
+	 * something else with the GPU file visible (harmless: it is the instance's own) or a device
+	 * without it (refused by RM). Nothing here is a decision RM does not check again.
+	 */
+	if (a.hclass == NVRM_CLASS_NV01_DEVICE_0)
+		return qgpu_forward_gpu_visible(qf, cmd, arg, compat);
+	return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+}
+
+/* Where an RM control's parameters carry an fd (reference 1.4), or false. */
+static bool qgpu_control_fd(const struct nvrm_control *c, u32 *off, bool *wide)
+{
+	u32 need;
+
+	*wide = false;
+	switch (c->cmd) {
+	case NVRM_CTRL_CMD_OS_UNIX_EXPORT_OBJECT_TO_FD:
+		*off = offsetof(struct nvrm_os_unix_export_object_to_fd, fd);
+		break;
+	case NVRM_CTRL_CMD_OS_UNIX_IMPORT_OBJECT_FROM_FD:
+	case NVRM_CTRL_CMD_OS_UNIX_GET_EXPORT_OBJECT_INFO:
+	case NVRM_CTRL_CMD_OS_UNIX_EXPORT_OBJECTS_TO_FD:
+	case NVRM_CTRL_CMD_OS_UNIX_IMPORT_OBJECTS_FROM_FD:
+		*off = 0;
+		break;
+	case NVRM_CTRL_CMD_OS_UNIX_CREATE_EXPORT_OBJECT_FD:
+		*off = NVRM_OS_UNIX_CREATE_EXPORT_OBJECT_FD_FD_OFFSET;
+		break;
+	case NVRM_CTRL_CMD_NV00FD_ATTACH_GPU:
+		*off = offsetof(struct nvrm_nv00fd_attach_gpu, dev_descriptor);
+		*wide = true;
+		break;
+	case NVRM_CTRL_CMD_NV00E0_EXPORT_MEM:
+		*off = NVRM_NV00E0_EXPORT_MEM_DEV_DESCRIPTOR_OFFSET;
+		*wide = true;
+		break;
+	default:
+		return false;
+	}
+	need = *off + (*wide ? sizeof(u64) : sizeof(s32));
+	return !c->finn_serialized && c->params_ptr && c->params_size >= need;
+}
+
+/* RM_CONTROL: the fd-carrying controls get their fd translated. */
+static long qgpu_rm_control(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,
+			    bool compat)
+{
+	struct nvrm_nvos54 raw;
+	struct nvrm_control c;
+	u32 __user *ustatus;
+	bool wide;
+	u32 off;
+
+	if (size != sizeof(raw) || copy_from_user(&raw, (void __user *)arg, size) ||
+	    nvrm_control_decode(&raw, size, &c) || !qgpu_control_fd(&c, &off, &wide))
+		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	ustatus = (u32 __user *)(arg + offsetof(struct nvrm_nvos54, status));
+	return qgpu_forward_with_fd(qf, cmd, arg, u64_to_user_ptr(c.params_ptr + off), wide,
+				    ustatus, compat);
+}
+
+/* REGISTER_FD, RM_MAP_MEMORY, RM_ALLOC_MEMORY: an fd at a fixed place of the escape's struct. */
+static long qgpu_fd_escape(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,
+			   u32 fd_off, u32 status_off, bool compat)
+{
+	u32 __user *ustatus = NULL;
+
+	if (size < fd_off + sizeof(s32))
+		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	if (status_off != QGPU_REFUSE_ERRNO)
+		ustatus = (u32 __user *)(arg + status_off);
+	return qgpu_forward_with_fd(qf, cmd, arg, (void __user *)(arg + fd_off), false, ustatus,
+				    compat);
+}
+
+/**
+ * qgpu_escape_ioctl() - an ioctl on a nvidiactl or nvidia0 proxy
+ * @file: the proxy
+ * @cmd: the caller's command
+ * @arg: the caller's argument (already a native pointer for a compat caller)
+ * @compat: the caller is a 32-bit process
+ *
+ * See DOC: ioctl decode.
+ *
+ * Context: the caller's process context.
+ * Return: what the driver returns, or qgpu's own refusal (-EINVAL, -EFAULT, -ENOMEM).
+ */
+long qgpu_escape_ioctl(struct file *file, unsigned int cmd, unsigned long arg, bool compat)
+{
+	struct qgpu_file *qf = file->private_data;
+	struct qgpu_gpu *gpu = qf->inst->gpu;
+	u32 nr = _IOC_NR(cmd);
+	u32 size = _IOC_SIZE(cmd);
+
+	if (nr == NVRM_ESC_IOCTL_XFER_CMD) {
+		struct nvrm_xfer_req req;
+		struct nvrm_xfer xfer;
+
+		if (size != sizeof(xfer))
+			return -EINVAL;
+		if (copy_from_user(&xfer, (void __user *)arg, sizeof(xfer)))
+			return -EFAULT;
+		if (nvrm_xfer_decode(&xfer, size, &req) || req.size > _IOC_SIZEMASK)
+			return -EINVAL;
+		nr = req.nr;
+		size = req.size;
+		arg = (unsigned long)req.ptr;
+		cmd = _IOC(_IOC_READ | _IOC_WRITE, NVRM_IOCTL_MAGIC, nr, size);
+	}
+
+	if (!strcmp(nvrm_ioctl_name(nr), "UNKNOWN")) {
+		atomic64_inc(&gpu->unknown_escapes);
+		if (READ_ONCE(gpu->refuse_unknown_escapes))
+			return -EINVAL;
+		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	}
+
+	switch (nr) {
+	case NVRM_ESC_CARD_INFO:
+		return qgpu_card_info(qf, (void __user *)arg, size);
+	case NVRM_ESC_ATTACH_GPUS_TO_FD:
+		return qgpu_attach_gpus(qf, cmd, arg, size, compat);
+	case NVRM_ESC_REGISTER_FD:
+		return qgpu_fd_escape(qf, cmd, arg, size, offsetof(struct nvrm_register_fd, ctl_fd),
+				      QGPU_REFUSE_ERRNO, compat);
+	case NVRM_ESC_RM_MAP_MEMORY:
+		if (size != sizeof(struct nvrm_nvos33_with_fd))
+			break;
+		return qgpu_fd_escape(qf, cmd, arg, size,
+				      offsetof(struct nvrm_nvos33_with_fd, fd),
+				      offsetof(struct nvrm_nvos33, status), compat);
+	case NVRM_ESC_RM_ALLOC_MEMORY:
+		if (size != sizeof(struct nvrm_nvos02_with_fd))
+			break;
+		return qgpu_fd_escape(qf, cmd, arg, size,
+				      offsetof(struct nvrm_nvos02_with_fd, fd),
+				      offsetof(struct nvrm_nvos02, status), compat);
+	case NVRM_ESC_RM_CONTROL:
+		return qgpu_rm_control(qf, cmd, arg, size, compat);
+	case NVRM_ESC_RM_ALLOC:
+		return qgpu_rm_alloc(qf, cmd, arg, size, compat);
+	default:
+		break;
+	}
+	return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+}
+
+/**
+ * qgpu_uvm_ioctl() - an ioctl on a nvidia-uvm proxy
+ * @file: the proxy
+ * @cmd: the UVM command (a plain number, not _IOC-encoded)
+ * @arg: the caller's argument (already a native pointer for a compat caller)
+ * @compat: the caller is a 32-bit process
+ *
+ * Context: the caller's process context.
+ * Return: what the driver returns, or -EINVAL for a refused uvmFd, -EFAULT.
+ */
+long qgpu_uvm_ioctl(struct file *file, unsigned int cmd, unsigned long arg, bool compat)
+{
+	struct qgpu_file *qf = file->private_data;
+
+	switch (cmd) {
+	case NVRM_UVM_MM_INITIALIZE:
+		return qgpu_forward_with_fd(qf, cmd, arg, (void __user *)arg, false, NULL, compat);
+	case NVRM_UVM_TOOLS_INIT_EVENT_TRACKER:
+		return qgpu_forward_with_fd(qf, cmd, arg,
+					    (void __user *)(arg +
+						NVRM_UVM_TOOLS_INIT_EVENT_TRACKER_UVM_FD_OFFSET),
+					    false, NULL, compat);
+	case NVRM_UVM_REGISTER_GPU:
+		return qgpu_forward_gpu_visible(qf, cmd, arg, compat);
+	default:
+		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	}
+}

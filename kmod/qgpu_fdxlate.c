@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qgpu: fd arguments and the GPU-file check, by making real files visible in the caller's fd
+ * table for the duration of one forwarded call.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fdtable.h>
+#include <linux/file.h>
+#include <linux/bits.h>
+#include <linux/hash.h>
+#include <linux/mutex.h>
+#include <linux/sched/signal.h>
+
+#include "qgpu_internal.h"
+
+/**
+ * DOC: fd translation
+ *
+ * The NVIDIA driver resolves fd numbers in the *calling* process's fd table and requires them to
+ * be its own files (major 195 or its f_op; reference sections 0.1 and 1.4); it also requires a
+ * real /dev/nvidiaN of the GPU to be open in the caller to allocate a device or register a GPU
+ * with UVM (nv_is_gpu_accessible walks current->files). A tenant holds only proxy files. For a
+ * call that needs it, qgpu therefore:
+ *
+ * 1. takes the caller's fd-table lock (one of QGPU_XLATE_LOCKS mutexes, hashed by the
+ *    files_struct), so that two translated calls of one process never overlap;
+ * 2. installs the real file behind one of the caller's *own instance's* proxies at a free fd
+ *    (get_unused_fd_flags(O_CLOEXEC) + fd_install(get_file(real))): for an fd argument, the
+ *    real file of the proxy the argument names; for the GPU-file check, the real GPU file of one
+ *    of the caller's open nvidia0 proxies of the same instance (so, as with the driver, the
+ *    caller must hold an instance nvidia0 open);
+ * 3. rewrites the fd field and forwards the call;
+ * 4. takes the fds out again (close_fd_get_file + filp_close), restores the caller's fd number
+ *    in the parameters, checks no copy of an installed file was left in the table, and unlocks.
+ *
+ * Why this is safe against a hostile process (its other threads can rewrite the parameters
+ * after qgpu looked at them, and the driver reads them again): whatever fd number the driver
+ * ends up reading, the only backend files it can find in the caller's table are the ones step 2
+ * installed, which are the caller's own instance's. An argument naming anything else that the
+ * driver would accept (a real node the process got some other way, another instance's proxy)
+ * is refused before forwarding.
+ *
+ * Residual risk, by construction of fd tables: while a translated call runs, another thread of
+ * the process can dup() the temporary fd and keep a real file of its own instance, escaping
+ * qgpu's decoding (not the instance: it is still its own GPU, its own files). Step 4 detects a
+ * copy left in the fd table, or a temporary fd replaced by dup2(), and kills the process
+ * (SIGKILL), which closes every copy; only a copy sent to another process over a unix socket
+ * within that window escapes detection. A scheme without the window needs a private fd table
+ * for the call (unshare_files() is not exported to modules), or the driver's cooperation.
+ */
+
+#define QGPU_XLATE_LOCK_BITS	6
+#define QGPU_XLATE_LOCKS	BIT(QGPU_XLATE_LOCK_BITS)
+
+/* Serialise translated calls per fd table (hashed; collisions only serialise more). */
+static struct mutex qgpu_xlate_locks[QGPU_XLATE_LOCKS];
+
+/**
+ * qgpu_fdxlate_init() - set up the translation locks
+ *
+ * Context: module init, before any node exists.
+ */
+void qgpu_fdxlate_init(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < QGPU_XLATE_LOCKS; i++)
+		mutex_init(&qgpu_xlate_locks[i]);
+}
+
+/**
+ * qgpu_xlate_begin() - start a call that may install real files in the caller's fd table
+ * @x: state for qgpu_xlate_fd(), qgpu_xlate_gpu_visible() and qgpu_xlate_end()
+ *
+ * Context: process context; sleeps on the caller's fd-table lock.
+ */
+void qgpu_xlate_begin(struct qgpu_xlate *x)
+{
+	x->n = 0;
+	x->lock = &qgpu_xlate_locks[hash_ptr(current->files, QGPU_XLATE_LOCK_BITS)];
+	mutex_lock(x->lock);
+}
+
+/* Install @real (a reference the caller hands over) at a free fd of the caller. */
+static int qgpu_xlate_install(struct qgpu_xlate *x, struct file *real)
+{
+	int fd;
+
+	if (WARN_ON(x->n == ARRAY_SIZE(x->fd))) {
+		fput(real);
+		return -EINVAL;
+	}
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0) {
+		fput(real);
+		return fd;
+	}
+	x->fd[x->n] = fd;
+	x->file[x->n] = real;
+	x->n++;
+	fd_install(fd, get_file(real));
+	return fd;
+}
+
+/* A file the backend driver would accept as its own, other than through translation. */
+static bool qgpu_is_backend_file(struct file *f)
+{
+	unsigned int i;
+
+	if (S_ISCHR(file_inode(f)->i_mode) && imajor(file_inode(f)) == 195)
+		return true;
+	for (i = 0; i < QGPU_NODES; i++)
+		if (qgpu_backend_fops[i] && f->f_op == qgpu_backend_fops[i])
+			return true;
+	return false;
+}
+
+/**
+ * qgpu_xlate_fd() - translate an fd argument of a forwarded call
+ * @x: from qgpu_xlate_begin()
+ * @qf: the proxy the call was issued on
+ * @fd: the fd number the caller passed
+ * @real_fd: set to the number to forward: a temporary fd of the real file behind @fd if @fd is
+ *	a proxy of @qf's instance, else @fd unchanged
+ *
+ * Numbers that are not open, and files the driver rejects anyway (anything that is neither a
+ * backend file nor a qgpu proxy), are passed through untouched, so that the driver answers them
+ * as it would answer the caller directly (some calls ignore the fd field).
+ *
+ * Return: 0, -EINVAL if @fd names another instance's proxy or a real backend file, or the
+ * error of installing the temporary fd.
+ */
+int qgpu_xlate_fd(struct qgpu_xlate *x, struct qgpu_file *qf, int fd, int *real_fd)
+{
+	struct qgpu_file *other;
+	struct file *f;
+	int ret = 0;
+
+	*real_fd = fd;
+	if (fd < 0)
+		return 0;
+	f = fget(fd);
+	if (!f)
+		return 0;
+	if (f->f_op == &qgpu_fops) {
+		other = f->private_data;
+		if (other->inst != qf->inst) {
+			ret = -EINVAL;
+			goto out_put;
+		}
+		ret = qgpu_xlate_install(x, get_file(other->real));
+		if (ret >= 0) {
+			*real_fd = ret;
+			ret = 0;
+		}
+	} else if (qgpu_is_backend_file(f)) {
+		ret = -EINVAL;
+	}
+out_put:
+	fput(f);
+	return ret;
+}
+
+struct qgpu_gpu_file_match {
+	struct qgpu_instance *inst;
+	struct file *real;
+};
+
+/* iterate_fd() callback, under the table's file_lock: an open nvidia0 proxy of the instance. */
+static int qgpu_match_gpu_proxy(const void *data, struct file *f, unsigned int fd)
+{
+	struct qgpu_gpu_file_match *m = (struct qgpu_gpu_file_match *)data;
+	struct qgpu_file *qf;
+
+	if (f->f_op != &qgpu_fops)
+		return 0;
+	qf = f->private_data;
+	if (qf->inst != m->inst || qf->node != QGPU_NODE_GPU)
+		return 0;
+	m->real = get_file(qf->real);
+	return 1;
+}
+
+/**
+ * qgpu_xlate_gpu_visible() - let the driver's GPU-file check see the instance's GPU
+ * @x: from qgpu_xlate_begin()
+ * @qf: the proxy the call was issued on
+ *
+ * Installs the real GPU file behind one of the caller's open nvidia0 proxies of @qf's instance.
+ * Without one, nothing is installed and the driver refuses the call as it would refuse the
+ * caller directly (NV_ERR_INSUFFICIENT_PERMISSIONS). Only files of the instance's own GPU are
+ * ever installed, so the check also keeps a tenant from allocating another GPU's device.
+ *
+ * Return: 0, or the error of installing the temporary fd.
+ */
+int qgpu_xlate_gpu_visible(struct qgpu_xlate *x, struct qgpu_file *qf)
+{
+	struct qgpu_gpu_file_match m = { .inst = qf->inst };
+	int ret;
+
+	iterate_fd(current->files, 0, qgpu_match_gpu_proxy, &m);
+	if (!m.real)
+		return 0;
+	ret = qgpu_xlate_install(x, m.real);
+	return ret < 0 ? ret : 0;
+}
+
+/* iterate_fd() callback: a copy of one of the installed files. */
+static int qgpu_match_installed(const void *data, struct file *f, unsigned int fd)
+{
+	const struct qgpu_xlate *x = data;
+	unsigned int i;
+
+	for (i = 0; i < x->n; i++)
+		if (f == x->file[i])
+			return 1;
+	return 0;
+}
+
+/**
+ * qgpu_xlate_end() - take the installed files out of the caller's fd table again
+ * @x: from qgpu_xlate_begin()
+ *
+ * A temporary fd that no longer holds the file qgpu put there, or a copy of an installed file
+ * left elsewhere in the table, means another thread of the caller grabbed it: the process is
+ * killed (DOC: fd translation).
+ *
+ * Context: process context; releases the caller's fd-table lock.
+ */
+void qgpu_xlate_end(struct qgpu_xlate *x)
+{
+	bool leaked = false;
+	struct file *f;
+	unsigned int i;
+
+	for (i = 0; i < x->n; i++) {
+		f = close_fd_get_file(x->fd[i]);
+		if (f != x->file[i])
+			leaked = true;
+		if (!IS_ERR_OR_NULL(f))
+			filp_close(f, current->files);
+	}
+	if (x->n && iterate_fd(current->files, 0, qgpu_match_installed, x))
+		leaked = true;
+	for (i = 0; i < x->n; i++)
+		fput(x->file[i]);
+	mutex_unlock(x->lock);
+	if (leaked) {
+		pr_warn_ratelimited("process %d (%s) copied a backend file qgpu lent it for one call; killing it\n",
+				    task_tgid_nr(current), current->comm);
+		send_sig(SIGKILL, current, 1);
+	}
+}

@@ -1,0 +1,265 @@
+"""qgpu forwarding: the RM flow through an instance's nodes behaves as it does on nvsim's own.
+
+Every check runs the same calls directly against nvsim (/dev) and through an instance
+(/dev/qgpu/NAME) and compares; the instance's GPU is always nvidia0 and CARD_INFO's GPU 0.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import json
+import mmap
+import os
+import select
+import struct
+import subprocess
+from collections.abc import Iterator
+
+import pytest
+import rm
+from kernel import PROJECT, insmod, is_loaded, rmmod
+from qgpu_sysfs import gpu_dir, instance, read
+from rm import Rm
+
+LOAD = PROJECT / "build" / "bin" / "nvsim-load"
+
+
+@pytest.fixture
+def inst() -> Iterator[str]:
+    with instance("fwd") as d:
+        yield d
+
+
+def reload(*nvsim_params: str) -> None:
+    for name in ("qgpu", "nvsim"):
+        if is_loaded(name):
+            assert rmmod(name).returncode == 0
+    for name, params in (("nvsim", nvsim_params), ("qgpu", ())):
+        r = insmod(name, *params)
+        assert r.returncode == 0, r.stderr
+
+
+def fb_bytes() -> int:
+    return int(rm.param("fb_mib")) << 20
+
+
+def errno_of(fn: object, *args: object) -> int:
+    try:
+        fn(*args)  # type: ignore[operator]
+    except OSError as e:
+        return e.errno
+    return 0
+
+
+def rm_flow(r: Rm) -> list[object]:
+    """The libcuda-like bring-up and an allocation; returns every observable result."""
+    out: list[object] = []
+    cards = rm.card_info(r.ctl)
+    out.append([(minor, fb) for _, minor, fb in cards])
+    status, devinst = r.device_instance(cards[0][0])
+    out.append((status, devinst))
+    status, dev = r.alloc(r.client, r.client, rm.DEVICE, struct.pack("<I52x", devinst))
+    out.append(status)
+    status, sub = r.alloc(r.client, dev, rm.SUBDEVICE, struct.pack("<I", 0))
+    out.append(status)
+    out.append(r.fb_info(sub, rm.FB_TOTAL_RAM_SIZE, rm.FB_HEAP_FREE))
+    status, h, size = r.vidmem(dev, 1000)
+    out.append((status, size))
+    out.append(r.fb_free_bytes(sub))
+    out.append(r.vidmem(dev, fb_bytes())[0])  # NO_MEMORY
+    out.append(r.alloc(r.client, dev, 0xBEEF)[0])  # INVALID_CLASS
+    out.append(r.free(h))
+    out.append(r.free(h))  # double free
+    out.append(r.fb_free_bytes(sub))
+    return out
+
+
+@pytest.mark.parametrize("xfer", [False, True], ids=["direct", "xfer"])
+def test_rm_flow_gives_the_same_results(inst: str, xfer: bool) -> None:
+    direct = Rm(xfer=xfer)
+    try:
+        expected = rm_flow(direct)
+    finally:
+        direct.close()
+    proxied = Rm(xfer=xfer, dev=inst)
+    try:
+        assert rm_flow(proxied) == expected
+    finally:
+        proxied.close()
+
+
+def test_memory_is_shared_with_the_driver(inst: str) -> None:
+    watcher = Rm()
+    _, wsub = watcher.device()
+    r = Rm(dev=inst)
+    try:
+        dev, _ = r.device()
+        assert r.vidmem(dev, 1 << 30)[0] == rm.OK
+        assert watcher.fb_free_bytes(wsub) == fb_bytes() - (1 << 30)
+    finally:
+        r.close()
+    assert watcher.fb_free_bytes(wsub) == fb_bytes()
+    watcher.close()
+
+
+def test_errors_are_the_drivers(inst: str) -> None:
+    for d in ("/dev", inst):
+        ctl = os.open(f"{d}/nvidiactl", os.O_RDWR)
+        gpu = os.open(f"{d}/nvidia0", os.O_RDWR)
+        try:
+            assert errno_of(rm.ioctl, gpu, rm.CARD_INFO, bytearray(72)) == errno.EINVAL
+            assert errno_of(rm.ioctl, ctl, rm.CARD_INFO, bytearray(71)) == errno.EINVAL
+            assert errno_of(rm.ioctl, gpu, rm.RM_ALLOC, bytearray(48)) == errno.EINVAL
+            assert errno_of(rm.ioctl, ctl, rm.RM_ALLOC, bytearray(40)) == errno.EINVAL
+            assert errno_of(rm.ioctl, ctl, rm.XFER, bytearray(24)) == errno.EINVAL
+            nested = bytearray(rm.XFER_S.pack(rm.XFER, 16, 0))
+            assert errno_of(rm.ioctl, ctl, rm.XFER, nested) == errno.EINVAL
+            big = bytearray(rm.XFER_S.pack(rm.RM_ALLOC, 16385, 0))
+            assert errno_of(rm.ioctl, ctl, rm.XFER, big) == errno.EINVAL
+            bad = bytearray(struct.pack("<II64s", 0, 0, b"1.0"))
+            assert errno_of(rm.ioctl, ctl, rm.CHECK_VERSION_STR, bad) == errno.EINVAL
+            query = bytearray(struct.pack("<II64s", ord("2"), 0, b""))
+            rm.ioctl(ctl, rm.CHECK_VERSION_STR, query)
+            assert query[8:].split(b"\0")[0].decode() == rm.param("abi_version")
+            assert errno_of(rm.ioctl, ctl, rm.SYS_PARAMS, bytearray(8)) == 0
+        finally:
+            os.close(gpu)
+            os.close(ctl)
+
+
+def test_device_needs_the_instance_gpu_open(inst: str) -> None:
+    r = Rm(gpu=None, dev=inst)
+    try:
+        status, _ = r.alloc(r.client, r.client, rm.DEVICE, struct.pack("<I52x", 0))
+        assert status == rm.INSUFFICIENT_PERMISSIONS
+        real = os.open("/dev/nvidia0", os.O_RDWR)  # a real GPU file does not count for qgpu
+        os.close(real)
+        gpu = os.open(f"{inst}/nvidia0", os.O_RDWR)
+        try:
+            status, _ = r.alloc(r.client, r.client, rm.DEVICE, struct.pack("<I52x", 0))
+            assert status == rm.OK
+        finally:
+            os.close(gpu)
+    finally:
+        r.close()
+
+
+def test_no_backend_file_is_left_in_the_fd_table(inst: str) -> None:
+    r = Rm(dev=inst)
+    try:
+        r.device()
+        links = []
+        for fd in os.listdir("/proc/self/fd"):
+            try:
+                links.append(os.readlink(f"/proc/self/fd/{fd}"))
+            except FileNotFoundError:  # listdir's own fd
+                pass
+        assert not [p for p in links if p.startswith("/dev/nvidia")], links
+    finally:
+        r.close()
+
+
+@pytest.mark.parametrize("node", ["nvidiactl", "nvidia0", "nvidia-uvm"])
+def test_mmap_poll_read_lseek_are_the_drivers(inst: str, node: str) -> None:
+    results = []
+    for d in ("/dev", inst):
+        fd = os.open(f"{d}/{node}", os.O_RDWR | os.O_NONBLOCK)
+        try:
+            p = select.poll()
+            p.register(fd)
+            res: list[object] = [p.poll(0)[0][1]]
+            try:
+                mmap.mmap(fd, 4096).close()
+                res.append(0)
+            except OSError as e:
+                res.append(e.errno)
+            res.append(errno_of(os.read, fd, 8))
+            res.append(errno_of(os.lseek, fd, 0, os.SEEK_SET))
+            results.append(res)
+        finally:
+            os.close(fd)
+    assert results[0] == results[1]
+
+
+def test_uvm_ioctls_reach_the_driver(inst: str) -> None:
+    for d in ("/dev", inst):
+        fd = os.open(f"{d}/nvidia-uvm", os.O_RDWR)
+        try:
+            init = bytearray(16)
+            direct = errno_of(fcntl.ioctl, fd, 0x30000001, init, True)
+            assert direct == errno.EINVAL  # nvsim does not simulate UVM yet
+        finally:
+            os.close(fd)
+
+
+def nvsim_load(inst: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(LOAD), "--dev", inst, *args], capture_output=True, text=True, check=False, timeout=120
+    )
+
+
+def test_nvsim_load_through_an_instance(inst: str) -> None:
+    r = nvsim_load(inst, "info", "--json")
+    assert r.returncode == 0, r.stderr
+    i = json.loads(r.stdout)
+    assert i["minor"] == 0
+    assert i["uuid"] == rm.param("gpu_uuid")
+    assert i["driver_version"] == rm.param("abi_version")
+    assert i["fb_total_bytes"] == fb_bytes()
+    a = nvsim_load(inst, "alloc", "64M", "--count", "2", "--json")
+    assert a.returncode == 0, a.stderr
+    assert json.loads(a.stdout)["succeeded"] == 2
+
+
+@pytest.mark.usefixtures("default_modules")
+def test_second_gpu_is_gpu_0_of_its_instance() -> None:
+    reload("num_gpus=2", "fb_mib=2048")
+    assert read(gpu_dir(1) / "index") == "1"
+    ctl = os.open("/dev/nvidiactl", os.O_RDWR)
+    direct_cards = rm.card_info(ctl)
+    os.close(ctl)
+    gpu1_id = direct_cards[1][0]
+    with instance("on1", gpu=1) as d:
+        r = Rm(dev=d)
+        try:
+            cards = rm.card_info(r.ctl)
+            assert [(c[0], c[1]) for c in cards] == [(gpu1_id, 0)]
+            status, devinst = r.device_instance(gpu1_id)
+            assert (status, devinst) == (rm.OK, 1)
+            status, _ = r.alloc(r.client, r.client, rm.DEVICE, struct.pack("<I52x", 1))
+            assert status == rm.OK
+            # GPU 0 is not the instance's: its device cannot be allocated through it.
+            status, _ = r.alloc(r.client, r.client, rm.DEVICE, struct.pack("<I52x", 0))
+            assert status == rm.INSUFFICIENT_PERMISSIONS
+            own = bytearray(struct.pack("<I", gpu1_id))
+            rm.ioctl(r.ctl, rm.ATTACH_GPUS, own)
+            other = bytearray(struct.pack("<II", gpu1_id, direct_cards[0][0]))
+            assert errno_of(rm.ioctl, r.ctl, rm.ATTACH_GPUS, other) == errno.EINVAL
+        finally:
+            r.close()
+        info = nvsim_load(d, "info", "--json")
+        assert info.returncode == 0, info.stderr
+        i = json.loads(info.stdout)
+        assert (i["minor"], i["device_instance"]) == (0, 1)
+        assert i["fb_total_bytes"] == 2048 << 20
+
+
+@pytest.mark.usefixtures("default_modules")
+def test_older_abi_through_an_instance() -> None:
+    reload("abi_version=535.104.05")
+    assert read(gpu_dir() / "driver_version") == "535.104.05"
+    with instance("old") as d:
+        for xfer in (False, True):
+            direct = Rm(xfer=xfer)
+            try:
+                expected = rm_flow(direct)
+            finally:
+                direct.close()
+            proxied = Rm(xfer=xfer, dev=d)
+            try:
+                assert rm_flow(proxied) == expected
+            finally:
+                proxied.close()
+        a = nvsim_load(d, "alloc", "16M", "--json")
+        assert a.returncode == 0, a.stderr

@@ -1,0 +1,143 @@
+"""qgpu isolation: a tenant reaches no other instance and no real node; kill -9 is clean."""
+
+from __future__ import annotations
+
+import errno
+import os
+import struct
+from collections.abc import Iterator
+
+import pytest
+import rm
+from qgpu_sysfs import instance, instances, remove
+from rm import Rm
+
+
+@pytest.fixture
+def two() -> Iterator[tuple[str, str]]:
+    with instance("iso-a") as a, instance("iso-b") as b:
+        yield a, b
+
+
+def fb_bytes() -> int:
+    return int(rm.param("fb_mib")) << 20
+
+
+def register(gpu_fd: int, ctl_fd: int) -> int:
+    try:
+        rm.ioctl(gpu_fd, rm.REGISTER_FD, bytearray(struct.pack("<i", ctl_fd)))
+    except OSError as e:
+        return e.errno
+    return 0
+
+
+def test_handles_of_one_instance_are_unusable_through_another(two: tuple[str, str]) -> None:
+    a, b = two
+    ra = Rm(dev=a)
+    rb = Rm(dev=b)
+    try:
+        dev, sub = ra.device()
+        params = bytearray(rm.FB_V2_SIZE[580])
+        assert rb.control(sub, rm.FB_GET_INFO_V2, params, hclient=ra.client) == rm.INVALID_CLIENT
+        status, _ = rb.alloc(ra.client, dev, rm.SUBDEVICE, struct.pack("<I", 0))
+        assert status == rm.INVALID_CLIENT
+        buf = bytearray(rm.NVOS00.pack(ra.client, 0, ra.client, 0))
+        rm.ioctl(rb.ctl, rm.RM_FREE, buf)
+        assert rm.NVOS00.unpack(buf)[3] == rm.INVALID_CLIENT
+        assert ra.fb_info(sub, rm.FB_TOTAL_RAM_SIZE) == [fb_bytes() >> 10]
+    finally:
+        rb.close()
+        ra.close()
+
+
+def test_register_fd_only_takes_the_instances_own_ctl(two: tuple[str, str]) -> None:
+    a, b = two
+    ctl_a = os.open(f"{a}/nvidiactl", os.O_RDWR)
+    ctl_b = os.open(f"{b}/nvidiactl", os.O_RDWR)
+    real_ctl = os.open("/dev/nvidiactl", os.O_RDWR)
+    gpu_a = os.open(f"{a}/nvidia0", os.O_RDWR)
+    null = os.open("/dev/null", os.O_RDWR)
+    try:
+        assert register(gpu_a, real_ctl) == errno.EINVAL
+        assert register(gpu_a, ctl_b) == errno.EINVAL
+        assert register(gpu_a, null) == errno.EINVAL
+        assert register(gpu_a, 9999) == errno.EINVAL
+        assert register(gpu_a, ctl_a) == 0
+        assert register(gpu_a, ctl_a) == errno.EINVAL  # once, as with the driver
+    finally:
+        for fd in (null, gpu_a, real_ctl, ctl_b, ctl_a):
+            os.close(fd)
+
+
+def test_xfer_register_fd_is_translated_too(two: tuple[str, str]) -> None:
+    a, b = two
+    ctl_a = os.open(f"{a}/nvidiactl", os.O_RDWR)
+    ctl_b = os.open(f"{b}/nvidiactl", os.O_RDWR)
+    gpu_a = os.open(f"{a}/nvidia0", os.O_RDWR)
+    try:
+        with pytest.raises(OSError) as exc:
+            rm.ioctl_xfer(gpu_a, rm.REGISTER_FD, bytearray(struct.pack("<i", ctl_b)))
+        assert exc.value.errno == errno.EINVAL
+        buf = bytearray(struct.pack("<i", ctl_a))
+        rm.ioctl_xfer(gpu_a, rm.REGISTER_FD, buf)
+        assert struct.unpack("<i", buf)[0] == ctl_a  # the caller's own number comes back
+    finally:
+        for fd in (gpu_a, ctl_b, ctl_a):
+            os.close(fd)
+
+
+def test_map_memory_with_a_foreign_fd_never_reaches_the_driver(two: tuple[str, str]) -> None:
+    a, b = two
+    ra = Rm(dev=a)
+    gpu_b = os.open(f"{b}/nvidia0", os.O_RDWR)
+    real_gpu = os.open("/dev/nvidia0", os.O_RDWR)
+    try:
+        for fd in (gpu_b, real_gpu):
+            params = bytearray(56)
+            struct.pack_into("<III", params, 0, ra.client, 0, 0)
+            struct.pack_into("<I", params, 40, 0xFFFFFFFF)
+            struct.pack_into("<i", params, 48, fd)
+            rm.ioctl(ra.ctl, 0x4E, params)  # RM_MAP_MEMORY
+            assert struct.unpack_from("<I", params, 40)[0] == rm.INVALID_ARGUMENT
+    finally:
+        os.close(real_gpu)
+        os.close(gpu_b)
+        ra.close()
+
+
+def test_another_instances_gpu_file_does_not_count(two: tuple[str, str]) -> None:
+    a, b = two
+    r = Rm(gpu=None, dev=a)
+    gpu_b = os.open(f"{b}/nvidia0", os.O_RDWR)
+    try:
+        status, _ = r.alloc(r.client, r.client, rm.DEVICE, struct.pack("<I52x", 0))
+        assert status == rm.INSUFFICIENT_PERMISSIONS
+    finally:
+        os.close(gpu_b)
+        r.close()
+
+
+def test_a_killed_tenant_leaves_nothing_behind() -> None:
+    watcher = Rm()
+    _, wsub = watcher.device()
+    try:
+        with instance("victim") as d:
+            rfd, wfd = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # the child allocates through the instance and is killed holding it
+                os.close(rfd)
+                r = Rm(dev=d)
+                dev, _ = r.device()
+                r.vidmem(dev, 3 << 30)
+                uvm = os.open(f"{d}/nvidia-uvm", os.O_RDWR)
+                os.write(wfd, struct.pack("<i", uvm))
+                os.kill(os.getpid(), 9)
+            os.close(wfd)
+            os.read(rfd, 4)
+            os.close(rfd)
+            os.waitpid(pid, 0)
+            assert watcher.fb_free_bytes(wsub) == fb_bytes()
+            remove("victim")  # not busy any more
+        assert instances() == []
+    finally:
+        watcher.close()
