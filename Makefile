@@ -15,7 +15,7 @@ KVER = $(shell scripts/kver.sh)
 KDIR = /lib/modules/$(KVER)/build
 KBUILD_FLAGS := W=1 KCFLAGS=-Werror
 # Module trees built with Kbuild: qgpu (the DKMS package), nvsim, and the harness's crash-test module.
-KMOD_DIRS := kmod kmod/nvsim tests/harness/crashmod
+KMOD_DIRS := kmod kmod/nvsim tests/harness/crashmod tests/harness/kclient
 
 .PHONY: all help deps build modules userspace lint test demo bench clean
 

@@ -12,7 +12,7 @@ tap=/dev/null
 kver=$(scripts/kver.sh) || exit 1
 kdir=/lib/modules/$kver/build
 kscripts=$(scripts/kscripts-dir.sh)
-mapfile -t kfiles < <(git ls-files --cached --others --exclude-standard 'kmod/*.[ch]' 'tests/harness/crashmod/*.c')
+mapfile -t kfiles < <(git ls-files --cached --others --exclude-standard 'kmod/*.[ch]' 'tests/harness/crashmod/*.c' 'tests/harness/kclient/*.c')
 pyfiles=(qgpuctl tests bench scripts)
 
 n=0

@@ -433,6 +433,23 @@ struct nvrm_nvos32 {
 #define NVRM_NVOS32_FUNCTION_HW_FREE			20u
 #define NVRM_NVOS32_FUNCTION_ALLOC_OS_DESCRIPTOR	27u
 
+/*
+ * rmapi_deprecated_vidheapctrl.c / nvos.h, 525-595: ivcHeapNumber > 0 is NV_ERR_NOT_SUPPORTED, an
+ * unknown function NV_ERR_INVALID_ARGUMENT; FREE needs Free.flags MEMORY_HANDLE_PROVIDED (else
+ * NV_ERR_INVALID_ARGUMENT); ALLOC_* take rangeBegin/End only with ALLOC_FLAGS_USE_BEGIN_END and
+ * write partitionStride = 256. INFO reads FB_GET_INFO_V2 on the device's subdevice:
+ * free = HEAP_FREE << 10, total = (HEAP_SIZE + FB_TAX_SIZE_KB) << 10, Info.base/size/offset =
+ * HEAP_BASE_KB / LARGEST_FREE_REGION_SIZE_KB / LARGEST_FREE_REGION_BASE_KB << 10.
+ */
+#define NVRM_NVOS32_IVC_HEAP_NUMBER_DONT_ALLOCATE	0
+#define NVRM_NVOS32_FREE_FLAGS_MEMORY_HANDLE_PROVIDED	0x00000001u
+#define NVRM_NVOS32_ALLOC_FLAGS_USE_BEGIN_END		0x00020000u
+#define NVRM_NVOS32_PARTITION_STRIDE			256u
+/* NVOS32 data.Info (FUNCTION_INFO), 525-595: attr@40, offset@48, size@56, base@64 */
+#define NVRM_NVOS32_INFO_OFFSET_OFF			48u
+#define NVRM_NVOS32_INFO_SIZE_OFF			56u
+#define NVRM_NVOS32_INFO_BASE_OFF			64u
+
 /* NVOS33_PARAMETERS (RM_MAP_MEMORY), 48 B */
 struct nvrm_nvos33 {
 	u32 hclient;		/* @0 */
@@ -500,6 +517,42 @@ struct nvrm_nvos34 {
 #define NVRM_NVOS02_FLAGS_MAPPING_NO_MAP		1u
 #define NVRM_NVOS02_FLAGS_MAPPING_NEVER_MAP		2u
 
+/*
+ * rmapi_deprecated_allocmemory.c, 525-595: RM_ALLOC_MEMORY handles classes 0x3E, 0x70, 0x71, 0x40,
+ * 0x3F, 0x81-0x83 and 0x79-console only; anything else is NV_ERR_INVALID_CLASS. 0x3E needs
+ * LOCATION=PCI and ALLOC!=NONE (else NV_ERR_INVALID_FLAGS), allocates limit + 1 bytes and maps it
+ * when MAPPING is DEFAULT (freeing it again if the map fails). 0x40 allocates nothing for a user
+ * without the whole-FB privilege: it returns limit = TOTAL_RAM_SIZE - 1 and a dummy
+ * NV01_MEMORY_SYSTEM_DYNAMIC (0x70) handle. escape.c then creates the mmap context for 0x3E with
+ * ALLOC!=NONE and MAPPING!=NO_MAP through the fd (failure: the ioctl fails with -EINVAL).
+ */
+#define NVRM_NVOS02_FLAGS_ALLOC_GET(f) \
+	(((u32)(f) >> NVRM_NVOS02_FLAGS_ALLOC_SHIFT) & NVRM_NVOS02_FLAGS_ALLOC_MASK)
+#define NVRM_NVOS02_FLAGS_MAPPING_GET(f) \
+	(((u32)(f) >> NVRM_NVOS02_FLAGS_MAPPING_SHIFT) & NVRM_NVOS02_FLAGS_MAPPING_MASK)
+#define NVRM_NVOS02_FLAGS_LOCATION_GET(f) \
+	(((u32)(f) >> NVRM_NVOS02_FLAGS_LOCATION_SHIFT) & NVRM_NVOS02_FLAGS_LOCATION_MASK)
+
+/* nvos.h NV04_DUP_HANDLE_FLAGS_*, 525-595 */
+#define NVRM_DUP_FLAGS_NONE				0x0u
+#define NVRM_DUP_FLAGS_REJECT_KERNEL_DUP_PRIVILEGE	0x1u
+
+/* NVOS41_PARAMETERS (RM_GET_EVENT_DATA), 16 B: pEvent@0 (user pointer to NvUnixEvent) */
+struct nvrm_nvos41 {
+	u64 pevent;		/* @0 */
+	u32 more_events;	/* @8 */
+	u32 status;		/* @12 */
+};
+
+/* NvUnixEvent (nvos.h), 16 B, 525-595: what RM_GET_EVENT_DATA copies to pEvent */
+struct nvrm_unix_event {
+	u32 hobject;		/* @0 */
+	u32 notify_index;	/* @4 */
+	u32 info32;		/* @8 */
+	u16 info16;		/* @12 */
+	u8 _pad0[2];
+};
+
 /* Sizes of the other RM escape structs (nvos.h); NVOS46/47 are versioned (struct nvrm_abi). */
 #define NVRM_NVOS05_SIZE		20u	/* 525-595 */
 #define NVRM_NVOS30_SIZE		56u	/* 525-595 */
@@ -560,6 +613,22 @@ struct nvrm_nvos34 {
 #define NVRM_CLASS_NV01_EVENT_KERNEL_CALLBACK_EX 0x007Eu /* cl007e.h */
 #define NVRM_CLASS_NV01_DEVICE_0		0x0080u	/* cl0080.h */
 #define NVRM_CLASS_NV20_SUBDEVICE_0		0x2080u	/* cl2080.h */
+
+/*
+ * NV0005_ALLOC_PARAMETERS.notifyIndex flag bits (nvos.h NV01_EVENT_*, 525-595); the notifier index
+ * is what remains. There is no NV2080_NOTIFIERS_NONSTALL: work-completion ("non-stall") events are
+ * NV01_EVENT_NONSTALL_INTR events on the engine's notifier, NV2080_NOTIFIERS_GRAPHICS (12) for
+ * compute (cl2080_notification.h, 525-595).
+ */
+#define NVRM_NV01_EVENT_BROADCAST		0x80000000u
+#define NVRM_NV01_EVENT_PERMIT_NON_ROOT_KCB	0x40000000u
+#define NVRM_NV01_EVENT_SUBDEVICE_SPECIFIC	0x20000000u
+#define NVRM_NV01_EVENT_WITHOUT_EVENT_DATA	0x10000000u
+#define NVRM_NV01_EVENT_NONSTALL_INTR		0x08000000u
+#define NVRM_NV01_EVENT_CLIENT_RM		0x04000000u
+#define NVRM_NV01_EVENT_FLAGS			0xFC000000u
+#define NVRM_NV2080_NOTIFIERS_GRAPHICS		12u
+#define NVRM_NV2080_NOTIFIERS_MAXCOUNT		199u	/* 595 (grows by release) */
 
 /* Memory classes */
 #define NVRM_CLASS_NV01_MEMORY_SYSTEM		0x003Eu	/* cl003e.h, sysmem */
@@ -849,6 +918,22 @@ struct nvrm_fb_get_info_v2 {
 #define NVRM_FB_INFO_INDEX_PROTECTED_MEM_SIZE_TOTAL_KB	0x33u
 #define NVRM_FB_INFO_INDEX_PROTECTED_MEM_SIZE_FREE_KB	0x34u
 #define NVRM_FB_INFO_INDEX_IS_ZERO_FB			0x36u
+
+/* ctrl2080event.h NV2080_CTRL_CMD_EVENT_SET_NOTIFICATION (subdevice), 525-595 */
+#define NVRM_CTRL_CMD_EVENT_SET_NOTIFICATION		0x20800301u
+#define NVRM_EVENT_SET_NOTIFICATION_ACTION_DISABLE	0u
+#define NVRM_EVENT_SET_NOTIFICATION_ACTION_SINGLE	1u
+#define NVRM_EVENT_SET_NOTIFICATION_ACTION_REPEAT	2u
+
+/*
+ * GET_PIDS (subdevice_ctrl_gpu_kernel.c, gpu_rmapi.c gpuGetProcWithObject, 525-595): idType CLASS
+ * with id NV20_SUBDEVICE_0 lists the processes with a client holding a device on the GPU and a
+ * subdevice; other ids list those with a channel descendant of class id; idType other than
+ * CLASS/VGPU_GUEST is NV_ERR_INVALID_ARGUMENT. Kernel (admin) clients are skipped. GET_PID_INFO:
+ * pidInfoListCount 0 or > 200 is NV_ERR_INVALID_ARGUMENT; per entry, pid 0 or an index other than
+ * VIDEO_MEMORY_USAGE has result NV_ERR_INVALID_ARGUMENT; smc ids are PARTITIONID_INVALID.
+ */
+#define NVRM_PARTITIONID_INVALID		0xFFFFFFFFu
 
 /* ctrl2080gpu.h: per-process usage, 525-595 */
 #define NVRM_CTRL_CMD_GPU_GET_PIDS		0x2080018Du
@@ -1232,6 +1317,11 @@ NVRM_ASSERT_OFFSET(struct nvrm_nvos55, hobject_src, 16);
 NVRM_ASSERT_OFFSET(struct nvrm_nvos55, flags, 20);
 NVRM_ASSERT_OFFSET(struct nvrm_nvos55, status, 24);
 NVRM_ASSERT_SIZE(struct nvrm_nvos57, 24);
+NVRM_ASSERT_SIZE(struct nvrm_nvos41, 16);
+NVRM_ASSERT_OFFSET(struct nvrm_nvos41, more_events, 8);
+NVRM_ASSERT_OFFSET(struct nvrm_nvos41, status, 12);
+NVRM_ASSERT_SIZE(struct nvrm_unix_event, 16);
+NVRM_ASSERT_OFFSET(struct nvrm_unix_event, info16, 12);
 NVRM_ASSERT_OFFSET(struct nvrm_nvos57, share_policy, 8);
 NVRM_ASSERT_OFFSET(struct nvrm_nvos57, status, 20);
 NVRM_ASSERT_SIZE(struct nvrm_nvos32, 184);

@@ -201,6 +201,18 @@ static int nvsim_dispatch(struct file *file, u32 nr, void *params, u32 size)
 		return nvsim_map_memory(file, params, size);
 	case NVRM_ESC_RM_UNMAP_MEMORY:
 		return nvsim_unmap_memory(file, params, size);
+	case NVRM_ESC_RM_DUP_OBJECT:
+		return nvsim_rm_dup(file, params, size);
+	case NVRM_ESC_RM_VID_HEAP_CONTROL:
+		return nvsim_rm_vid_heap_control(file, params, size);
+	case NVRM_ESC_RM_ALLOC_MEMORY:
+		return nvsim_rm_alloc_memory(file, params, size);
+	case NVRM_ESC_ALLOC_OS_EVENT:
+		return nvsim_alloc_os_event(file, params, size);
+	case NVRM_ESC_FREE_OS_EVENT:
+		return nvsim_free_os_event(file, params, size);
+	case NVRM_ESC_RM_GET_EVENT_DATA:
+		return nvsim_get_event_data(file, params, size);
 	default:
 		return -EINVAL;
 	}

@@ -15,7 +15,10 @@
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/pid.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 #include <linux/xarray.h>
 
 #include "nvrm/nvrm_decode.h"
@@ -60,6 +63,9 @@ struct nvsim_gpu {
  *	nvsim_rm_lock -> mmap_lock (mm) -> @mmap_lock; nothing faults under @mmap_lock.
  * @mmap_ctx: the one mapping context RM_MAP_MEMORY / RM_ALLOC_MEMORY attached to this file, or
  *	NULL (nvsim_mmap.c)
+ * @waitq: poll() sleeps here until an OS event of this file fires (nvsim_event.c)
+ * @event_data: queued events with data, oldest first (under nvsim_event_lock)
+ * @dataless_pending: an event without data fired since the last poll (under nvsim_event_lock)
  */
 struct nvsim_file {
 	struct nvsim_gpu *gpu;
@@ -68,6 +74,9 @@ struct nvsim_file {
 	struct address_space mapping;
 	struct mutex mmap_lock;	/* protects @mmap_ctx, see above */
 	struct nvsim_mmap_ctx *mmap_ctx;
+	wait_queue_head_t waitq;
+	struct list_head event_data;
+	bool dataless_pending;
 };
 
 /**
@@ -127,6 +136,8 @@ struct nvsim_object {
  * @owner: what it is bound to (struct nvsim_caller.owner); not a reference: the client dies with it
  * @kernel: allocated through the kernel-client interface
  * @tgid: the process that allocated it (0 for kernel clients)
+ * @pid: a reference to that process's struct pid (NULL for kernel clients), for per-process usage
+ *	reported in the caller's PID namespace
  * @objects: handle -> object for every object of the client, the root included
  * @next_handle: the next handle to generate when the caller passes 0
  */
@@ -135,6 +146,7 @@ struct nvsim_client {
 	const void *owner;
 	bool kernel;
 	pid_t tgid;
+	struct pid *pid;
 	struct xarray objects;
 	u32 next_handle;
 };
@@ -182,7 +194,9 @@ struct nvsim_backing {
  *	names the memory holding its ring directly (documented in kmod/nvsim/README.md).
  * @backing: CPU-visible pages (NULL for virtual memory)
  * @owner_tgid: the process whose client allocated it (per-process usage)
- * @owner: the client that allocated it (a dup in another client is "shared duped")
+ * @owner: the client that allocated it
+ * @owner_obj: the handle that allocated it (RM's isMemDescOwner: per-process usage counts it as
+ *	"shared owned" while dups exist, and every dup as "shared duped"); NULL once freed
  */
 struct nvsim_mem {
 	struct nvsim_res res;
@@ -194,9 +208,13 @@ struct nvsim_mem {
 	struct nvsim_backing *backing;
 	pid_t owner_tgid;
 	struct nvsim_client *owner;
+	const struct nvsim_object *owner_obj;
 };
 
 extern struct mutex nvsim_rm_lock;
+/* client handle -> struct nvsim_client, under nvsim_rm_lock */
+extern struct xarray nvsim_clients;
+#define nvsim_for_each_client(index, client) xa_for_each(&nvsim_clients, index, client)
 extern struct nvsim_gpu nvsim_gpus[NVSIM_MAX_GPUS];
 extern unsigned int nvsim_num_gpus;
 extern const char *nvsim_gpu_name;
@@ -225,6 +243,44 @@ bool nvsim_is_memory_class(u32 hclass);
 int nvsim_copy_in(const struct nvsim_caller *caller, void *dst, u64 ptr, size_t n);
 int nvsim_copy_out(const struct nvsim_caller *caller, u64 ptr, const void *src, size_t n);
 void *nvsim_dup_in(const struct nvsim_caller *caller, u64 ptr, size_t n);
+u32 nvsim_check_parent(u32 hclass, const struct nvsim_object *parent);
+u32 nvsim_object_new(struct nvsim_client *client, struct nvsim_object *parent, u32 hclass,
+		     u32 *handle, struct nvsim_object **out);
+u32 nvsim_object_link(struct nvsim_object *obj);
+u32 nvsim_rm_alloc_locked(const struct nvsim_caller *caller, struct nvrm_alloc *a, void *ap,
+			  u32 ap_size);
+u32 nvsim_rm_free_locked(const struct nvsim_caller *caller, u32 hclient, u32 hobject);
+struct nvsim_caller nvsim_user_caller(struct file *file);
+void nvsim_fb_info_kb(const struct nvsim_gpu *gpu, u32 index, u32 *data);
+
+/* nvsim_dup.c: RM_DUP_OBJECT */
+u32 nvsim_rm_dup_call(const struct nvsim_caller *caller, struct nvrm_nvos55 *p);
+int nvsim_rm_dup(struct file *file, void *params, u32 size);
+
+/* nvsim_vidheap.c: RM_VID_HEAP_CONTROL and RM_ALLOC_MEMORY */
+u32 nvsim_vidheap_call(const struct nvsim_caller *caller, struct nvrm_nvos32 *p);
+int nvsim_rm_vid_heap_control(struct file *file, void *params, u32 size);
+int nvsim_rm_alloc_memory(struct file *file, void *params, u32 size);
+
+/* nvsim_pids.c: per-process usage controls */
+extern const struct nvsim_control nvsim_pids_controls[];
+extern const unsigned int nvsim_pids_num_controls;
+void nvsim_mem_client_gone(struct nvsim_client *client);
+
+/* nvsim_event.c: OS events, event objects and poll() */
+extern spinlock_t nvsim_event_lock;
+int nvsim_alloc_os_event(struct file *file, void *params, u32 size);
+int nvsim_free_os_event(struct file *file, void *params, u32 size);
+int nvsim_get_event_data(struct file *file, void *params, u32 size);
+u32 nvsim_event_construct(const struct nvsim_caller *caller, struct nvsim_object *obj, void *ap);
+void nvsim_event_client_gone(u32 hclient);
+void nvsim_event_file_init(struct nvsim_file *nf);
+void nvsim_event_file_release(struct file *file);
+__poll_t nvsim_poll(struct file *file, struct poll_table_struct *wait);
+void nvsim_event_notify(struct nvsim_gpu *gpu, u32 notify_index);
+
+/* nvsim_kapi.c: the kernel-client interface */
+void nvsim_kapi_exit(void);
 
 /* Tables of controls other files implement (nvsim_rm.c looks them all up). */
 extern const struct nvsim_control nvsim_memctrl_controls[];
@@ -244,6 +300,7 @@ void nvsim_backing_write32(struct nvsim_backing *b, u64 offset, u32 val);
 
 /* nvsim_mmap.c: RM_MAP_MEMORY / RM_UNMAP_MEMORY and mmap of the mapping contexts they create */
 int nvsim_map_memory(struct file *file, void *params, u32 size);
+u32 nvsim_map_memory_locked(struct file *ctl, struct nvrm_nvos33 *p, int fd);
 int nvsim_unmap_memory(struct file *file, void *params, u32 size);
 int nvsim_mmap(struct file *file, struct vm_area_struct *vma);
 void nvsim_mmap_release_file(struct nvsim_file *nf);

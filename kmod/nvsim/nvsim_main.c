@@ -85,6 +85,7 @@ static int nvsim_open(struct inode *inode, struct file *file)
 	 * another's (the doorbell page is write-protected again this way after each ring).
 	 */
 	mutex_init(&nf->mmap_lock);
+	nvsim_event_file_init(nf);
 	address_space_init_once(&nf->mapping);
 	nf->mapping.host = inode;
 	nf->mapping.a_ops = inode->i_mapping->a_ops;
@@ -99,6 +100,7 @@ static int nvsim_release(struct inode *inode, struct file *file)
 
 	if (nf->is_ctl)
 		nvsim_rm_release_owner(file);
+	nvsim_event_file_release(file);
 	if (nf->ctl_file)
 		fput(nf->ctl_file);
 	nvsim_mmap_release_file(nf);
@@ -113,6 +115,7 @@ const struct file_operations nvsim_fops = {
 	.unlocked_ioctl	= nvsim_ioctl,
 	.compat_ioctl	= nvsim_ioctl,
 	.mmap		= nvsim_mmap,
+	.poll		= nvsim_poll,
 };
 
 static const struct file_operations nvsim_uvm_fops = {
@@ -278,6 +281,7 @@ static void __exit nvsim_exit(void)
 	cdev_del(&nvsim_cdev);
 	unregister_chrdev_region(MKDEV(NVSIM_MAJOR, 0), NVSIM_CTL_MINOR + 1);
 	nvsim_doorbell_exit();
+	nvsim_kapi_exit();
 	nvsim_rm_exit();
 }
 

@@ -219,6 +219,7 @@ u32 nvsim_mem_construct(struct nvsim_object *obj, void *ap, u32 ap_size)
 	mem->hclass = obj->hclass;
 	mem->size = size;
 	mem->owner = obj->client;
+	mem->owner_obj = obj;
 	mem->owner_tgid = obj->client->tgid;
 	if (obj->hclass != NVRM_CLASS_NV50_MEMORY_VIRTUAL) {
 		mem->backing = nvsim_backing_create(size);

@@ -134,7 +134,16 @@ static u32 nvsim_mmap_ctx_build(struct nvsim_object *obj, u64 offset, u64 length
 	return NVRM_OK;
 }
 
-static u32 nvsim_map_memory_locked(struct file *ctl, struct nvrm_nvos33 *p, int fd)
+/**
+ * nvsim_map_memory_locked() - RM_MAP_MEMORY's work, also used by RM_ALLOC_MEMORY's immediate map
+ * @ctl: the ctl file the call acts for
+ * @p: NVOS33; pLinearAddress is written on success
+ * @fd: the file to attach the mapping context to
+ *
+ * Context: under nvsim_rm_lock; takes the target file's mmap_lock.
+ * Return: an RM status.
+ */
+u32 nvsim_map_memory_locked(struct file *ctl, struct nvrm_nvos33 *p, int fd)
 {
 	struct nvsim_caller caller = { .owner = ctl, .tgid = task_tgid_nr(current) };
 	struct nvsim_mmap_ctx *ctx = NULL;

@@ -26,7 +26,7 @@
 /* Serialises every RM call, as the real RM's API lock does; see nvsim_internal.h. */
 DEFINE_MUTEX(nvsim_rm_lock);
 /* Protected by nvsim_rm_lock: client handle -> client. */
-static DEFINE_XARRAY(nvsim_clients);
+DEFINE_XARRAY(nvsim_clients);
 static u32 nvsim_next_client;
 
 /**
@@ -123,10 +123,16 @@ void nvsim_res_put(struct nvsim_res *res)
 	kref_put(&res->ref, nvsim_res_kref_release);
 }
 
-/* What a user call through @file is. */
-static struct nvsim_caller nvsim_user_caller(struct file *file)
+/*
+ * What a user call through @file is. Like the real escape layer (secInfo.clientOSInfo =
+ * nvfp->ctl_nvfp ?: nvfp), a call on a GPU file registered to a ctl file acts for that ctl file.
+ */
+struct nvsim_caller nvsim_user_caller(struct file *file)
 {
-	return (struct nvsim_caller){ .owner = file, .tgid = task_tgid_nr(current) };
+	const struct nvsim_file *nf = file->private_data;
+
+	return (struct nvsim_caller){ .owner = nf->ctl_file ?: file,
+				      .tgid = task_tgid_nr(current) };
 }
 
 /* Generate a handle not in use in @xa, from @next within [base, base + NVSIM_HANDLE_RANGE). */
@@ -145,11 +151,15 @@ static u32 nvsim_gen_handle(struct xarray *xa, u32 base, u32 *next)
 static void nvsim_object_free_subtree(struct nvsim_client *client, struct nvsim_object *obj)
 {
 	struct nvsim_object *child, *tmp;
+	struct nvsim_mem *mem;
 
 	lockdep_assert_held(&nvsim_rm_lock);
 	list_for_each_entry_safe(child, tmp, &obj->children, sibling)
 		nvsim_object_free_subtree(client, child);
 	nvsim_mmap_object_freed(obj);
+	mem = nvsim_obj_mem(obj);
+	if (mem && mem->owner_obj == obj)
+		mem->owner_obj = NULL;
 	if (obj->res)
 		nvsim_res_put(obj->res);
 	xa_erase(&client->objects, obj->handle);
@@ -163,9 +173,11 @@ static void nvsim_client_free(struct nvsim_client *client)
 {
 	lockdep_assert_held(&nvsim_rm_lock);
 	nvsim_mmap_client_freed(client);
+	nvsim_mem_client_gone(client);
 	nvsim_object_free_subtree(client, &client->root);
 	xa_erase(&nvsim_clients, client->root.handle);
 	xa_destroy(&client->objects);
+	put_pid(client->pid);
 	kfree(client);
 }
 
@@ -191,12 +203,15 @@ static u32 nvsim_client_alloc(const struct nvsim_caller *caller, struct nvrm_all
 	client->owner = caller->owner;
 	client->kernel = caller->kernel;
 	client->tgid = caller->tgid;
+	if (!caller->kernel)
+		client->pid = get_task_pid(current, PIDTYPE_TGID);
 	xa_init(&client->objects);
 	ret = xa_insert(&nvsim_clients, handle, client, GFP_KERNEL);
 	if (!ret)
 		ret = xa_insert(&client->objects, handle, &client->root, GFP_KERNEL);
 	if (ret) {
 		xa_erase(&nvsim_clients, handle);	/* no-op unless the second insert failed */
+		put_pid(client->pid);
 		kfree(client);
 		return ret == -EBUSY ? NVRM_ERR_INSERT_DUPLICATE_NAME : NVRM_ERR_NO_MEMORY;
 	}
@@ -221,11 +236,15 @@ bool nvsim_is_channel_class(u32 hclass)
  * classes nvsim knows). Returns NV_OK, NV_ERR_INVALID_CLASS for a class nvsim does not simulate, or
  * NV_ERR_INVALID_OBJECT_PARENT.
  */
-static u32 nvsim_check_parent(u32 hclass, const struct nvsim_object *parent)
+u32 nvsim_check_parent(u32 hclass, const struct nvsim_object *parent)
 {
 	u32 p = parent->hclass;
 
 	switch (hclass) {
+	case NVRM_CLASS_NV01_EVENT_OS_EVENT:
+		return NVRM_OK;	/* under the object whose notifications it receives */
+	case NVRM_CLASS_NV01_MEMORY_VIRTUAL:	/* only as RM_ALLOC_MEMORY's dummy handle */
+		return p == NVRM_CLASS_NV01_DEVICE_0 ? NVRM_OK : NVRM_ERR_INVALID_OBJECT_PARENT;
 	case NVRM_CLASS_NV01_DEVICE_0:
 		return p == NVRM_CLASS_NV01_ROOT_CLIENT ? NVRM_OK : NVRM_ERR_INVALID_OBJECT_PARENT;
 	case NVRM_CLASS_NV20_SUBDEVICE_0:
@@ -311,17 +330,81 @@ static u32 nvsim_construct(const struct nvsim_caller *caller, struct nvsim_objec
 		return nvsim_mem_construct(obj, ap, ap_size);
 	case NVRM_CLASS_HOPPER_USERMODE_A:
 		return nvsim_usermode_construct(obj);
+	case NVRM_CLASS_NV01_EVENT_OS_EVENT:
+		return nvsim_event_construct(caller, obj, ap);
 	default:
 		return NVRM_OK;
 	}
 }
 
-static u32 nvsim_object_alloc(const struct nvsim_caller *caller, struct nvrm_alloc *a)
+/**
+ * nvsim_object_new() - a new, unlinked object of @client under @parent
+ * @client: the client
+ * @parent: its parent (an object of @client)
+ * @hclass: its class
+ * @handle: the handle asked for; 0 generates one. Updated with the handle used.
+ * @out: the object, on success; nvsim_object_link() makes it visible, kfree() drops it
+ *
+ * Context: under nvsim_rm_lock.
+ * Return: NV_OK, NV_ERR_INSUFFICIENT_RESOURCES (no handle left), NV_ERR_INSERT_DUPLICATE_NAME or
+ * NV_ERR_NO_MEMORY.
+ */
+u32 nvsim_object_new(struct nvsim_client *client, struct nvsim_object *parent, u32 hclass,
+		     u32 *handle, struct nvsim_object **out)
+{
+	struct nvsim_object *obj;
+
+	lockdep_assert_held(&nvsim_rm_lock);
+	if (!*handle)
+		*handle = nvsim_gen_handle(&client->objects, NVSIM_OBJECT_HANDLE_BASE,
+					   &client->next_handle);
+	if (!*handle)
+		return NVRM_ERR_INSUFFICIENT_RESOURCES;
+	if (xa_load(&client->objects, *handle))
+		return NVRM_ERR_INSERT_DUPLICATE_NAME;
+	obj = kzalloc(sizeof(*obj), GFP_KERNEL);
+	if (!obj)
+		return NVRM_ERR_NO_MEMORY;
+	obj->handle = *handle;
+	obj->hclass = hclass;
+	obj->client = client;
+	obj->parent = parent;
+	obj->gpu = parent->gpu;
+	INIT_LIST_HEAD(&obj->children);
+	*out = obj;
+	return NVRM_OK;
+}
+
+/* Make a constructed object visible. On failure the caller still owns it. Under nvsim_rm_lock. */
+u32 nvsim_object_link(struct nvsim_object *obj)
+{
+	lockdep_assert_held(&nvsim_rm_lock);
+	if (xa_insert(&obj->client->objects, obj->handle, obj, GFP_KERNEL))
+		return NVRM_ERR_NO_MEMORY;
+	list_add_tail(&obj->sibling, &obj->parent->children);
+	return NVRM_OK;
+}
+
+/**
+ * nvsim_rm_alloc_locked() - allocate an object from a kernel copy of its alloc params
+ * @caller: the call
+ * @a: decoded NVOS21/NVOS64; @a->hnew is updated with the new handle on success
+ * @ap: the class's alloc params (kernel memory, @ap_size bytes), or NULL; may be changed (sizes
+ *	RM writes back)
+ * @ap_size: their size for this ABI version
+ *
+ * Used by RM_ALLOC and by the deprecated calls RM converts into an RM_ALLOC (VID_HEAP_CONTROL,
+ * ALLOC_MEMORY), which build the params themselves.
+ *
+ * Context: under nvsim_rm_lock.
+ * Return: an RM status.
+ */
+u32 nvsim_rm_alloc_locked(const struct nvsim_caller *caller, struct nvrm_alloc *a, void *ap,
+			  u32 ap_size)
 {
 	struct nvsim_client *client;
 	struct nvsim_object *parent, *obj;
-	u32 ap_size, status;
-	void *ap = NULL;
+	u32 status;
 
 	lockdep_assert_held(&nvsim_rm_lock);
 	status = nvsim_client_get(caller, a->hroot, &client);
@@ -333,48 +416,15 @@ static u32 nvsim_object_alloc(const struct nvsim_caller *caller, struct nvrm_all
 	status = nvsim_check_parent(a->hclass, parent);
 	if (status)
 		return status;
-
-	/* RM copies the class's params at its own size for this version, never the caller's. */
-	ap_size = nvrm_abi_alloc_params_size(&nvsim_abi, a->hclass);
-	if (ap_size && a->params_ptr) {
-		ap = nvsim_dup_in(caller, a->params_ptr, ap_size);
-		if (!ap)
-			return NVRM_ERR_INVALID_ADDRESS;
-	}
-
-	if (!a->hnew)
-		a->hnew = nvsim_gen_handle(&client->objects, NVSIM_OBJECT_HANDLE_BASE,
-					   &client->next_handle);
-	if (!a->hnew) {
-		status = NVRM_ERR_INSUFFICIENT_RESOURCES;
-		goto out_free_params;
-	}
-	if (xa_load(&client->objects, a->hnew)) {
-		status = NVRM_ERR_INSERT_DUPLICATE_NAME;
-		goto out_free_params;
-	}
-	obj = kzalloc(sizeof(*obj), GFP_KERNEL);
-	if (!obj) {
-		status = NVRM_ERR_NO_MEMORY;
-		goto out_free_params;
-	}
-	obj->handle = a->hnew;
-	obj->hclass = a->hclass;
-	obj->client = client;
-	obj->parent = parent;
-	INIT_LIST_HEAD(&obj->children);
-
+	status = nvsim_object_new(client, parent, a->hclass, &a->hnew, &obj);
+	if (status)
+		return status;
 	status = nvsim_construct(caller, obj, parent, ap, ap_size);
 	if (status)
 		goto out_free_obj;
-	if (xa_insert(&client->objects, obj->handle, obj, GFP_KERNEL)) {
-		status = NVRM_ERR_NO_MEMORY;
+	status = nvsim_object_link(obj);
+	if (status)
 		goto out_put_res;
-	}
-	list_add_tail(&obj->sibling, &parent->children);
-	if (ap && nvsim_copy_out(caller, a->params_ptr, ap, ap_size))
-		pr_debug("alloc params copy-back failed\n");	/* as RM: the object stays */
-	kfree(ap);
 	return NVRM_OK;
 
 out_put_res:
@@ -382,7 +432,25 @@ out_put_res:
 		nvsim_res_put(obj->res);
 out_free_obj:
 	kfree(obj);
-out_free_params:
+	return status;
+}
+
+static u32 nvsim_object_alloc(const struct nvsim_caller *caller, struct nvrm_alloc *a)
+{
+	u32 ap_size, status;
+	void *ap = NULL;
+
+	lockdep_assert_held(&nvsim_rm_lock);
+	/* RM copies the class's params at its own size for this version, never the caller's. */
+	ap_size = nvrm_abi_alloc_params_size(&nvsim_abi, a->hclass);
+	if (ap_size && a->params_ptr) {
+		ap = nvsim_dup_in(caller, a->params_ptr, ap_size);
+		if (!ap)
+			return NVRM_ERR_INVALID_ADDRESS;
+	}
+	status = nvsim_rm_alloc_locked(caller, a, ap, ap_size);
+	if (!status && ap && nvsim_copy_out(caller, a->params_ptr, ap, ap_size))
+		pr_debug("alloc params copy-back failed\n");	/* as RM: the object stays */
 	kfree(ap);
 	return status;
 }
@@ -430,7 +498,13 @@ int nvsim_rm_alloc(struct file *file, void *params, u32 size)
 	struct nvrm_alloc a;
 	u32 status;
 
-	if (!nf->is_ctl || nvrm_alloc_decode(&nvsim_abi, params, size, &a))
+	if (nvrm_alloc_decode(&nvsim_abi, params, size, &a))
+		return -EINVAL;
+	/* NV_CTL_DEVICE_ONLY, except for the event classes (escape.c) */
+	if (!nf->is_ctl && a.hclass != NVRM_CLASS_NV01_EVENT &&
+	    a.hclass != NVRM_CLASS_NV01_EVENT_KERNEL_CALLBACK &&
+	    a.hclass != NVRM_CLASS_NV01_EVENT_OS_EVENT &&
+	    a.hclass != NVRM_CLASS_NV01_EVENT_KERNEL_CALLBACK_EX)
 		return -EINVAL;
 	status = nvsim_rm_alloc_call(&caller, &a);
 	if (status == NVRM_OK)
@@ -450,27 +524,34 @@ int nvsim_rm_alloc(struct file *file, void *params, u32 size)
  */
 u32 nvsim_rm_free_call(const struct nvsim_caller *caller, u32 hclient, u32 hobject)
 {
+	u32 status;
+
+	mutex_lock(&nvsim_rm_lock);
+	status = nvsim_rm_free_locked(caller, hclient, hobject);
+	mutex_unlock(&nvsim_rm_lock);
+	return status;
+}
+
+/* nvsim_rm_free_call() for callers that hold nvsim_rm_lock already. */
+u32 nvsim_rm_free_locked(const struct nvsim_caller *caller, u32 hclient, u32 hobject)
+{
 	struct nvsim_client *client;
 	struct nvsim_object *obj;
 	u32 status;
 
-	mutex_lock(&nvsim_rm_lock);
+	lockdep_assert_held(&nvsim_rm_lock);
 	status = nvsim_client_get(caller, hclient, &client);
 	if (status)
-		goto out_unlock;
+		return status;
 	if (hobject == hclient) {
 		nvsim_client_free(client);
-		goto out_unlock;
+		return NVRM_OK;
 	}
 	obj = xa_load(&client->objects, hobject);
-	if (!obj) {
-		status = NVRM_ERR_INVALID_OBJECT_HANDLE;
-		goto out_unlock;
-	}
+	if (!obj)
+		return NVRM_ERR_INVALID_OBJECT_HANDLE;
 	nvsim_object_free_subtree(client, obj);
-out_unlock:
-	mutex_unlock(&nvsim_rm_lock);
-	return status;
+	return NVRM_OK;
 }
 
 /**
@@ -491,6 +572,9 @@ int nvsim_rm_free(struct file *file, void *params, u32 size)
 	if (!nf->is_ctl || size != sizeof(*p))
 		return -EINVAL;
 	p->status = nvsim_rm_free_call(&caller, p->hroot, p->hobject_old);
+	/* Freeing a client through the escape also frees its OS events (escape.c). */
+	if (p->status == NVRM_OK && p->hobject_old == p->hroot)
+		nvsim_event_client_gone(p->hroot);
 	return 0;
 }
 
@@ -526,6 +610,14 @@ static u32 nvsim_fb_info(const struct nvsim_gpu *gpu, struct nvrm_fb_info *info)
 	default:
 		return NVRM_ERR_INVALID_ARGUMENT;
 	}
+}
+
+/* One FB info index's value in KiB (0 for an index nvsim does not know). Under nvsim_rm_lock. */
+void nvsim_fb_info_kb(const struct nvsim_gpu *gpu, u32 index, u32 *data)
+{
+	struct nvrm_fb_info info = { .index = index };
+
+	*data = nvsim_fb_info(gpu, &info) ? 0 : info.data;
 }
 
 static u32 nvsim_ctrl_fb_get_info_v2(const struct nvsim_caller *caller, struct nvsim_object *obj,
@@ -659,6 +751,7 @@ static const struct {
 } nvsim_control_tables[] = {
 	{ nvsim_core_controls, &nvsim_core_num_controls },
 	{ nvsim_memctrl_controls, &nvsim_memctrl_num_controls },
+	{ nvsim_pids_controls, &nvsim_pids_num_controls },
 };
 
 static const struct nvsim_control *nvsim_control_lookup(u32 cmd)

@@ -10,6 +10,7 @@ PROJECT = Path(__file__).resolve().parents[2]
 MODULES = {
     "nvsim": PROJECT / "kmod" / "nvsim" / "nvsim.ko",
     "qgpu": PROJECT / "kmod" / "qgpu.ko",
+    "qgpu_kclient_test": PROJECT / "tests" / "harness" / "kclient" / "qgpu_kclient_test.ko",
 }
 
 # Kernel-log lines that mean the kernel is unhappy, whatever the test asserted.

@@ -24,6 +24,8 @@ CARD_INFO, REGISTER_FD, CHECK_VERSION_STR, XFER, ATTACH_GPUS, SYS_PARAMS = (
 )
 RM_FREE, RM_CONTROL, RM_ALLOC = 0x29, 0x2A, 0x2B
 RM_MAP_MEMORY, RM_UNMAP_MEMORY = 0x4E, 0x4F
+RM_ALLOC_MEMORY, RM_DUP_OBJECT, RM_VID_HEAP_CONTROL, RM_GET_EVENT_DATA = 0x27, 0x34, 0x4A, 0x52
+ALLOC_OS_EVENT, FREE_OS_EVENT = 206, 207
 
 # Classes and controls
 ROOT_CLIENT, DEVICE, SUBDEVICE, VIDMEM, SYSMEM = 0x41, 0x80, 0x2080, 0x40, 0x3E
@@ -35,6 +37,9 @@ FB_GET_INFO, FB_GET_INFO_V2 = 0x20801301, 0x20801303
 GPU_GET_NAME_STRING, GPU_GET_GID_INFO = 0x20800110, 0x2080014A
 GPU_GET_ID_INFO_V2 = 0x00000205  # on the root client
 FB_TOTAL_RAM_SIZE, FB_HEAP_FREE = 0x08, 0x16
+GPU_GET_PIDS, GPU_GET_PID_INFO = 0x2080018D, 0x2080018E
+OS_EVENT, TSG, MEMORY_VIRTUAL_0070 = 0x79, 0xA06C, 0x70
+NVOS32_ALLOC_SIZE, NVOS32_FREE, NVOS32_INFO = 2, 3, 5
 
 # Status codes (nvstatuscodes.h)
 OK = 0
@@ -52,6 +57,12 @@ INVALID_DEVICE = 0x26
 INVALID_LIMIT = 0x2E
 INVALID_OFFSET = 0x37
 STATE_IN_USE = 0x63
+INSUFFICIENT_RESOURCES = 0x1A
+INVALID_EVENT = 0x28
+INVALID_FLAGS = 0x29
+OBJECT_NOT_FOUND = 0x57
+OPERATING_SYSTEM = 0x59
+ATTR_LOCATION_PCI = 1 << 25
 
 NVOS64 = struct.Struct("<IIIIQQIII4x")  # 48 B
 NVOS21 = struct.Struct("<IIIIQII")  # 32 B, 535+
@@ -60,6 +71,9 @@ NVOS54 = struct.Struct("<IIIIQII")
 XFER_S = struct.Struct("<IIQ")
 NVOS33_FD = struct.Struct("<IIII QQQ II i4x")  # 56 B: NVOS33 + fd@48
 NVOS34 = struct.Struct("<IIIIQII")  # 32 B
+NVOS55 = struct.Struct("<IIIIIII")  # 28 B
+OS_EVENT_S = struct.Struct("<IIII")  # 16 B
+NVOS32_SIZE = 184
 MEM_PARAMS_SIZE = 128
 FB_V2_SIZE = {580: 1028, 535: 436}
 
@@ -224,3 +238,50 @@ class Rm:
 
     def fb_free_bytes(self, subdevice: int) -> int:
         return self.fb_info(subdevice, FB_HEAP_FREE)[0] * 1024
+
+    def dup(
+        self, hparent: int, hclient_src: int, hobject_src: int, hobject: int = 0, flags: int = 0
+    ) -> tuple[int, int]:
+        """RM_DUP_OBJECT into this process's client; returns (status, new handle)."""
+        buf = bytearray(
+            NVOS55.pack(self.client, hparent, hobject, hclient_src, hobject_src, flags, 0xFFFFFFFF)
+        )
+        self.call(self.ctl, RM_DUP_OBJECT, buf)
+        fields = NVOS55.unpack(buf)
+        return fields[6], fields[2]
+
+    def vid_heap(self, function: int, hparent: int, **fields: int) -> bytearray:
+        """RM_VID_HEAP_CONTROL; fields: hmemory, flags, attr, size (AllocSize/Free). Returns it."""
+        buf = bytearray(NVOS32_SIZE)
+        struct.pack_into("<III", buf, 0, self.client, hparent, function)
+        struct.pack_into("<I", buf, 20, 0xFFFFFFFF)
+        if function == NVOS32_FREE:
+            struct.pack_into("<II", buf, 44, fields.get("hmemory", 0), fields.get("flags", 1))
+        else:
+            struct.pack_into("<I", buf, 44, fields.get("hmemory", 0))
+            struct.pack_into("<II", buf, 52, fields.get("flags", 0), fields.get("attr", 0))
+            struct.pack_into("<Q", buf, 88, fields.get("size", 0))
+        self.call(self.ctl, RM_VID_HEAP_CONTROL, buf)
+        return buf
+
+    def os_event(self, nr: int, fd: int, hclient: int = 0, on: int | None = None) -> int:
+        buf = bytearray(OS_EVENT_S.pack(hclient or self.client, 0, fd, 0xFFFFFFFF))
+        self.call(self.ctl if on is None else on, nr, buf)
+        return OS_EVENT_S.unpack(buf)[3]
+
+    def pids(self, subdevice: int, id_: int = SUBDEVICE) -> tuple[int, list[int]]:
+        params = bytearray(3812)
+        struct.pack_into("<II", params, 0, 0, id_)
+        status = self.control(subdevice, GPU_GET_PIDS, params)
+        count = struct.unpack_from("<I", params, 8)[0]
+        return status, list(struct.unpack_from(f"<{count}I", params, 12))
+
+    def pid_info(self, subdevice: int, pid: int) -> tuple[int, int, int, int, int]:
+        """GET_PID_INFO video memory of one pid: (status, result, private, owned, duped)."""
+        params = bytearray(14408)
+        struct.pack_into("<I", params, 0, 1)
+        struct.pack_into("<II", params, 8, pid, 0)
+        status = self.control(subdevice, GPU_GET_PID_INFO, params)
+        result = struct.unpack_from("<I", params, 16)[0]
+        priv, owned, duped = struct.unpack_from("<QQQ", params, 24)
+        return status, result, priv, owned, duped
