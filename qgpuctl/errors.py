@@ -16,7 +16,8 @@ code  meaning
 2     bad usage or an invalid policy file (:class:`UsageError`,
       :class:`PolicyError`, :class:`SizeError`)
 3     the kernel interface is missing or refused a request
-      (:class:`KernelInterfaceError`, :class:`NvmlError`)
+      (:class:`KernelInterfaceError`, :class:`NvmlError`; also
+      :class:`ApplyFailed` when ``apply`` rolled a refusal back)
 4     ``apply`` changed some knobs, then failed, and could not
       roll all of them back (:class:`PartialApplyError`)
 ====  ===========================================================
@@ -121,3 +122,12 @@ class PartialApplyError(QgpuError):
     """``apply`` left the system between the old and the new state."""
 
     exit_code = EXIT_PARTIAL_APPLY
+
+
+class ApplyFailed(QgpuError):
+    """``apply`` failed at a step and put everything back; exits as its cause would."""
+
+    def __init__(self, message: str, cause: QgpuError) -> None:
+        self.cause = cause
+        self.exit_code = cause.exit_code
+        super().__init__(message)

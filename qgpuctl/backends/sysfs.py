@@ -59,6 +59,16 @@ class SysfsTree:
         """Contents of an attribute, without the trailing newline sysfs_emit() adds."""
         return self._read_path(self.path(rel))
 
+    def read_optional(self, rel: PathPart) -> str | None:
+        """Like :meth:`read`, but None when the attribute does not exist (an older module)."""
+        path = self.path(rel)
+        try:
+            return self._read_path(path)
+        except KernelInterfaceError as exc:
+            if exc.errno == errno.ENOENT:
+                return None
+            raise
+
     def read_int(self, rel: PathPart) -> int:
         """An attribute that holds one decimal integer (counters, ids, percentages)."""
         path = self.path(rel)
@@ -98,6 +108,10 @@ class SysfsTree:
         if original is not None:
             self.originals[path] = original
 
+    def write_only(self, rel: PathPart, value: str) -> None:
+        """Write a write-only knob (``create``, ``remove``): there is no original to remember."""
+        self._write_path(self.path(rel), value)
+
     def rollback(self) -> None:
         """Restore every recorded original, newest first, then forget them.
 
@@ -121,19 +135,18 @@ class SysfsTree:
         """Forget the recorded originals: the changes are now the desired state."""
         self.originals.clear()
 
-    @staticmethod
-    def _read_path(path: Path) -> str:
+    def _read_path(self, path: Path) -> str:
         try:
             with open(path, encoding="utf-8", errors="replace") as f:
                 return f.read().strip()
         except OSError as exc:
             raise KernelInterfaceError(path, None, exc.errno) from exc
 
-    @staticmethod
-    def _write_path(path: Path, data: str) -> None:
+    def _write_path(self, path: Path, data: str) -> None:
         # One write(2) of the exact bytes, like `echo -n`: a sysfs store() sees
         # the whole value at once and its errno comes back from that call.
         # No O_CREAT, so a missing knob is ENOENT even in a fake tree.
+        # An instance method so a test double can emulate the kernel's store().
         # O_TRUNC is what the shell's `echo >` does on sysfs too; it keeps fake
         # trees (plain files) from keeping a longer old value's tail.
         encoded = data.encode()

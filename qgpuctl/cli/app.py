@@ -7,7 +7,10 @@ from typing import Annotated
 import typer
 
 from qgpuctl import __version__
+from qgpuctl.cli import cdi as cdi_cmd
+from qgpuctl.cli import declarative, instances, monitor
 from qgpuctl.cli import doctor as doctor_cmd
+from qgpuctl.cli import policy as policy_cmd
 from qgpuctl.cli.context import AppContext
 from qgpuctl.cli.group import QgpuGroup
 from qgpuctl.cli.options import OUTPUT_HELP
@@ -60,6 +63,23 @@ def root(
         ctx.obj = AppContext(output=output, debug=debug)
 
 
+# The command table, in the order `--help` lists them: inventory, instances,
+# the declarative path, watching, integration, diagnosis.
+app.command("gpus")(instances.gpus)
+app.command("create")(instances.create)
+app.command("list")(instances.list_)
+app.command("show")(instances.show)
+app.command("set")(instances.set_)
+app.command("delete")(instances.delete)
+app.add_typer(policy_cmd.app, name="policy")
+app.command("apply")(declarative.apply)
+app.command("assert")(declarative.assert_)
+app.command("export")(declarative.export)
+app.command("validate")(declarative.validate)
+app.command("status")(monitor.status)
+app.command("top")(monitor.top)
+app.command("events")(monitor.events)
+app.add_typer(cdi_cmd.app, name="cdi")
 app.command("doctor")(doctor_cmd.doctor)
 
 

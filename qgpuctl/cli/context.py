@@ -7,13 +7,24 @@ global options on it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import typer
 
 from qgpuctl.backends.devfs import DevTree
+from qgpuctl.backends.files import HostFiles
+from qgpuctl.backends.netlink import EventSource, QgpuEventSocket
+from qgpuctl.backends.nvml import NvmlGpu, inventory
+from qgpuctl.backends.qgpufs import QgpuControl
 from qgpuctl.backends.sysfs import SysfsTree
+from qgpuctl.backends.udev import UdevWaiter
+from qgpuctl.core.state import State, read_state
 from qgpuctl.render import OutputFormat
+
+
+def _open_events() -> EventSource:
+    return QgpuEventSocket()
 
 
 @dataclass(slots=True)
@@ -22,6 +33,20 @@ class AppContext:
     debug: bool = False
     sysfs: SysfsTree = field(default_factory=SysfsTree.from_env)
     dev: DevTree = field(default_factory=DevTree.from_env)
+    host: HostFiles = field(default_factory=HostFiles.from_env)
+    nvml: Callable[[], dict[str, NvmlGpu] | None] = inventory
+    events: Callable[[], EventSource] = _open_events
+    waiter: Callable[[], UdevWaiter] = UdevWaiter
+
+    def state(self) -> State:
+        """The kernel's state right now (qgpuctl keeps none of its own)."""
+        return read_state(self.sysfs)
+
+    def control(self) -> QgpuControl:
+        return QgpuControl(self.sysfs)
+
+    def fmt(self, override: OutputFormat | None) -> OutputFormat:
+        return override or self.output
 
 
 def app_context(ctx: typer.Context) -> AppContext:

@@ -1,1 +1,1 @@
-"""Pure logic with no I/O of its own: units, checks, and later the policy model and the plan."""
+"""Pure logic with no I/O of its own: units, state model, policy file, plan, apply, CDI, checks."""

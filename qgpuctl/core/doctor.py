@@ -1,19 +1,24 @@
-"""Preflight checks behind ``qgpuctl doctor``: is there anything for qgpuctl to drive?
+"""Preflight checks behind ``qgpuctl doctor``: is everything in place for qgpu to work?
 
-The checks only ask the backends yes/no questions, so they run unchanged
-against a fake tree in tests and against /sys and /dev on a host.
+The checks only ask the backends questions, so they run unchanged against fake
+trees in tests and against /sys, /dev and /etc on a host. Each says what to do
+when it fails. ``warn`` means qgpu works but something is off; only ``fail``
+makes doctor exit non-zero.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
+from qgpuctl.backends import schema as k
+from qgpuctl.core.state import State
 from qgpuctl.errors import KernelInterfaceError
 
-MODULE_DIR = "module/qgpu"
-NVIDIA_CTL = "nvidiactl"
+MODULE_DIR = k.MODULE_DIR
+NVIDIA_CTL = k.NVIDIA_CTL
 
 
 class SysfsReader(Protocol):
@@ -29,42 +34,138 @@ class DevNodes(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Check:
-    """One line of the doctor's report; ``detail`` says what to do when ``ok`` is False."""
+    """One line of the doctor's report; ``detail`` says what to do when it is not ok."""
 
     name: str
-    ok: bool
+    status: str  # ok | warn | fail
     detail: str
 
     @property
-    def status(self) -> str:
-        return "ok" if self.ok else "fail"
+    def ok(self) -> bool:
+        return self.status != "fail"
+
+
+def _ok(name: str, detail: str) -> Check:
+    return Check(name, "ok", detail)
+
+
+def _fail(name: str, detail: str) -> Check:
+    return Check(name, "fail", detail)
+
+
+def _warn(name: str, detail: str) -> Check:
+    return Check(name, "warn", detail)
 
 
 def check_module(sysfs: SysfsReader) -> Check:
     """qgpu.ko is loaded iff the kernel published /sys/module/qgpu for it."""
+    name = "qgpu module loaded"
     path = sysfs.path(MODULE_DIR)
     if not sysfs.exists(MODULE_DIR):
-        return Check("qgpu module loaded", False, f"{path} missing; load it with `modprobe qgpu`")
+        return _fail(name, f"{path} missing; load it with `modprobe qgpu`")
     try:
-        version = sysfs.read(f"{MODULE_DIR}/version")
+        version = sysfs.read(k.MODULE_VERSION)
     except KernelInterfaceError:
         # Only modules with MODULE_VERSION() publish it; loaded is what matters.
-        return Check("qgpu module loaded", True, str(path))
-    return Check("qgpu module loaded", True, f"{path} (version {version})")
+        return _ok(name, str(path))
+    return _ok(name, f"{path} (version {version})")
 
 
 def check_nvidia_nodes(dev: DevNodes) -> Check:
     """qgpu forwards to the real driver's nodes, so they must exist before instances can work."""
+    name = "NVIDIA driver nodes"
     path = dev.path(NVIDIA_CTL)
     if not dev.exists(NVIDIA_CTL):
-        return Check(
-            "NVIDIA driver nodes",
-            False,
-            f"{path} missing; is the NVIDIA driver (or nvsim) loaded?",
+        return _fail(name, f"{path} missing; is the NVIDIA driver (or nvsim) loaded?")
+    return _ok(name, str(path))
+
+
+def check_gpus(state: State | None, error: str | None) -> Check:
+    name = "qgpu GPUs"
+    if state is None:
+        return _fail(name, error or "cannot read the qgpu sysfs tree")
+    if not state.gpus:
+        return _fail(name, "qgpu manages no GPU; is the NVIDIA driver loaded before qgpu?")
+    listing = ", ".join(f"{g.index}: {g.name or '-'}" for g in state.gpus)
+    return _ok(name, f"{len(state.gpus)} ({listing})")
+
+
+def check_driver(state: State | None) -> Check:
+    name = "backend driver supported"
+    if state is None or not state.gpus:
+        return _warn(name, "skipped: no GPU to check")
+    bad = [g for g in state.gpus if g.driver_supported is False]
+    if bad:
+        versions = ", ".join(f"GPU {g.index}: {g.driver_version or '?'}" for g in bad)
+        return _fail(name, f"qgpu does not support {versions}; instances cannot be created")
+    unknown = [g for g in state.gpus if g.driver_supported is None]
+    versions = ", ".join(sorted({g.driver_version or "?" for g in state.gpus}))
+    if unknown:
+        return _warn(name, f"driver {versions}; this module does not report whether it supports it")
+    return _ok(name, f"driver {versions}")
+
+
+def check_udev_rules(find_rules: Callable[[], Path | None]) -> Check:
+    name = "udev rules installed"
+    path = find_rules()
+    if path is None:
+        return _warn(
+            name,
+            f"{k.UDEV_RULES_NAME} not found; nodes still appear (devtmpfs) but with default "
+            "modes; run scripts/install-host.sh",
         )
-    return Check("NVIDIA driver nodes", True, str(path))
+    return _ok(name, str(path))
+
+
+def check_instance_nodes(state: State | None, dev: DevNodes) -> Check:
+    name = "instance device nodes"
+    if state is None:
+        return _warn(name, "skipped: cannot read the instances")
+    missing = []
+    total = 0
+    for _, inst in state.instances:
+        for node, _ in k.DEV_NODES:
+            total += 1
+            rel = f"{k.DEV_DIR}/{inst.name}/{node}"
+            if not dev.exists(rel):
+                missing.append(str(dev.path(rel)))
+    if missing:
+        return _fail(name, f"missing: {', '.join(missing)}; check udev / devtmpfs")
+    if not state.instances:
+        return _ok(name, "no instances")
+    return _ok(name, f"{total} nodes of {len(state.instances)} instances present")
+
+
+def check_cdi(
+    state: State | None,
+    specs: list[tuple[Path, Any]],
+    wanted: Callable[[], dict[str, Any]],
+) -> Check:
+    """Some spec of kind qgpu.io/vgpu in the CDI dirs lists exactly the current instances."""
+    name = "CDI spec current"
+    ours = [(p, s) for p, s in specs if isinstance(s, dict) and s.get("kind") == k.CDI_KIND]
+    has_instances = state is not None and bool(state.instances)
+    if not ours:
+        if has_instances:
+            return _warn(
+                name,
+                f"no CDI spec for {k.CDI_KIND}; "
+                "run `qgpuctl cdi generate --file /etc/cdi/qgpu.yaml`",
+            )
+        return _ok(name, "no instances, no spec")
+    if state is None:
+        return _warn(name, "cannot read the instances to compare")
+    want = wanted()["devices"]
+    stale = [str(p) for p, s in ours if s.get("devices") != want]
+    if stale:
+        return _fail(
+            name,
+            f"{', '.join(stale)} does not match the instances; "
+            "rerun `qgpuctl cdi generate --file PATH`",
+        )
+    return _ok(name, ", ".join(str(p) for p, _ in ours))
 
 
 def run_checks(sysfs: SysfsReader, dev: DevNodes) -> list[Check]:
-    """All checks, in the order an operator should fix them."""
+    """The two checks that need nothing but the module and the driver."""
     return [check_module(sysfs), check_nvidia_nodes(dev)]

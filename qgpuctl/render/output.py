@@ -98,3 +98,59 @@ def print_error(message: str, file: TextIO) -> None:
     """One red line on ``file`` (stderr): the whole user-facing form of an error."""
     line = " ".join(part.strip() for part in message.splitlines() if part.strip())
     console_for(file).print(Text(f"qgpuctl: error: {line}", style="red"), soft_wrap=True)
+
+
+def render_data(data: Any, fmt: OutputFormat, file: TextIO) -> None:
+    """A whole document for scripts: JSON (indented) or YAML in the written key order."""
+    if fmt is OutputFormat.JSON:
+        file.write(json.dumps(data, indent=2) + "\n")
+    else:
+        file.write(yaml.safe_dump(data, sort_keys=False, default_flow_style=False))
+
+
+def render_sections(
+    sections: Sequence[tuple[str, Sequence[Row], Sequence[str]]],
+    data: Any,
+    fmt: OutputFormat,
+    file: TextIO,
+) -> None:
+    """Several titled tables for people, or ``data`` as one document for scripts."""
+    if fmt is not OutputFormat.TABLE:
+        render_data(data, fmt, file)
+        return
+    for n, (title, rows, columns) in enumerate(sections):
+        if n:
+            file.write("\n")
+        if title:
+            console_for(file).print(Text(title, style="bold"))
+        if rows:
+            render_table(rows, columns, fmt, file)
+        else:
+            file.write("(none)\n")
+
+
+def render_fields(fields: Sequence[tuple[str, Any]], fmt: OutputFormat, file: TextIO) -> None:
+    """One object: ``key: value`` lines for people, a mapping for scripts."""
+    if fmt is not OutputFormat.TABLE:
+        render_data(dict(fields), fmt, file)
+        return
+    width = max((len(key) for key, _ in fields), default=0)
+    console = console_for(file)
+    for key, value in fields:
+        console.print(Text(f"{key + ':':<{width + 1}} {_cell(value)}"), soft_wrap=True)
+
+
+def sections_renderable(sections: Sequence[tuple[str, Sequence[Row], Sequence[str]]]) -> Any:
+    """The tables of :func:`render_sections` as one rich renderable (for ``top``)."""
+    from rich.console import Group
+
+    parts: list[Any] = []
+    for title, rows, columns in sections:
+        parts.append(Text(title, style="bold"))
+        table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
+        for column in columns:
+            table.add_column(_header(column), overflow="fold")
+        for row in rows:
+            table.add_row(*(Text(_cell(row.get(column))) for column in columns))
+        parts.append(table)
+    return Group(*parts)

@@ -7,10 +7,19 @@ that wants a kernel node builds it with ``fake_sysfs`` / ``fake_dev``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from fake_kernel import FakeKernel
+from typer.testing import CliRunner, Result
+
+from qgpuctl.backends.devfs import DevTree
+from qgpuctl.backends.files import HostFiles
+from qgpuctl.backends.netlink import ReplaySource
+from qgpuctl.backends.nvml import NvmlGpu
+from qgpuctl.cli.app import app
+from qgpuctl.cli.context import AppContext
 
 WIDTH = 100
 
@@ -38,7 +47,7 @@ def _isolated_terminal_and_roots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     monkeypatch.setenv("COLUMNS", str(WIDTH))
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setenv("TERM", "dumb")
-    for var in ("FORCE_COLOR", "QGPU_OUTPUT", "QGPU_DEBUG"):
+    for var in ("FORCE_COLOR", "QGPU_OUTPUT", "QGPU_DEBUG", "QGPU_POLICY_FILE", "QGPU_HOST_ROOT"):
         monkeypatch.delenv(var, raising=False)
     empty = tmp_path / "empty-host"
     (empty / "sys").mkdir(parents=True)
@@ -63,3 +72,45 @@ def fake_dev(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeTree:
     root.mkdir()
     monkeypatch.setenv("QGPU_DEV_ROOT", str(root))
     return FakeTree(root)
+
+
+# --- a fake qgpu kernel and a CLI wired to it -------------------------------------
+
+GIB = 2**30
+
+
+@dataclass
+class Host:
+    """A fake machine: qgpu's sysfs (emulated), /dev and the host's files (/etc ...)."""
+
+    kernel: FakeKernel
+    dev: Path
+    files: Path
+    nvml: dict[str, NvmlGpu] | None = None
+    recorded_events: list[bytes] = field(default_factory=list)
+
+    def context(self) -> AppContext:
+        return AppContext(
+            sysfs=self.kernel,
+            dev=DevTree(self.dev),
+            host=HostFiles(self.files),
+            nvml=lambda: self.nvml,
+            events=lambda: ReplaySource(self.recorded_events),
+        )
+
+    def invoke(self, *args: str, input: str | None = None) -> Result:
+        return CliRunner().invoke(
+            app, list(args), prog_name="qgpuctl", obj=self.context(), input=input
+        )
+
+
+@pytest.fixture
+def host(tmp_path: Path) -> Host:
+    """Two GPUs (index 0: 40G, index 1: 80G), best-effort, no instances yet."""
+    (tmp_path / "dev").mkdir(exist_ok=True)
+    (tmp_path / "files").mkdir()
+    kernel = FakeKernel(tmp_path / "sys", dev_root=tmp_path / "dev")
+    kernel.add_gpu(0, memory=40 * GIB)
+    kernel.add_gpu(1, name="NVIDIA A100-SXM4-80GB", memory=80 * GIB)
+    (tmp_path / "dev" / "nvidiactl").write_text("")
+    return Host(kernel, tmp_path / "dev", tmp_path / "files")

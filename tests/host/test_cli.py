@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 from conftest import FakeTree
+from fake_kernel import FakeKernel
 from typer.testing import CliRunner, Result
 
 from qgpuctl.backends.sysfs import SysfsTree
@@ -28,10 +29,27 @@ def one_line(text: str) -> str:
     return lines[0]
 
 
+CHECKS = [
+    "qgpu module loaded",
+    "NVIDIA driver nodes",
+    "qgpu GPUs",
+    "backend driver supported",
+    "udev rules installed",
+    "instance device nodes",
+    "CDI spec current",
+]
+
+
 @pytest.fixture
-def healthy_host(fake_sysfs: FakeTree, fake_dev: FakeTree) -> None:
-    fake_sysfs.mkdir("module/qgpu")
+def healthy_host(
+    fake_sysfs: FakeTree, fake_dev: FakeTree, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    FakeKernel(fake_sysfs.root).add_gpu(0)
     fake_dev.add("nvidiactl")
+    rules = tmp_path / "host/etc/udev/rules.d/70-qgpu.rules"
+    rules.parent.mkdir(parents=True)
+    rules.write_text("")
+    monkeypatch.setenv("QGPU_HOST_ROOT", str(tmp_path / "host"))
 
 
 def test_version() -> None:
@@ -85,7 +103,10 @@ def test_doctor_module_loaded_but_no_driver_nodes_exits_3(fake_sysfs: FakeTree) 
     result = invoke("-o", "json", "doctor")
     assert result.exit_code == 3
     status = {row["check"]: row["status"] for row in json.loads(result.stdout)}
-    assert status == {"qgpu module loaded": "ok", "NVIDIA driver nodes": "fail"}
+    assert list(status) == CHECKS
+    assert status["qgpu module loaded"] == "ok"
+    assert status["NVIDIA driver nodes"] == "fail"
+    assert status["qgpu GPUs"] == "fail"  # module dir without the class tree
 
 
 @pytest.mark.usefixtures("healthy_host")
@@ -93,7 +114,7 @@ def test_doctor_healthy_host_exits_0() -> None:
     result = invoke("doctor")
     assert result.exit_code == 0, result.stderr
     assert result.stderr == ""
-    assert result.stdout.count(" ok ") == 2
+    assert result.stdout.count(" ok ") == len(CHECKS)
     assert "fail" not in result.stdout
 
 
@@ -112,7 +133,7 @@ def test_doctor_machine_readable(args: list[str], parse: object) -> None:
     assert result.exit_code == 0, result.stderr
     assert callable(parse)
     rows = parse(result.stdout)
-    assert [row["check"] for row in rows] == ["qgpu module loaded", "NVIDIA driver nodes"]
+    assert [row["check"] for row in rows] == CHECKS
     assert {row["status"] for row in rows} == {"ok"}
     assert set(rows[0]) == {"check", "status", "detail"}
 

@@ -1,0 +1,79 @@
+"""qgpu's sysfs knobs as operations: create, remove, set; all through SysfsTree.
+
+Kept apart from SysfsTree (which knows files, not qgpu) and from core (which
+knows no files). Errors keep the kernel's errno and gain a hint where the
+errno alone is ambiguous.
+"""
+
+from __future__ import annotations
+
+import errno
+
+from qgpuctl.backends import schema as k
+from qgpuctl.backends.sysfs import SysfsTree
+from qgpuctl.core.plan import InstanceConfig
+from qgpuctl.core.units import format_size
+from qgpuctl.errors import KernelInterfaceError
+
+_CREATE_HINTS = {
+    errno.ENOSPC: "the GPU is full (no instance slot, or not enough memory without overcommit)",
+    errno.EOPNOTSUPP: "qgpu does not support this GPU's driver version (see qgpuctl doctor)",
+    errno.EEXIST: "an instance of that name already exists",
+    errno.EINVAL: "a value was refused (name, size, or core over 100% under a guaranteed policy)",
+}
+_WRITE_HINTS = {
+    (k.INST_MEM_MAX, errno.EBUSY): "the instance already uses more than that",
+    (k.INST_MEM_MAX, errno.ENOSPC): "the GPU's memory is committed (set overcommit 1 to allow)",
+    (k.INST_CORE, errno.EINVAL): "core guarantees on this GPU would exceed 100%",
+    (k.INST_REMOVE, errno.EBUSY): "the instance is in use (--force detaches its processes)",
+    (k.GPU_POLICY, errno.EINVAL): "the guarantees on this GPU add up to more than 100%",
+}
+
+
+def _with_hint(exc: KernelInterfaceError, hint: str | None) -> KernelInterfaceError:
+    if hint is None or exc.detail:
+        return exc
+    return KernelInterfaceError(exc.path, exc.value, exc.errno, detail=hint)
+
+
+def create_line(name: str, config: InstanceConfig) -> str:
+    """The exact line written to ``create``."""
+    return f"{name} mem={format_size(config.mem)} core={config.core} class={config.klass}"
+
+
+class QgpuControl:
+    """The real :class:`qgpuctl.core.apply.KernelControl`, on a SysfsTree."""
+
+    def __init__(self, sysfs: SysfsTree) -> None:
+        self.sysfs = sysfs
+
+    def create(self, minor: int, name: str, config: InstanceConfig) -> None:
+        try:
+            self.sysfs.write_only(f"{k.gpu_dir(minor)}/{k.GPU_CREATE}", create_line(name, config))
+        except KernelInterfaceError as exc:
+            raise _with_hint(exc, _CREATE_HINTS.get(exc.errno or 0)) from None
+
+    def remove(self, minor: int, name: str, *, force: bool = False) -> None:
+        value = k.REMOVE_FORCE if force else k.REMOVE_NORMAL
+        try:
+            self.sysfs.write_only(f"{k.instance_dir(minor, name)}/{k.INST_REMOVE}", value)
+        except KernelInterfaceError as exc:
+            raise _with_hint(exc, _WRITE_HINTS.get((k.INST_REMOVE, exc.errno or 0))) from None
+
+    def write_gpu(self, minor: int, attr: str, value: str) -> None:
+        self._write(f"{k.gpu_dir(minor)}/{attr}", attr, value)
+
+    def write_instance(self, minor: int, name: str, attr: str, value: str) -> None:
+        self._write(f"{k.instance_dir(minor, name)}/{attr}", attr, value)
+
+    def _write(self, rel: str, attr: str, value: str) -> None:
+        try:
+            self.sysfs.write(rel, value)
+        except KernelInterfaceError as exc:
+            raise _with_hint(exc, _WRITE_HINTS.get((attr, exc.errno or 0))) from None
+
+    def rollback_writes(self) -> None:
+        self.sysfs.rollback()
+
+    def commit(self) -> None:
+        self.sysfs.commit()

@@ -1,0 +1,123 @@
+"""Every name of the kernel interface qgpuctl relies on, in one place.
+
+This module is the Python side of ``docs/kernel-interface.md``: sysfs paths and
+attribute names, device node names, and the generic-netlink family. Nothing else
+in qgpuctl spells a kernel name, so a rename on the kernel side is a one-line
+change here (and a grep of this file tells you everything qgpuctl touches).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+# --- sysfs -------------------------------------------------------------------
+
+# Relative to the sysfs root (/sys, or $QGPU_SYSFS_ROOT in tests).
+CLASS_DIR: Final = "class/qgpu"
+MODULE_DIR: Final = "module/qgpu"
+MODULE_VERSION: Final = "module/qgpu/version"
+
+# gpu<N>, N = the backend driver's minor number of the physical GPU.
+GPU_DIR_PREFIX: Final = "gpu"
+GPU_DIR_RE: Final = re.compile(r"gpu(?P<minor>[0-9]+)")
+
+# Per-GPU attributes.
+GPU_CREATE: Final = "create"  # wo: "NAME [mem=SIZE] [core=PCT] [class=online|offline]"
+GPU_AVAILABLE: Final = "available_instances"  # ro int
+GPU_INSTANCES: Final = "instances"  # dir of instance dirs
+GPU_INDEX: Final = "index"  # ro int
+GPU_NAME: Final = "name"  # ro
+GPU_UUID: Final = "uuid"  # ro
+GPU_MEMORY: Final = "memory"  # ro bytes
+GPU_DRIVER_VERSION: Final = "driver_version"  # ro
+GPU_DRIVER_SUPPORTED: Final = "driver_supported"  # ro 0|1 (optional; see the doc)
+GPU_ID: Final = "gpu_id"  # ro
+GPU_POLICY: Final = "policy"  # rw best-effort|fixed-share|burst-share
+GPU_TIMESLICE: Final = "timeslice_us"  # rw int
+GPU_OVERCOMMIT: Final = "overcommit"  # rw 0|1
+GPU_UTILIZATION: Final = "utilization"  # ro percent over the last second
+GPU_UNKNOWN_ESCAPES: Final = "unknown_escapes"  # rw allow|refuse
+
+# Per-instance attributes (gpu<N>/instances/<name>/...).
+INST_MEM_MAX: Final = "mem_max"  # rw bytes|max
+INST_MEM_CURRENT: Final = "mem_current"  # ro bytes
+INST_MEM_PEAK: Final = "mem_peak"  # ro bytes
+INST_EVENTS: Final = "events"  # ro int: OOM refusals
+INST_CORE: Final = "core"  # rw 1..100
+INST_CLASS: Final = "class"  # rw online|offline
+INST_PROCESSES: Final = "processes"  # ro lines "PID COMM"
+INST_GPU_TIME: Final = "gpu_time_ns"  # ro int
+INST_THROTTLED: Final = "throttled_ns"  # ro int
+INST_PREEMPTIONS: Final = "preemptions"  # ro int
+INST_SHARE: Final = "share"  # ro percent, may be fractional
+INST_REMOVE: Final = "remove"  # wo "1" | "force"
+
+REMOVE_NORMAL: Final = "1"
+REMOVE_FORCE: Final = "force"
+
+# Values.
+POLICIES: Final = ("best-effort", "fixed-share", "burst-share")
+GUARANTEED_POLICIES: Final = frozenset({"fixed-share", "burst-share"})
+CLASSES: Final = ("online", "offline")
+UNKNOWN_ESCAPES: Final = ("allow", "refuse")
+CORE_MIN: Final = 1
+CORE_MAX: Final = 100
+
+# Instance names as the kernel accepts them: unique across all GPUs.
+KERNEL_NAME_RE: Final = re.compile(r"[a-z0-9][a-z0-9_.-]{0,31}")
+
+# --- /dev ----------------------------------------------------------------------
+
+# Relative to the /dev root ($QGPU_DEV_ROOT in tests): qgpu/<name>/<node>.
+DEV_DIR: Final = "qgpu"
+# (node under /dev/qgpu/<name>/, path the container sees)
+DEV_NODES: Final = (
+    ("nvidiactl", "/dev/nvidiactl"),
+    ("nvidia0", "/dev/nvidia0"),
+    ("nvidia-uvm", "/dev/nvidia-uvm"),
+)
+# The real driver's control node, which qgpu forwards to.
+NVIDIA_CTL: Final = "nvidiactl"
+UDEV_SUBSYSTEM: Final = "qgpu"
+# Kernel device names: qgpu!<name>!<node> (devtmpfs turns '!' into '/').
+UDEV_KERNEL_NAME_FMT: Final = "qgpu!{name}!{node}"
+
+# --- generic netlink ------------------------------------------------------------
+
+GENL_FAMILY: Final = "qgpu"
+GENL_VERSION: Final = 1
+GENL_MCGRP_EVENTS: Final = "events"
+QGPU_CMD_EVENT: Final = 1
+QGPU_ATTR_EVENT: Final = 1  # NUL-terminated string
+QGPU_ATTR_GPU: Final = 2  # u32 index
+QGPU_ATTR_INSTANCE: Final = 3  # string
+QGPU_ATTR_PID: Final = 4  # u32
+QGPU_ATTR_SIZE: Final = 5  # u64 bytes
+QGPU_ATTR_TIMESTAMP_NS: Final = 6  # u64 CLOCK_MONOTONIC
+QGPU_ATTR_DETAIL: Final = 7  # string
+EVENT_NAMES: Final = (
+    "oom",
+    "preempt",
+    "instance_create",
+    "instance_remove",
+    "policy_change",
+    "set",
+)
+
+# --- files on the host ------------------------------------------------------------
+
+UDEV_RULES_NAME: Final = "70-qgpu.rules"
+UDEV_RULES_DIRS: Final = ("etc/udev/rules.d", "usr/lib/udev/rules.d", "lib/udev/rules.d")
+CDI_DIRS: Final = ("etc/cdi", "var/run/cdi")
+CDI_KIND: Final = "qgpu.io/vgpu"
+
+
+def gpu_dir(minor: int) -> str:
+    """sysfs directory of the GPU with backend minor ``minor``, relative to the root."""
+    return f"{CLASS_DIR}/{GPU_DIR_PREFIX}{minor}"
+
+
+def instance_dir(minor: int, name: str) -> str:
+    """sysfs directory of instance ``name`` on GPU ``minor``, relative to the root."""
+    return f"{gpu_dir(minor)}/{GPU_INSTANCES}/{name}"

@@ -1,0 +1,81 @@
+"""Small helpers shared by the commands: display forms and option types."""
+
+from __future__ import annotations
+
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from qgpuctl.backends import schema as k
+from qgpuctl.backends.devfs import DevTree
+from qgpuctl.core.cdi import qualified_name
+from qgpuctl.core.state import GpuState, InstanceState
+from qgpuctl.core.units import format_size
+from qgpuctl.errors import UsageError
+
+
+class InstanceClass(StrEnum):
+    ONLINE = "online"
+    OFFLINE = "offline"
+
+
+class Policy(StrEnum):
+    BEST_EFFORT = "best-effort"
+    FIXED_SHARE = "fixed-share"
+    BURST_SHARE = "burst-share"
+
+
+assert tuple(InstanceClass) == k.CLASSES and tuple(Policy) == k.POLICIES
+
+
+def human_size(size: int | None) -> str | None:
+    """A size for a table: exact units where they divide (4G), else one decimal (15.8G)."""
+    if size is None:
+        return None
+    exact = format_size(size)
+    if not exact.isdigit() or size < 1024:
+        return exact
+    for suffix, mult in (("T", 2**40), ("G", 2**30), ("M", 2**20), ("K", 2**10)):
+        if size >= mult:
+            return f"{size / mult:.1f}{suffix}"
+    return exact  # pragma: no cover
+
+
+def device_paths(dev: DevTree, name: str) -> list[Path]:
+    return [dev.path(k.DEV_DIR, name, node) for node, _ in k.DEV_NODES]
+
+
+def instance_data(gpu: GpuState, inst: InstanceState, dev: DevTree) -> dict[str, Any]:
+    """Everything known about one instance, raw values (bytes, None) for scripts."""
+    return {
+        "name": inst.name,
+        "gpu": gpu.index,
+        "gpu_uuid": gpu.uuid,
+        "mem": inst.mem_text,
+        "mem_max": None if inst.mem_unlimited else inst.mem_max,
+        "mem_current": inst.mem_current,
+        "mem_peak": inst.mem_peak,
+        "oom_events": inst.events,
+        "core": inst.core,
+        "share": inst.share,
+        "class": inst.klass,
+        "processes": [{"pid": p.pid, "comm": p.comm} for p in inst.processes],
+        "gpu_time_ns": inst.gpu_time_ns,
+        "throttled_ns": inst.throttled_ns,
+        "preemptions": inst.preemptions,
+        "devices": [str(p) for p in device_paths(dev, inst.name)],
+        "cdi": qualified_name(inst.name),
+    }
+
+
+def read_text_arg(file: str) -> tuple[str, str]:
+    """The text of ``-f FILE`` (``-`` = stdin) and the name to use in messages."""
+    if file == "-":
+        return sys.stdin.read(), "<stdin>"
+    try:
+        return Path(file).read_text(encoding="utf-8"), file
+    except OSError as exc:
+        raise UsageError(f"cannot read {file}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"cannot read {file}: not UTF-8 text") from None

@@ -1,0 +1,355 @@
+"""From a policy file and the kernel's current state to an ordered list of changes.
+
+``apply`` manages the GPUs the file selects and nothing else. On those GPUs:
+
+* an instance listed in the file is created if missing, and its ``mem``,
+  ``core`` and ``class`` are set live where they differ;
+* a GPU knob given in the file (``policy``, ``timeslice_us``, ``overcommit``,
+  ``unknown_escapes``) is written where it differs; one left out is left alone;
+* an instance that is *not* listed is kept and reported, and deleted only with
+  ``--prune`` (mig-parted's rule: apply converges what the file names, it does
+  not silently destroy what it does not know about);
+* an instance listed for one GPU but present on another is moved (deleted and
+  re-created), which also needs ``--prune`` since its processes lose it.
+
+Everything is validated against the final state before any write: selectors
+must match, no GPU may be selected twice, names stay unique across all GPUs,
+guarantees add up to at most 100% under fixed-share/burst-share, and memory
+limits fit the GPU unless it overcommits.
+
+The actions come in phases so that every intermediate state is one the kernel
+accepts, and each phase can be undone (:mod:`qgpuctl.core.apply`):
+
+1. ``delete`` (pruned or moved instances), freeing guarantees and memory;
+2. ``set`` that *lower* a limit or a guarantee on kept instances;
+3. ``set`` of GPU knobs (overcommit, policy, timeslice, unknown escapes): after
+   the decreases, so a switch to fixed-share sees the lowered sums;
+4. ``set`` that *raise* a limit or a guarantee, and class changes;
+5. ``create``.
+
+Each intermediate sum is at most the final one, which was validated.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Any
+
+from qgpuctl.backends import schema as k
+from qgpuctl.core.policy import GpuSpec, InstanceSpec, PolicyFile
+from qgpuctl.core.state import GpuState, InstanceState, State
+from qgpuctl.core.units import format_size
+from qgpuctl.errors import PolicyError
+
+
+class Phase(IntEnum):
+    DELETE = 1
+    DECREASE = 2
+    GPU = 3
+    INCREASE = 4
+    CREATE = 5
+
+
+OP_NAMES = {
+    Phase.DELETE: "delete",
+    Phase.DECREASE: "set",
+    Phase.GPU: "set-gpu",
+    Phase.INCREASE: "set",
+    Phase.CREATE: "create",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class InstanceConfig:
+    """What ``create`` needs, and what re-creating a deleted instance restores."""
+
+    mem: int | None  # None = max
+    core: int
+    klass: str
+
+    def describe(self) -> str:
+        return f"mem {format_size(self.mem)}, core {self.core}%, class {self.klass}"
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    phase: Phase
+    gpu_minor: int
+    gpu_index: int
+    instance: str | None  # None for GPU knobs
+    attr: str | None = None  # kernel attribute for set/set-gpu
+    old: str | None = None  # display / kernel value before
+    new: str | None = None  # kernel value to write
+    config: InstanceConfig | None = None  # create: the new one; delete: the old one
+
+    @property
+    def op(self) -> str:
+        return OP_NAMES[self.phase]
+
+    def describe(self) -> str:
+        where = f"GPU {self.gpu_index}"
+        if self.phase is Phase.CREATE and self.config is not None:
+            return f"create {self.instance} on {where} ({self.config.describe()})"
+        if self.phase is Phase.DELETE:
+            return f"delete {self.instance} on {where}"
+        target = where if self.instance is None else f"{self.instance} on {where}"
+        return f"set {self.attr} of {target}: {self.old or '-'} -> {self.new}"
+
+    def change(self) -> str:
+        if self.phase is Phase.CREATE and self.config is not None:
+            return self.config.describe()
+        if self.phase is Phase.DELETE and self.config is not None:
+            return f"(was {self.config.describe()})"
+        return f"{self.attr}: {self.old if self.old is not None else '-'} -> {self.new}"
+
+    def to_data(self, step: int) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "step": step,
+            "action": self.op,
+            "gpu": self.gpu_index,
+            "instance": self.instance,
+        }
+        if self.attr is not None:
+            data["attribute"] = self.attr
+            data["from"] = self.old
+            data["to"] = self.new
+        if self.config is not None:
+            data["mem"] = format_size(self.config.mem)
+            data["core"] = self.config.core
+            data["class"] = self.config.klass
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    gpu_index: int
+    instance: str
+    text: str
+
+
+@dataclass(slots=True)
+class Plan:
+    actions: list[Action] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)  # unlisted instances kept
+
+    @property
+    def empty(self) -> bool:
+        return not self.actions
+
+    def rows(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "step": n,
+                "action": a.op,
+                "gpu": a.gpu_index,
+                "target": a.instance or "-",
+                "change": a.change(),
+            }
+            for n, a in enumerate(self.actions, 1)
+        ]
+
+    def to_data(self) -> dict[str, Any]:
+        return {
+            "actions": [a.to_data(n) for n, a in enumerate(self.actions, 1)],
+            "unlisted": [
+                {"gpu": note.gpu_index, "instance": note.instance, "note": note.text}
+                for note in self.notes
+            ],
+        }
+
+
+def _mem_value(mem: int | None) -> str:
+    return format_size(mem)
+
+
+def _mem_of(inst: InstanceState) -> int | None:
+    return None if inst.mem_unlimited else inst.mem_max
+
+
+def resolve(policy: PolicyFile, state: State) -> list[tuple[GpuSpec, GpuState]]:
+    """Each selected GPU with the entry that selects it; errors name the selector."""
+    owner: dict[int, GpuSpec] = {}
+    pairs: list[tuple[GpuSpec, GpuState]] = []
+    known = ", ".join(f"{g.index} ({g.uuid or 'no uuid'})" for g in state.gpus) or "none"
+    for spec in policy.gpus:
+        matched = [g for g in state.gpus if spec.selector.matches(g.index, g.uuid)]
+        if not matched and not spec.selector.is_all:
+            raise PolicyError(
+                f"{spec.path}.selector", f"{spec.selector} matches no GPU (GPUs: {known})"
+            )
+        for gpu in matched:
+            if gpu.minor in owner:
+                raise PolicyError(
+                    f"{spec.path}.selector",
+                    f"GPU {gpu.index} is already selected by {owner[gpu.minor].path}",
+                )
+            owner[gpu.minor] = spec
+            pairs.append((spec, gpu))
+    return pairs
+
+
+def _desired(
+    pairs: list[tuple[GpuSpec, GpuState]],
+) -> dict[int, list[tuple[str, InstanceSpec]]]:
+    """Expanded instance names per GPU minor, unique across the whole file."""
+    where: dict[str, tuple[str, int]] = {}
+    out: dict[int, list[tuple[str, InstanceSpec]]] = {}
+    for spec, gpu in pairs:
+        out[gpu.minor] = []
+        for inst in spec.instances:
+            name = inst.expand(gpu.index)
+            if name in where:
+                other_path, other_gpu = where[name]
+                raise PolicyError(
+                    f"{inst.path}.name",
+                    f"{name!r} on GPU {gpu.index} is also {other_path} on GPU {other_gpu}; "
+                    "names are unique across GPUs (use {gpu} in names of an 'all' entry)",
+                )
+            where[name] = (f"{inst.path}.name", gpu.index)
+            out[gpu.minor].append((name, inst))
+    return out
+
+
+def _check_final(
+    spec: GpuSpec, gpu: GpuState, wanted: list[tuple[str, InstanceSpec]], kept: list[InstanceState]
+) -> None:
+    policy = spec.policy or gpu.policy
+    if policy in k.GUARANTEED_POLICIES:
+        total = sum(i.core for _, i in wanted) + sum(i.core or 0 for i in kept)
+        if total > k.CORE_MAX:
+            extra = (
+                f" (with unlisted {', '.join(i.name for i in kept)}; --prune deletes them)"
+                if kept
+                else ""
+            )
+            raise PolicyError(
+                f"{spec.path}.instances",
+                f"core guarantees on GPU {gpu.index} add up to {total}%{extra}; "
+                f"{policy} allows at most 100%",
+            )
+    overcommit = spec.overcommit if spec.overcommit is not None else gpu.overcommit
+    if not overcommit and gpu.memory is not None:
+        total_mem = sum(gpu.memory if i.mem is None else i.mem for _, i in wanted)
+        total_mem += sum(gpu.memory if _mem_of(i) is None else (_mem_of(i) or 0) for i in kept)
+        if total_mem > gpu.memory:
+            raise PolicyError(
+                f"{spec.path}.instances",
+                f"memory limits on GPU {gpu.index} add up to {format_size(total_mem)} "
+                f"({total_mem} bytes) but it has {format_size(gpu.memory)}; lower them or set "
+                "overcommit: true (a max limit counts as the whole GPU)",
+            )
+
+
+def make_plan(policy: PolicyFile, state: State, *, prune: bool = False) -> Plan:
+    """The actions that make ``state`` match ``policy``; raises PolicyError if it cannot."""
+    pairs = resolve(policy, state)
+    desired = _desired(pairs)
+    selected = {gpu.minor for _, gpu in pairs}
+    plan = Plan()
+
+    # Names that exist where the file does not put them.
+    location = {inst.name: gpu for gpu, inst in state.instances}
+    moves: set[str] = set()
+    for _, gpu in pairs:
+        for name, want in desired[gpu.minor]:
+            current_gpu = location.get(name)
+            if current_gpu is None or current_gpu.minor == gpu.minor:
+                continue
+            if current_gpu.minor not in selected:
+                raise PolicyError(
+                    f"{want.path}.name",
+                    f"{name!r} already exists on GPU {current_gpu.index}, which this file does "
+                    "not select; instance names are unique across GPUs",
+                )
+            if not prune:
+                raise PolicyError(
+                    f"{want.path}.name",
+                    f"{name!r} exists on GPU {current_gpu.index}; moving it to GPU {gpu.index} "
+                    "deletes and re-creates it: rerun with --prune",
+                )
+            moves.add(name)
+
+    for spec, gpu in pairs:
+        wanted = desired[gpu.minor]
+        wanted_names = {name for name, _ in wanted}
+        kept: list[InstanceState] = []
+        for inst in gpu.instances:
+            if inst.name in wanted_names:
+                continue
+            if inst.name in moves or prune:
+                plan.actions.append(_delete(gpu, inst))
+            else:
+                kept.append(inst)
+                plan.notes.append(
+                    Note(gpu.index, inst.name, "not in the file; kept (apply --prune deletes it)")
+                )
+        _check_final(spec, gpu, wanted, kept)
+        _gpu_knobs(spec, gpu, plan)
+        for name, want in wanted:
+            have = gpu.instance(name)
+            if have is None:
+                plan.actions.append(
+                    Action(
+                        Phase.CREATE,
+                        gpu.minor,
+                        gpu.index,
+                        name,
+                        config=InstanceConfig(want.mem, want.core, want.klass),
+                    )
+                )
+            else:
+                _instance_sets(gpu, have, want, plan)
+
+    gpu_order = {gpu.minor: gpu.index for gpu in state.gpus}
+    plan.actions.sort(key=lambda a: (a.phase, gpu_order.get(a.gpu_minor, 0), a.instance or ""))
+    return plan
+
+
+def _delete(gpu: GpuState, inst: InstanceState) -> Action:
+    config = InstanceConfig(_mem_of(inst), inst.core or k.CORE_MIN, inst.klass or "online")
+    return Action(Phase.DELETE, gpu.minor, gpu.index, inst.name, config=config)
+
+
+def _gpu_knobs(spec: GpuSpec, gpu: GpuState, plan: Plan) -> None:
+    def knob(attr: str, have: str | None, want: str | None) -> None:
+        if want is not None and have != want:
+            plan.actions.append(
+                Action(Phase.GPU, gpu.minor, gpu.index, None, attr=attr, old=have, new=want)
+            )
+
+    def b(value: bool | None) -> str | None:
+        return None if value is None else str(int(value))
+
+    # The final sort is stable, so the knobs keep this order: overcommit first
+    # (a GPU that starts overcommitting must do so before limits are raised).
+    knob(k.GPU_OVERCOMMIT, b(gpu.overcommit), b(spec.overcommit))
+    knob(k.GPU_POLICY, gpu.policy, spec.policy)
+    knob(
+        k.GPU_TIMESLICE,
+        None if gpu.timeslice_us is None else str(gpu.timeslice_us),
+        None if spec.timeslice_us is None else str(spec.timeslice_us),
+    )
+    knob(k.GPU_UNKNOWN_ESCAPES, gpu.unknown_escapes, spec.unknown_escapes)
+
+
+def _instance_sets(gpu: GpuState, have: InstanceState, want: InstanceSpec, plan: Plan) -> None:
+    def add(phase: Phase, attr: str, old: str | None, new: str) -> None:
+        plan.actions.append(
+            Action(phase, gpu.minor, gpu.index, have.name, attr=attr, old=old, new=new)
+        )
+
+    have_mem = _mem_of(have)
+    if have.mem_max is not None or have.mem_unlimited:
+        if have_mem != want.mem:
+            lower = want.mem is not None and (have_mem is None or want.mem < have_mem)
+            phase = Phase.DECREASE if lower else Phase.INCREASE
+            add(phase, k.INST_MEM_MAX, _mem_value(have_mem), _mem_value(want.mem))
+    else:
+        add(Phase.INCREASE, k.INST_MEM_MAX, None, _mem_value(want.mem))
+    if have.core != want.core:
+        lower = have.core is not None and want.core < have.core
+        phase = Phase.DECREASE if lower else Phase.INCREASE
+        add(phase, k.INST_CORE, None if have.core is None else str(have.core), str(want.core))
+    if have.klass != want.klass:
+        add(Phase.INCREASE, k.INST_CLASS, have.klass, want.klass)

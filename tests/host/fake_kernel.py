@@ -1,0 +1,359 @@
+"""An in-process emulation of qgpu.ko's sysfs interface, for host tests.
+
+:class:`FakeKernel` is a real :class:`SysfsTree` over a plain directory whose
+``_write_path``/``_read_path`` behave like the kernel's ``store()``/``show()``
+as docs/kernel-interface.md specifies them: writing ``create`` makes an
+instance directory (and its /dev nodes), ``remove`` deletes it, a refused
+value raises the errno the kernel returns, read-only and write-only attributes
+refuse the wrong direction with EACCES. Everything qgpuctl does above the
+gateway (SysfsTree.write's originals, rollback) runs unchanged on top of it.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from qgpuctl.backends import schema as k
+from qgpuctl.backends.sysfs import SysfsTree
+from qgpuctl.core.units import parse_size
+from qgpuctl.errors import KernelInterfaceError, SizeError
+
+GIB = 2**30
+
+GPU_RO = {
+    k.GPU_AVAILABLE,
+    k.GPU_INDEX,
+    k.GPU_NAME,
+    k.GPU_UUID,
+    k.GPU_MEMORY,
+    k.GPU_DRIVER_VERSION,
+    k.GPU_DRIVER_SUPPORTED,
+    k.GPU_ID,
+    k.GPU_UTILIZATION,
+}
+INST_RO = {
+    k.INST_MEM_CURRENT,
+    k.INST_MEM_PEAK,
+    k.INST_EVENTS,
+    k.INST_PROCESSES,
+    k.INST_GPU_TIME,
+    k.INST_THROTTLED,
+    k.INST_PREEMPTIONS,
+    k.INST_SHARE,
+}
+WRITE_ONLY = {k.GPU_CREATE, k.INST_REMOVE}
+
+
+@dataclass
+class _Refusal(Exception):
+    code: int
+
+
+class FakeKernel(SysfsTree):
+    """qgpu's sysfs tree, emulated. Build GPUs with :meth:`add_gpu`."""
+
+    def __init__(self, root: Path, dev_root: Path | None = None) -> None:
+        (root / k.CLASS_DIR).mkdir(parents=True, exist_ok=True)
+        (root / k.MODULE_DIR).mkdir(parents=True, exist_ok=True)
+        super().__init__(root)
+        self.dev_root = dev_root
+        self.writes: list[tuple[str, str]] = []
+        self._fail: list[tuple[str, int]] = []
+
+    # --- building the scenario ---------------------------------------------
+
+    def add_gpu(
+        self,
+        minor: int,
+        *,
+        index: int | None = None,
+        name: str = "NVIDIA A100-SXM4-40GB",
+        uuid: str | None = None,
+        memory: int = 40 * GIB,
+        driver: str = "550.54.15",
+        supported: bool | None = True,
+        policy: str = "best-effort",
+        timeslice_us: int = 1024,
+        overcommit: bool = False,
+        max_instances: int = 16,
+        utilization: int = 0,
+    ) -> None:
+        base = self.root / k.gpu_dir(minor)
+        (base / k.GPU_INSTANCES).mkdir(parents=True)
+        attrs: dict[str, object] = {
+            k.GPU_CREATE: "",
+            k.GPU_AVAILABLE: max_instances,
+            k.GPU_INDEX: minor if index is None else index,
+            k.GPU_NAME: name,
+            k.GPU_UUID: uuid or f"GPU-{minor:08x}-0000-4000-8000-00000000000{minor}",
+            k.GPU_MEMORY: memory,
+            k.GPU_DRIVER_VERSION: driver,
+            k.GPU_ID: f"0000:{minor + 0x17:02x}:00.0",
+            k.GPU_POLICY: policy,
+            k.GPU_TIMESLICE: timeslice_us,
+            k.GPU_OVERCOMMIT: int(overcommit),
+            k.GPU_UTILIZATION: utilization,
+            k.GPU_UNKNOWN_ESCAPES: "refuse",
+        }
+        if supported is not None:
+            attrs[k.GPU_DRIVER_SUPPORTED] = int(supported)
+        for attr, value in attrs.items():
+            (base / attr).write_text(f"{value}\n" if value != "" else "")
+
+    def use(
+        self,
+        name: str,
+        *,
+        mem_current: int | None = None,
+        processes: list[tuple[int, str]] | None = None,
+        share: float | None = None,
+        events: int | None = None,
+        preemptions: int | None = None,
+    ) -> None:
+        """Set the counters a running workload would move."""
+        inst = self._instance_path(name)
+        if mem_current is not None:
+            (inst / k.INST_MEM_CURRENT).write_text(f"{mem_current}\n")
+            (inst / k.INST_MEM_PEAK).write_text(f"{mem_current}\n")
+        if processes is not None:
+            (inst / k.INST_PROCESSES).write_text("".join(f"{p} {c}\n" for p, c in processes))
+        if share is not None:
+            (inst / k.INST_SHARE).write_text(f"{share}\n")
+        if events is not None:
+            (inst / k.INST_EVENTS).write_text(f"{events}\n")
+        if preemptions is not None:
+            (inst / k.INST_PREEMPTIONS).write_text(f"{preemptions}\n")
+
+    def fail_next(self, rel_suffix: str, code: int) -> None:
+        """The next write to a path ending in ``rel_suffix`` fails with ``code`` (once)."""
+        self._fail.append((rel_suffix, code))
+
+    def remove_attr(self, rel: str) -> None:
+        """Emulate an older module that lacks an attribute."""
+        (self.root / rel).unlink()
+
+    # --- kernel semantics -------------------------------------------------------
+
+    def _read_path(self, path: Path) -> str:
+        if path.name in WRITE_ONLY:
+            raise KernelInterfaceError(path, None, errno.EACCES)
+        return super()._read_path(path)
+
+    def _write_path(self, path: Path, data: str) -> None:
+        rel = path.relative_to(self.root).as_posix()
+        for i, (suffix, code) in enumerate(self._fail):
+            if rel.endswith(suffix):
+                del self._fail[i]
+                raise KernelInterfaceError(path, data, code)
+        if not path.exists():
+            raise KernelInterfaceError(path, data, errno.ENOENT)
+        if path.is_dir():
+            raise KernelInterfaceError(path, data, errno.EISDIR)
+        try:
+            self._store(rel, data.strip())
+        except _Refusal as refusal:
+            raise KernelInterfaceError(path, data, refusal.code) from None
+        self.writes.append((rel, data))
+
+    def _store(self, rel: str, value: str) -> None:
+        parts = rel.split("/")
+        # class/qgpu/gpuN/attr  or  class/qgpu/gpuN/instances/NAME/attr
+        minor = int(parts[2][len(k.GPU_DIR_PREFIX) :])
+        if len(parts) == 4:
+            self._store_gpu(minor, parts[3], value)
+        elif len(parts) == 6 and parts[3] == k.GPU_INSTANCES:
+            self._store_instance(minor, parts[4], parts[5], value)
+        else:  # pragma: no cover - nothing else is writable
+            raise _Refusal(errno.EACCES)
+
+    def _gpu(self, minor: int) -> Path:
+        return self.root / k.gpu_dir(minor)
+
+    def _get(self, path: Path) -> str:
+        return path.read_text().strip()
+
+    def _set(self, path: Path, value: object) -> None:
+        path.write_text(f"{value}\n")
+
+    def _instances(self, minor: int) -> list[Path]:
+        return sorted(p for p in (self._gpu(minor) / k.GPU_INSTANCES).iterdir() if p.is_dir())
+
+    def _all_names(self) -> set[str]:
+        names = set()
+        for gpu in (self.root / k.CLASS_DIR).iterdir():
+            names |= {p.name for p in (gpu / k.GPU_INSTANCES).iterdir()}
+        return names
+
+    def _instance_path(self, name: str) -> Path:
+        for gpu in (self.root / k.CLASS_DIR).iterdir():
+            candidate = gpu / k.GPU_INSTANCES / name
+            if candidate.is_dir():
+                return candidate
+        raise KeyError(name)
+
+    def _core_used(self, minor: int, skip: str | None = None) -> int:
+        return sum(
+            int(self._get(p / k.INST_CORE)) for p in self._instances(minor) if p.name != skip
+        )
+
+    def _committed(self, minor: int, skip: str | None = None) -> int:
+        memory = int(self._get(self._gpu(minor) / k.GPU_MEMORY))
+        total = 0
+        for p in self._instances(minor):
+            if p.name == skip:
+                continue
+            text = self._get(p / k.INST_MEM_MAX)
+            total += memory if text == "max" else int(text)
+        return total
+
+    def _mem_fits(self, minor: int, mem: int | None, skip: str | None = None) -> bool:
+        gpu = self._gpu(minor)
+        if self._get(gpu / k.GPU_OVERCOMMIT) == "1":
+            return True
+        memory = int(self._get(gpu / k.GPU_MEMORY))
+        return self._committed(minor, skip) + (memory if mem is None else mem) <= memory
+
+    def _guaranteed(self, minor: int) -> bool:
+        return self._get(self._gpu(minor) / k.GPU_POLICY) in k.GUARANTEED_POLICIES
+
+    @staticmethod
+    def _size(value: str) -> int | None:
+        try:
+            return parse_size(value)
+        except SizeError:
+            raise _Refusal(errno.EINVAL) from None
+
+    @staticmethod
+    def _core(value: str) -> int:
+        if not value.isdigit() or not k.CORE_MIN <= int(value) <= k.CORE_MAX:
+            raise _Refusal(errno.EINVAL)
+        return int(value)
+
+    def _store_gpu(self, minor: int, attr: str, value: str) -> None:
+        gpu = self._gpu(minor)
+        if attr in GPU_RO:
+            raise _Refusal(errno.EACCES)
+        if attr == k.GPU_CREATE:
+            self._create(minor, value)
+        elif attr == k.GPU_POLICY:
+            if value not in k.POLICIES:
+                raise _Refusal(errno.EINVAL)
+            if value in k.GUARANTEED_POLICIES and self._core_used(minor) > k.CORE_MAX:
+                raise _Refusal(errno.EINVAL)
+            self._set(gpu / attr, value)
+        elif attr == k.GPU_TIMESLICE:
+            if not value.isdigit() or int(value) < 1:
+                raise _Refusal(errno.EINVAL)
+            self._set(gpu / attr, int(value))
+        elif attr == k.GPU_OVERCOMMIT:
+            if value not in ("0", "1"):
+                raise _Refusal(errno.EINVAL)
+            memory = int(self._get(gpu / k.GPU_MEMORY))
+            if value == "0" and self._committed(minor) > memory:
+                raise _Refusal(errno.EINVAL)
+            self._set(gpu / attr, value)
+        elif attr == k.GPU_UNKNOWN_ESCAPES:
+            if value not in k.UNKNOWN_ESCAPES:
+                raise _Refusal(errno.EINVAL)
+            self._set(gpu / attr, value)
+        else:  # pragma: no cover
+            raise _Refusal(errno.EACCES)
+
+    def _create(self, minor: int, line: str) -> None:
+        gpu = self._gpu(minor)
+        words = line.split()
+        if not words or not k.KERNEL_NAME_RE.fullmatch(words[0]):
+            raise _Refusal(errno.EINVAL)
+        name = words[0]
+        opts = {"mem": "max", "core": "1", "class": "online"}
+        for word in words[1:]:
+            key, sep, val = word.partition("=")
+            if not sep or key not in opts:
+                raise _Refusal(errno.EINVAL)
+            opts[key] = val
+        mem = self._size(opts["mem"])
+        core = self._core(opts["core"])
+        if opts["class"] not in k.CLASSES:
+            raise _Refusal(errno.EINVAL)
+        supported = gpu / k.GPU_DRIVER_SUPPORTED
+        if supported.exists() and self._get(supported) == "0":
+            raise _Refusal(errno.EOPNOTSUPP)
+        if name in self._all_names():
+            raise _Refusal(errno.EEXIST)
+        available = int(self._get(gpu / k.GPU_AVAILABLE))
+        if available <= 0 or not self._mem_fits(minor, mem):
+            raise _Refusal(errno.ENOSPC)
+        if self._guaranteed(minor) and self._core_used(minor) + core > k.CORE_MAX:
+            raise _Refusal(errno.EINVAL)
+        inst = gpu / k.GPU_INSTANCES / name
+        inst.mkdir()
+        values: dict[str, object] = {
+            k.INST_MEM_MAX: "max" if mem is None else mem,
+            k.INST_MEM_CURRENT: 0,
+            k.INST_MEM_PEAK: 0,
+            k.INST_EVENTS: 0,
+            k.INST_CORE: core,
+            k.INST_CLASS: opts["class"],
+            k.INST_GPU_TIME: 0,
+            k.INST_THROTTLED: 0,
+            k.INST_PREEMPTIONS: 0,
+            k.INST_SHARE: 0,
+        }
+        for attr, value in values.items():
+            self._set(inst / attr, value)
+        (inst / k.INST_PROCESSES).write_text("")
+        (inst / k.INST_REMOVE).write_text("")
+        self._set(gpu / k.GPU_AVAILABLE, available - 1)
+        if self.dev_root is not None:
+            nodes = self.dev_root / k.DEV_DIR / name
+            nodes.mkdir(parents=True)
+            for node, _ in k.DEV_NODES:
+                (nodes / node).write_text("")
+
+    def _store_instance(self, minor: int, name: str, attr: str, value: str) -> None:
+        inst = self._gpu(minor) / k.GPU_INSTANCES / name
+        if attr in INST_RO:
+            raise _Refusal(errno.EACCES)
+        if attr == k.INST_MEM_MAX:
+            mem = self._size(value)
+            current = int(self._get(inst / k.INST_MEM_CURRENT))
+            if mem is not None and mem < current:
+                raise _Refusal(errno.EBUSY)
+            if not self._mem_fits(minor, mem, skip=name):
+                raise _Refusal(errno.ENOSPC)
+            self._set(inst / attr, "max" if mem is None else mem)
+        elif attr == k.INST_CORE:
+            core = self._core(value)
+            if self._guaranteed(minor) and self._core_used(minor, skip=name) + core > k.CORE_MAX:
+                raise _Refusal(errno.EINVAL)
+            self._set(inst / attr, core)
+        elif attr == k.INST_CLASS:
+            if value not in k.CLASSES:
+                raise _Refusal(errno.EINVAL)
+            self._set(inst / attr, value)
+        elif attr == k.INST_REMOVE:
+            if value not in (k.REMOVE_NORMAL, k.REMOVE_FORCE):
+                raise _Refusal(errno.EINVAL)
+            if self._get(inst / k.INST_PROCESSES) and value != k.REMOVE_FORCE:
+                raise _Refusal(errno.EBUSY)
+            shutil.rmtree(inst)
+            gpu = self._gpu(minor)
+            self._set(gpu / k.GPU_AVAILABLE, int(self._get(gpu / k.GPU_AVAILABLE)) + 1)
+            if self.dev_root is not None:
+                shutil.rmtree(self.dev_root / k.DEV_DIR / name, ignore_errors=True)
+        else:  # pragma: no cover
+            raise _Refusal(errno.EACCES)
+
+
+def fs_snapshot(root: Path) -> dict[str, str]:
+    """Every file under ``root`` with its content: compare before/after a rollback."""
+    out = {}
+    for dirpath, _, files in os.walk(root):
+        for f in files:
+            p = Path(dirpath) / f
+            out[p.relative_to(root).as_posix()] = p.read_text()
+    return out

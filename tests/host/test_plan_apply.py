@@ -1,0 +1,217 @@
+"""Planning and applying against the emulated kernel: order, validation, rollback, goldens."""
+
+from __future__ import annotations
+
+import errno
+import json
+
+import pytest
+from conftest import GIB, Host
+from fake_kernel import fs_snapshot
+from golden import check_golden
+
+from qgpuctl.backends.qgpufs import QgpuControl
+from qgpuctl.core.apply import execute
+from qgpuctl.core.export import SelectBy, export_policy
+from qgpuctl.core.plan import InstanceConfig, Phase, make_plan
+from qgpuctl.core.policy import dump_policy_yaml, load_policy
+from qgpuctl.core.state import read_state
+from qgpuctl.errors import (
+    EXIT_KERNEL,
+    EXIT_PARTIAL_APPLY,
+    ApplyFailed,
+    PartialApplyError,
+    PolicyError,
+)
+
+POLICY = """\
+version: v1
+gpus:
+  - selector: {index: 0}
+    policy: burst-share
+    timeslice_us: 2048
+    instances:
+      - {name: infer-a, mem: 4G, core: 30, class: online}
+      - {name: infer-b, mem: 6G, core: 40, class: online}
+      - {name: batch-1, mem: 8G, core: 20, class: offline}
+  - selector: {index: 1}
+    overcommit: true
+    instances:
+      - {name: train, mem: max, core: 100, class: offline}
+"""
+
+
+def seed(host: Host) -> None:
+    """A running state that differs from POLICY in every way a plan handles."""
+    ctl = QgpuControl(host.kernel)
+    ctl.create(0, "infer-a", InstanceConfig(8 * GIB, 50, "online"))  # lower mem and core
+    ctl.create(0, "batch-1", InstanceConfig(4 * GIB, 20, "online"))  # raise mem, class
+    ctl.create(0, "old", InstanceConfig(1 * GIB, 10, "offline"))  # unlisted
+    ctl.create(1, "scratch", InstanceConfig(2 * GIB, 5, "online"))  # unlisted
+
+
+def plan_for(host: Host, text: str = POLICY, *, prune: bool = False):  # type: ignore[no-untyped-def]
+    return make_plan(load_policy(text), read_state(host.kernel), prune=prune)
+
+
+def test_plan_orders_phases_and_keeps_unlisted(host: Host) -> None:
+    seed(host)
+    plan = plan_for(host)
+    assert [a.phase for a in plan.actions] == sorted(a.phase for a in plan.actions)
+    described = [a.describe() for a in plan.actions]
+    assert described == [
+        "set mem_max of infer-a on GPU 0: 8G -> 4G",
+        "set core of infer-a on GPU 0: 50 -> 30",
+        "set policy of GPU 0: best-effort -> burst-share",
+        "set timeslice_us of GPU 0: 1024 -> 2048",
+        "set overcommit of GPU 1: 0 -> 1",
+        "set mem_max of batch-1 on GPU 0: 4G -> 8G",
+        "set class of batch-1 on GPU 0: online -> offline",
+        "create infer-b on GPU 0 (mem 6G, core 40%, class online)",
+        "create train on GPU 1 (mem max, core 100%, class offline)",
+    ]
+    assert [(n.gpu_index, n.instance) for n in plan.notes] == [(0, "old"), (1, "scratch")]
+
+
+def test_plan_golden(host: Host) -> None:
+    seed(host)
+    r = host.invoke("apply", "-f", "-", "--dry-run", "--prune", input=POLICY)
+    assert r.exit_code == 0, r.stderr
+    check_golden("plan.txt", r.stdout)
+    r = host.invoke("-o", "json", "apply", "-f", "-", "--dry-run", "--prune", input=POLICY)
+    assert r.exit_code == 0, r.stderr
+    check_golden("plan.json", r.stdout)
+    assert json.loads(r.stdout)["applied"] is False
+
+
+def test_unlisted_guarantees_count_without_prune(host: Host) -> None:
+    seed(host)
+    # 'old' keeps its 10%: 30+40+20+10 = 100 fits; 'scratch' (5%) + train 100% on GPU 1 does not
+    # matter because GPU 1 stays best-effort. Make GPU 1 fixed-share to trip it.
+    text = POLICY.replace("overcommit: true", "overcommit: true\n    policy: fixed-share")
+    with pytest.raises(PolicyError) as info:
+        plan_for(host, text)
+    assert info.value.path == "gpus[1].instances"
+    assert "105%" in info.value.msg and "scratch" in info.value.msg
+    assert plan_for(host, text, prune=True).actions  # pruning makes it fit
+
+
+def test_memory_must_fit_without_overcommit(host: Host) -> None:
+    text = POLICY.replace("mem: 8G, core: 20", "mem: 31G, core: 20")
+    with pytest.raises(PolicyError, match="41G") as info:
+        plan_for(host, text)
+    assert info.value.path == "gpus[0].instances"
+
+
+def test_selector_must_match(host: Host) -> None:
+    text = POLICY.replace("{index: 1}", "{index: 7}")
+    with pytest.raises(PolicyError, match="index 7 matches no GPU") as info:
+        plan_for(host, text)
+    assert info.value.path == "gpus[1].selector"
+
+
+def test_gpu_selected_twice_by_index_and_uuid(host: Host) -> None:
+    uuid = read_state(host.kernel).gpus[0].uuid
+    text = POLICY.replace("{index: 1}", f"{{uuid: '{uuid}'}}")
+    with pytest.raises(PolicyError, match="already selected by gpus\\[0\\]"):
+        plan_for(host, text)
+
+
+def test_name_on_unselected_gpu_conflicts(host: Host) -> None:
+    QgpuControl(host.kernel).create(1, "infer-a", InstanceConfig(GIB, 5, "online"))
+    text = POLICY.split("  - selector: {index: 1}")[0]
+    with pytest.raises(PolicyError, match="already exists on GPU 1") as info:
+        plan_for(host, text)
+    assert info.value.path == "gpus[0].instances[0].name"
+
+
+def test_move_needs_prune(host: Host) -> None:
+    QgpuControl(host.kernel).create(1, "infer-a", InstanceConfig(GIB, 5, "online"))
+    with pytest.raises(PolicyError, match="--prune"):
+        plan_for(host)
+    plan = plan_for(host, prune=True)
+    assert plan.actions[0].phase is Phase.DELETE and plan.actions[0].instance == "infer-a"
+    execute(plan, QgpuControl(host.kernel))
+    assert read_state(host.kernel).find_instance("infer-a")[0].index == 0  # type: ignore[index]
+
+
+def test_all_selector_expands_names(host: Host) -> None:
+    text = (
+        "version: v1\ngpus:\n- selector: all\n  instances:\n"
+        "  - {name: 'inf-{gpu}', mem: 1G, core: 10}\n"
+    )
+    execute(plan_for(host, text), QgpuControl(host.kernel))
+    names = [(g.index, i.name) for g, i in read_state(host.kernel).instances]
+    assert names == [(0, "inf-0"), (1, "inf-1")]
+    bad = text.replace("inf-{gpu}", "inf")
+    with pytest.raises(PolicyError, match="use \\{gpu\\}"):
+        plan_for(host, bad)
+
+
+def test_apply_converges_and_is_idempotent(host: Host) -> None:
+    seed(host)
+    execute(plan_for(host, prune=True), QgpuControl(host.kernel))
+    assert plan_for(host, prune=True).empty
+    state = read_state(host.kernel)
+    assert {i.name for _, i in state.instances} == {"infer-a", "infer-b", "batch-1", "train"}
+    assert state.gpus[0].policy == "burst-share" and state.gpus[1].overcommit is True
+    assert host.kernel.originals == {}  # committed
+
+
+def test_export_round_trip_and_golden(host: Host) -> None:
+    seed(host)
+    execute(plan_for(host, prune=True), QgpuControl(host.kernel))
+    exported = dump_policy_yaml(export_policy(read_state(host.kernel)))
+    check_golden("export.yaml", exported)
+    assert make_plan(load_policy(exported), read_state(host.kernel), prune=True).empty
+    by_uuid = dump_policy_yaml(export_policy(read_state(host.kernel), SelectBy.UUID))
+    assert "uuid: GPU-00000000" in by_uuid
+    assert make_plan(load_policy(by_uuid), read_state(host.kernel), prune=True).empty
+
+
+@pytest.mark.parametrize("fail_at", range(1, 12))
+def test_failure_at_any_step_rolls_everything_back(host: Host, fail_at: int) -> None:
+    seed(host)
+    plan = plan_for(host, prune=True)
+    before = fs_snapshot(host.kernel.root)
+    if fail_at > len(plan.actions):
+        pytest.skip(f"the plan has {len(plan.actions)} steps")
+    action = plan.actions[fail_at - 1]
+    if action.phase is Phase.CREATE:
+        suffix = f"gpu{action.gpu_minor}/create"
+    elif action.instance is None:
+        suffix = f"gpu{action.gpu_minor}/{action.attr}"
+    else:
+        suffix = f"{action.instance}/{action.attr or 'remove'}"
+    host.kernel.fail_next(suffix, errno.EIO)
+    with pytest.raises(ApplyFailed) as info:
+        execute(plan, QgpuControl(host.kernel))
+    assert info.value.exit_code == EXIT_KERNEL
+    assert f"step {fail_at} of {len(plan.actions)}" in str(info.value)
+    assert "rolled back" in str(info.value)
+    after = fs_snapshot(host.kernel.root)
+    # Re-created instances come back with their limits; only usage counters are new.
+    assert after == before  # re-created instances come back with the same limits
+
+
+def test_failed_rollback_is_partial_apply(host: Host) -> None:
+    seed(host)
+    plan = plan_for(host)
+    host.kernel.fail_next("gpu1/create", errno.ENOSPC)  # the last step
+    host.kernel.fail_next("infer-b/remove", errno.EBUSY)  # its undo
+    with pytest.raises(PartialApplyError) as info:
+        execute(plan, QgpuControl(host.kernel))
+    assert info.value.exit_code == EXIT_PARTIAL_APPLY
+    assert "rollback incomplete" in str(info.value) and "infer-b" in str(info.value)
+
+
+def test_kernel_refusal_mid_apply_via_cli_rolls_back(host: Host) -> None:
+    seed(host)
+    host.kernel.use("infer-a", mem_current=6 * GIB)  # lowering mem_max to 4G is now EBUSY
+    before = fs_snapshot(host.kernel.root)
+    r = host.invoke("apply", "-f", "-", input=POLICY)
+    assert r.exit_code == EXIT_KERNEL
+    line = r.stderr.strip().splitlines()[-1]
+    assert "step 1 of 9 (set mem_max of infer-a on GPU 0: 8G -> 4G) failed" in line
+    assert "Device or resource busy (EBUSY)" in line and "rolled back" in line
+    assert fs_snapshot(host.kernel.root) == before
