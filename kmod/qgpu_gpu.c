@@ -28,6 +28,8 @@
  * - ``instances/``: one directory per instance (see DOC: sysfs of an instance).
  * - ``index``, ``name``, ``uuid``, ``memory`` (bytes), ``driver_version``, ``gpu_id`` (0444):
  *   the GPU's identity as the backend reported it at load.
+ * - ``driver_supported`` (0444): 1 if qgpu knows the backend driver version's ABI (instances can
+ *   be created), 0 if not.
  * - ``unknown_escapes`` (0644): ``allow`` (default) forwards escapes whose number the decoder
  *   does not know (and counts them); ``refuse`` fails them with -EINVAL, which is what the
  *   driver itself answers for an escape it does not implement.
@@ -98,6 +100,13 @@ static ssize_t driver_version_show(struct device *dev, struct device_attribute *
 }
 static DEVICE_ATTR_RO(driver_version);
 
+static ssize_t driver_supported_show(struct device *dev, struct device_attribute *attr,
+				     char *buf)
+{
+	return sysfs_emit(buf, "%d\n", to_qgpu_gpu(dev)->abi_known);
+}
+static DEVICE_ATTR_RO(driver_supported);
+
 static ssize_t gpu_id_show(struct device *dev, struct device_attribute *attr, char *buf)
 {
 	return sysfs_emit(buf, "0x%x\n", to_qgpu_gpu(dev)->card.gpu_id);
@@ -138,6 +147,7 @@ static DEVICE_ATTR_RO(unknown_escapes_seen);
 
 static struct attribute *qgpu_gpu_attrs[] = {
 	&dev_attr_create.attr,
+	&dev_attr_driver_supported.attr,
 	&dev_attr_available_instances.attr,
 	&dev_attr_index.attr,
 	&dev_attr_name.attr,

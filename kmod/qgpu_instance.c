@@ -16,13 +16,14 @@
 #include <linux/xarray.h>
 
 #include "qgpu_internal.h"
+#include "qgpu_netlink.h"
 
 /**
  * DOC: sysfs of an instance
  *
  * /sys/class/qgpu/gpu<N>/instances/<name>/:
  *
- * - ``mem`` (0444): the memory limit in bytes, or ``max``.
+ * - ``mem_max`` (0444): the memory limit in bytes, or ``max``.
  * - ``core`` (0444): the compute share in percent.
  * - ``class`` (0444): ``online`` or ``offline``.
  *   (Stored and shown now; issues 5 and 6 enforce them.)
@@ -66,14 +67,14 @@ static struct qgpu_instance *to_qgpu_instance(struct kobject *kobj)
 	return container_of(kobj, struct qgpu_instance, kobj);
 }
 
-static ssize_t mem_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+static ssize_t mem_max_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
 	u64 mem = to_qgpu_instance(kobj)->settings.mem;
 
 	return mem ? sysfs_emit(buf, "%llu\n", mem) : sysfs_emit(buf, "max\n");
 }
 
-static struct kobj_attribute qgpu_attr_mem = __ATTR_RO(mem);
+static struct kobj_attribute qgpu_attr_mem_max = __ATTR_RO(mem_max);
 
 static ssize_t core_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
@@ -122,6 +123,20 @@ static struct kobj_attribute qgpu_attr_processes = __ATTR_RO(processes);
 
 static void qgpu_instance_teardown(struct qgpu_instance *inst);
 
+/* Tell netlink listeners about @inst (its limit travels as the event's size). */
+static void qgpu_instance_event(struct qgpu_instance *inst, const char *what, const char *detail)
+{
+	struct qgpu_event ev = {
+		.event = what,
+		.gpu = inst->gpu->index,
+		.instance = inst->name,
+		.size = inst->settings.mem,
+		.detail = detail,
+	};
+
+	qgpu_event_emit(&ev);
+}
+
 static ssize_t remove_store(struct kobject *kobj, struct kobj_attribute *attr, const char *buf,
 			    size_t count)
 {
@@ -152,6 +167,8 @@ static ssize_t remove_store(struct kobject *kobj, struct kobj_attribute *attr, c
 
 	if (inst->open_count)
 		pr_info("instance %s removed by force with its nodes open\n", inst->name);
+	qgpu_instance_event(inst, "instance_remove",
+			    inst->open_count ? "forced, nodes open" : NULL);
 	/* This file's own removal must not wait for this very write to finish. */
 	sysfs_remove_file_self(kobj, &attr->attr);
 	qgpu_instance_teardown(inst);
@@ -161,7 +178,7 @@ static ssize_t remove_store(struct kobject *kobj, struct kobj_attribute *attr, c
 static struct kobj_attribute qgpu_attr_remove = __ATTR_WO(remove);
 
 static struct attribute *qgpu_instance_attrs[] = {
-	&qgpu_attr_mem.attr,
+	&qgpu_attr_mem_max.attr,
 	&qgpu_attr_core.attr,
 	&qgpu_attr_class.attr,
 	&qgpu_attr_processes.attr,
@@ -307,6 +324,7 @@ int qgpu_instance_create(struct qgpu_gpu *gpu, const struct qgpu_create_req *req
 	if (ret)
 		goto err_teardown;
 	kobject_uevent(&inst->kobj, KOBJ_ADD);
+	qgpu_instance_event(inst, "instance_create", NULL);
 	return 0;
 
 err_teardown:

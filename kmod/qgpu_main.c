@@ -21,6 +21,7 @@
 
 #include "qgpu_compat.h"
 #include "qgpu_internal.h"
+#include "qgpu_netlink.h"
 #include "qgpu_version.h"
 
 /**
@@ -140,6 +141,11 @@ static int __init qgpu_init(void)
 		pr_warn("creating /proc/qgpu/status failed\n");
 		goto err_remove_proc_dir;
 	}
+	ret = qgpu_netlink_init();
+	if (ret) {
+		pr_warn("registering the generic netlink family failed (%d)\n", ret);
+		goto err_remove_proc_dir;
+	}
 
 	/* ORDER: GPU parents live in qgpu_class; a backend that is missing is not an error. */
 	qgpu_resolve_backend();
@@ -155,6 +161,7 @@ static int __init qgpu_init(void)
 err_remove_gpus:
 	qgpu_gpus_remove_all();
 	path_put(&qgpu_backend_path);
+	qgpu_netlink_exit();
 err_remove_proc_dir:
 	proc_remove(qgpu_proc_dir);
 err_destroy_class:
@@ -172,6 +179,7 @@ static void __exit qgpu_exit(void)
 	qgpu_gpus_remove_all();
 	if (qgpu_have_backend)
 		path_put(&qgpu_backend_path);
+	qgpu_netlink_exit();
 	proc_remove(qgpu_proc_dir);
 	class_destroy(qgpu_class);
 	cdev_del(&qgpu_cdev);

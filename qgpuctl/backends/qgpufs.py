@@ -18,8 +18,10 @@ from qgpuctl.errors import KernelInterfaceError
 _CREATE_HINTS = {
     errno.ENOSPC: "the GPU is full (no instance slot, or not enough memory without overcommit)",
     errno.EOPNOTSUPP: "qgpu does not support this GPU's driver version (see qgpuctl doctor)",
-    errno.EEXIST: "an instance of that name already exists",
-    errno.EINVAL: "a value was refused (name, size, or core over 100% under a guaranteed policy)",
+    errno.EINVAL: (
+        "a value was refused (name taken or invalid, size, or core over 100% under a"
+        " guaranteed policy)"
+    ),
 }
 _WRITE_HINTS = {
     (k.INST_MEM_MAX, errno.EBUSY): "the instance already uses more than that",

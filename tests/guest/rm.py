@@ -204,7 +204,7 @@ class Rm:
 
     def open_gpu(self, gpu: int = 0) -> int:
         """A fresh registered /dev/nvidiaN fd, as user space opens one for every mapping."""
-        fd = os.open(f"/dev/nvidia{gpu}", os.O_RDWR)
+        fd = os.open(f"{self.dev}/nvidia{gpu}", os.O_RDWR)
         ioctl(fd, REGISTER_FD, bytearray(struct.pack("<i", self.ctl)))
         return fd
 

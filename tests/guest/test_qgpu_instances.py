@@ -64,7 +64,7 @@ def test_gpu_parent_shows_the_gpu() -> None:
 def test_create_shows_settings_and_nodes_then_remove() -> None:
     create("t1 mem=1G core=50 class=offline")
     d = inst_dir("t1")
-    assert read(d / "mem") == str(1 << 30)
+    assert read(d / "mem_max") == str(1 << 30)
     assert read(d / "core") == "50"
     assert read(d / "class") == "offline"
     assert read(d / "processes") == ""
@@ -84,7 +84,7 @@ def test_create_shows_settings_and_nodes_then_remove() -> None:
 
     create("t2")
     d2 = inst_dir("t2")
-    assert (read(d2 / "mem"), read(d2 / "core"), read(d2 / "class")) == ("max", "100", "online")
+    assert (read(d2 / "mem_max"), read(d2 / "core"), read(d2 / "class")) == ("max", "100", "online")
     assert instances() == ["t1", "t2"]
     remove("t1")
     remove("t2")

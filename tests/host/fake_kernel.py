@@ -269,13 +269,15 @@ class FakeKernel(SysfsTree):
         if not words or not k.KERNEL_NAME_RE.fullmatch(words[0]):
             raise _Refusal(errno.EINVAL)
         name = words[0]
-        opts = {"mem": "max", "core": "1", "class": "online"}
+        opts = {"mem": "max", "core": "100", "class": "online"}
         for word in words[1:]:
             key, sep, val = word.partition("=")
             if not sep or key not in opts:
                 raise _Refusal(errno.EINVAL)
             opts[key] = val
         mem = self._size(opts["mem"])
+        if mem is not None and mem > int(self._get(gpu / k.GPU_MEMORY)):
+            raise _Refusal(errno.EINVAL)  # a limit above the GPU's memory makes no sense
         core = self._core(opts["core"])
         if opts["class"] not in k.CLASSES:
             raise _Refusal(errno.EINVAL)
@@ -283,7 +285,7 @@ class FakeKernel(SysfsTree):
         if supported.exists() and self._get(supported) == "0":
             raise _Refusal(errno.EOPNOTSUPP)
         if name in self._all_names():
-            raise _Refusal(errno.EEXIST)
+            raise _Refusal(errno.EINVAL)
         available = int(self._get(gpu / k.GPU_AVAILABLE))
         if available <= 0 or not self._mem_fits(minor, mem):
             raise _Refusal(errno.ENOSPC)
