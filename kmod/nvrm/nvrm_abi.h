@@ -791,6 +791,9 @@ struct nvrm_channel_group_alloc_params {
 	u8 _pad0[3];
 };
 
+/* NV2080_ENGINE_TYPE_GRAPHICS (cl2080_notification.h / nv2080 engine types), 525-595 */
+#define NVRM_NV2080_ENGINE_TYPE_GRAPHICS	1u
+
 /* NV_CTXSHARE_ALLOCATION_PARAMETERS (nvos.h), 0x9067, 12 B, 525-595 */
 struct nvrm_ctxshare_alloc_params {
 	u32 hva_space;		/* @0 */
@@ -1161,6 +1164,13 @@ struct nvrm_nv00fd_attach_gpu {
 #define NVRM_USERMODE_NOTIFY_CHANNEL_PENDING	0x90u	/* write the work-submit token here */
 #define NVRM_USERD_GP_GET			0x88u	/* Ampere/Hopper control GPFIFO */
 #define NVRM_USERD_GP_PUT			0x8Cu
+/* USERD of one channel: NV_RAMUSERD_CHAN_SIZE (gv100/dev_ram.h, 525-595), 512 B */
+#define NVRM_USERD_SIZE				0x200u
+/* A GPFIFO entry is 8 bytes (NVC86F_GP_ENTRY__SIZE, clc86f.h, 525-595) */
+#define NVRM_GP_ENTRY_SIZE			8u
+
+/* Another subdevice notifier index (cl2080_notification.h, 525-595); see NV01_EVENT_* above. */
+#define NVRM_NV2080_NOTIFIERS_FIFO_EVENT_MTHD		35u
 
 /*
  * 10. Status codes (nvstatuscodes.h, values stable 525-595)

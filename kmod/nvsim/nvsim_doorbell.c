@@ -264,9 +264,3 @@ void nvsim_doorbell_exit(void)
 {
 	flush_work(&nvsim_rings_worker);
 }
-
-/* TODO(engine merge): the engine (nvsim_engine.c) replaces this. */
-void nvsim_engine_doorbell(struct nvsim_gpu *gpu, u32 token)
-{
-	pr_debug("doorbell: gpu %u token %u\n", gpu->index, token);
-}

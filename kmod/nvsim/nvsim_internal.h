@@ -15,6 +15,7 @@
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/ktime.h>
 #include <linux/pid.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -29,6 +30,8 @@
 #define NVSIM_NAME_LEN		NVRM_GPU_MAX_NAME_STRING_LENGTH
 #define NVSIM_UUID_LEN		41	/* "GPU-" + 36 + NUL */
 
+struct proc_dir_entry;
+
 /**
  * struct nvsim_gpu - one simulated GPU
  * @index: its minor number, /dev/nvidia<index>
@@ -39,6 +42,7 @@
  *	nvsim_rm_lock); see struct nvsim_mem
  * @uuid: "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
  * @engine: the simulated engine of this GPU (nvsim_engine.c)
+ * @proc: its /proc/driver/nvsim/gpu<N> directory
  */
 struct nvsim_gpu {
 	unsigned int index;
@@ -48,6 +52,7 @@ struct nvsim_gpu {
 	u64 next_gpu_addr;
 	char uuid[NVSIM_UUID_LEN];
 	struct nvsim_engine *engine;
+	struct proc_dir_entry *proc;
 };
 
 /**
@@ -211,6 +216,113 @@ struct nvsim_mem {
 	const struct nvsim_object *owner_obj;
 };
 
+struct nvsim_engine;
+struct nvsim_proc_stats;
+
+/**
+ * struct nvsim_tsg - a channel group (KEPLER_CHANNEL_GROUP_A) and the unit the engine schedules
+ * @res: the shared resource (dups of the TSG refer to it); channels hold a reference too
+ * @engine: its GPU's engine
+ * @id: unique per GPU, never reused while the module is loaded
+ * @tgid: the process whose client allocated it (0 for kernel clients)
+ * @hclient: that client's handle
+ * @handle: its handle in that client (the channel's handle for an implicit TSG)
+ * @implicit: allocated by nvsim for a channel created directly under a device, as RM does
+ * @stats: per-process totals this TSG's work is added to (kept after the TSG goes)
+ * @all_node: entry in the engine's list of every TSG (for /proc)
+ * @rl_node: entry in the engine's runlist while @runlisted
+ * @channels: its channels (struct nvsim_channel.tsg_node)
+ * @next_chan: the channel round robin looks at first next time (NULL: the first)
+ * @runlisted: on the runlist (GPFIFO_SCHEDULE(1) seen and no effective (0) since)
+ * @timeslice_us: the timeslice the engine uses
+ * @timeslice_us_reported: what GET_TIMESLICE reports (differs when controls are inert)
+ * @preempt_req: PREEMPT requests made on it
+ * @preempt_done: requests completed (it left the engine, or was not on it)
+ * @busy_ns: GPU time its kernels executed
+ * @kernels: KERNEL entries completed
+ * @preemptions: times it was taken off the engine with work left (timeslice, PREEMPT, disable)
+ * @nchannels: number of channels in @channels
+ *
+ * The fields from @all_node on are protected by the engine lock (struct nvsim_engine.lock in
+ * nvsim_engine.c), except @timeslice_us_reported, which only controls touch (nvsim_rm_lock).
+ */
+struct nvsim_tsg {
+	struct nvsim_res res;
+	struct nvsim_engine *engine;
+	u32 id;
+	pid_t tgid;
+	u32 hclient;
+	u32 handle;
+	bool implicit;
+	struct nvsim_proc_stats *stats;
+
+	struct list_head all_node;
+	struct list_head rl_node;
+	struct list_head channels;
+	struct nvsim_channel *next_chan;
+	bool runlisted;
+	u64 timeslice_us;
+	u64 timeslice_us_reported;
+	u64 preempt_req;
+	u64 preempt_done;
+	u64 busy_ns;
+	u64 kernels;
+	u64 preemptions;
+	unsigned int nchannels;
+};
+
+/**
+ * struct nvsim_channel - a GPFIFO channel's resource (VOLTA..HOPPER_CHANNEL_GPFIFO_A)
+ * @res: the shared resource
+ * @tsg: its channel group (a reference on @tsg->res is held)
+ * @handle: its handle in the allocating client
+ * @ring: backing of the memory holding its GPFIFO ring (a reference)
+ * @ring_off: byte offset of the ring in @ring
+ * @entries: ring size in entries, a power of two
+ * @userd: backing of its USERD memory (a reference)
+ * @userd_off: byte offset of USERD in @userd
+ * @token: its work-submit token, unique per GPU
+ * @tsg_node: entry in @tsg->channels
+ * @gp_get: next entry the engine fetches; written to USERD GPGet as entries complete
+ * @gp_put: the GP_PUT the engine knows (read from USERD on a doorbell, or polled)
+ * @enabled: schedulable (FIFO_DISABLE_CHANNELS and channel GPFIFO_SCHEDULE clear it)
+ * @errored: RC'd by a bad entry; stops for good
+ * @in_entry: the entry at @gp_get has started and has @remaining_ns left
+ * @remaining_ns: GPU time left of the current KERNEL entry
+ * @executed_ns: GPU time the current KERNEL entry has executed (preemption granularity)
+ * @notify: the current entry raises a non-stall notification on completion
+ * @busy_ns: GPU time its kernels executed
+ * @kernels: KERNEL entries completed
+ * @errors: bad entries seen
+ *
+ * The fields from @tsg_node on are protected by the engine lock; the others are set at
+ * construction and constant.
+ */
+struct nvsim_channel {
+	struct nvsim_res res;
+	struct nvsim_tsg *tsg;
+	u32 handle;
+	struct nvsim_backing *ring;
+	u64 ring_off;
+	u32 entries;
+	struct nvsim_backing *userd;
+	u64 userd_off;
+	u32 token;
+
+	struct list_head tsg_node;
+	u32 gp_get;
+	u32 gp_put;
+	bool enabled;
+	bool errored;
+	bool in_entry;
+	u64 remaining_ns;
+	u64 executed_ns;
+	bool notify;
+	u64 busy_ns;
+	u64 kernels;
+	u64 errors;
+};
+
 extern struct mutex nvsim_rm_lock;
 /* client handle -> struct nvsim_client, under nvsim_rm_lock */
 extern struct xarray nvsim_clients;
@@ -317,7 +429,24 @@ struct nvsim_gpu *nvsim_doorbell_gpu(const struct nvsim_doorbell *db);
 int nvsim_doorbell_mmap(struct nvsim_doorbell *db, struct vm_area_struct *vma);
 void nvsim_doorbell_exit(void);
 
-/* nvsim_engine.c: the simulated engine; a token was written to a doorbell (process context) */
+/* nvsim_fifo.c: channel groups, channels and their controls */
+extern const struct nvsim_control nvsim_fifo_controls[];
+extern const unsigned int nvsim_fifo_num_controls;
+u32 nvsim_tsg_construct(struct nvsim_object *obj, void *ap);
+u32 nvsim_channel_construct(struct nvsim_object *obj, struct nvsim_object *parent, void *ap);
+
+/* nvsim_engine.c: the simulated engine (its own lock; see struct nvsim_engine) */
+int nvsim_engine_init(struct nvsim_gpu *gpu);
+void nvsim_engine_exit(struct nvsim_gpu *gpu);
 void nvsim_engine_doorbell(struct nvsim_gpu *gpu, u32 token);
+int nvsim_engine_add_tsg(struct nvsim_tsg *tsg, pid_t tgid);
+void nvsim_engine_remove_tsg(struct nvsim_tsg *tsg);
+int nvsim_engine_add_channel(struct nvsim_channel *chan);
+void nvsim_engine_remove_channel(struct nvsim_channel *chan);
+void nvsim_engine_schedule(struct nvsim_tsg *tsg, bool enable);
+void nvsim_engine_channel_enable(struct nvsim_channel *chan, bool enable, bool preempt);
+u32 nvsim_engine_preempt(struct nvsim_tsg *tsg, bool wait, u32 timeout_us);
+void nvsim_engine_set_timeslice(struct nvsim_tsg *tsg, u64 us);
+bool nvsim_engine_controls_effective(void);
 
 #endif /* NVSIM_INTERNAL_H */

@@ -15,6 +15,7 @@
 #include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/proc_fs.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -59,6 +60,7 @@ unsigned int nvsim_num_gpus;
 const char *nvsim_gpu_name;
 struct nvrm_abi nvsim_abi;
 
+static struct proc_dir_entry *nvsim_proc_root;
 static struct class *nvsim_class;
 static struct cdev nvsim_cdev;
 static struct cdev nvsim_uvm_cdev;
@@ -163,6 +165,48 @@ static int nvsim_setup_gpus(void)
 	return 0;
 }
 
+/* Stop every GPU's engine and remove /proc/driver/nvsim; fine on any partial state. */
+static void nvsim_destroy_gpus(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < nvsim_num_gpus; i++)
+		nvsim_engine_exit(&nvsim_gpus[i]);
+	proc_remove(nvsim_proc_root);
+	nvsim_proc_root = NULL;
+}
+
+/*
+ * /proc/driver/nvsim/gpu<N>/ per GPU (files in them belong to the parts of nvsim that fill them),
+ * and each GPU's engine.
+ */
+static int nvsim_create_gpus(void)
+{
+	unsigned int i;
+	int ret;
+
+	nvsim_proc_root = proc_mkdir("driver/nvsim", NULL);
+	if (!nvsim_proc_root)
+		return -ENOMEM;
+	for (i = 0; i < nvsim_num_gpus; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "gpu%u", i);
+		nvsim_gpus[i].proc = proc_mkdir(name, nvsim_proc_root);
+		if (!nvsim_gpus[i].proc) {
+			ret = -ENOMEM;
+			goto err;
+		}
+		ret = nvsim_engine_init(&nvsim_gpus[i]);
+		if (ret)
+			goto err;
+	}
+	return 0;
+err:
+	nvsim_destroy_gpus();
+	return ret;
+}
+
 static void nvsim_destroy_nodes(void)
 {
 	unsigned int i;
@@ -218,10 +262,16 @@ static int __init nvsim_init(void)
 	if (ret)
 		return ret;
 
+	ret = nvsim_create_gpus();
+	if (ret) {
+		pr_warn("starting the engines failed (%d)\n", ret);
+		return ret;
+	}
+
 	ret = register_chrdev_region(MKDEV(NVSIM_MAJOR, 0), NVSIM_CTL_MINOR + 1, "nvidia-frontend");
 	if (ret) {
 		pr_warn("registering major %d failed (%d)\n", NVSIM_MAJOR, ret);
-		return ret;
+		goto err_destroy_gpus;
 	}
 	cdev_init(&nvsim_cdev, &nvsim_fops);
 	ret = cdev_add(&nvsim_cdev, MKDEV(NVSIM_MAJOR, 0), NVSIM_CTL_MINOR + 1);
@@ -268,6 +318,8 @@ err_del_cdev:
 	cdev_del(&nvsim_cdev);
 err_unregister_region:
 	unregister_chrdev_region(MKDEV(NVSIM_MAJOR, 0), NVSIM_CTL_MINOR + 1);
+err_destroy_gpus:
+	nvsim_destroy_gpus();
 	return ret;
 }
 
@@ -283,6 +335,7 @@ static void __exit nvsim_exit(void)
 	nvsim_doorbell_exit();
 	nvsim_kapi_exit();
 	nvsim_rm_exit();
+	nvsim_destroy_gpus();
 }
 
 module_init(nvsim_init);

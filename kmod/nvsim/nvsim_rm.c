@@ -332,7 +332,11 @@ static u32 nvsim_construct(const struct nvsim_caller *caller, struct nvsim_objec
 		return nvsim_usermode_construct(obj);
 	case NVRM_CLASS_NV01_EVENT_OS_EVENT:
 		return nvsim_event_construct(caller, obj, ap);
+	case NVRM_CLASS_KEPLER_CHANNEL_GROUP_A:
+		return nvsim_tsg_construct(obj, ap);
 	default:
+		if (nvsim_is_channel_class(obj->hclass))
+			return nvsim_channel_construct(obj, parent, ap);
 		return NVRM_OK;
 	}
 }
@@ -752,6 +756,7 @@ static const struct {
 	{ nvsim_core_controls, &nvsim_core_num_controls },
 	{ nvsim_memctrl_controls, &nvsim_memctrl_num_controls },
 	{ nvsim_pids_controls, &nvsim_pids_num_controls },
+	{ nvsim_fifo_controls, &nvsim_fifo_num_controls },
 };
 
 static const struct nvsim_control *nvsim_control_lookup(u32 cmd)
@@ -782,6 +787,9 @@ static u32 nvsim_control_size(const struct nvsim_control *ctrl)
 		return nvsim_abi.fb_get_info_v2_size;
 	case NVRM_CTRL_CMD_GPU_GET_NAME_STRING:
 		return nvsim_abi.gpu_name_string_size;
+	case NVRM_CTRL_CMD_NVA06C_GPFIFO_SCHEDULE:
+	case NVRM_CTRL_CMD_NVA06F_GPFIFO_SCHEDULE:
+		return nvsim_abi.gpfifo_schedule_size;
 	default:
 		return ctrl->size;
 	}

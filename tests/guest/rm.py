@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ctypes
 import fcntl
+import mmap
 import os
 import struct
 from pathlib import Path
@@ -285,3 +286,112 @@ class Rm:
         result = struct.unpack_from("<I", params, 16)[0]
         priv, owned, duped = struct.unpack_from("<QQQ", params, 24)
         return status, result, priv, owned, duped
+
+
+# Channels and work submission (nvrm_abi.h sections 5 and 9; kmod/nvsim/README.md "Engine")
+VASPACE, TSG, CTXSHARE, CHANNEL, COMPUTE = 0x90F1, 0xA06C, 0x9067, 0xC86F, 0xCBC0
+TSG_SCHEDULE, SET_TIMESLICE, GET_TIMESLICE, PREEMPT = 0xA06C0101, 0xA06C0103, 0xA06C0104, 0xA06C0105
+CHANNEL_SCHEDULE, WORK_SUBMIT_TOKEN = 0xA06F0103, 0xC36F0108
+FIFO_DISABLE_CHANNELS = 0x2080110B
+INVALID_CHANNEL = 0x21
+TIMEOUT = 0x65
+GP_GET, GP_PUT = 0x88, 0x8C
+CHANNEL_PARAMS_SIZE = 368  # 570+
+OP_NOP, OP_KERNEL, OP_KERNEL_NOTIFY = 0x00, 0xA5, 0xA6
+
+
+def schedule_size() -> int:
+    """NVA06C/NVA06F GPFIFO_SCHEDULE params: 2 B before 575, 3 B from 575."""
+    return 3 if int(param("abi_version").split(".")[0]) >= 575 else 2
+
+
+def kernel(us: float, op: int = OP_KERNEL) -> int:
+    """A synthetic GPFIFO entry running for `us` microseconds of GPU time."""
+    return (op << 56) | int(us * 1000)
+
+
+def channel_params(
+    gpfifo: int, entries: int, userd: int, userd_offset: int = 0, ctxshare: int = 0
+) -> bytes:
+    p = bytearray(CHANNEL_PARAMS_SIZE)
+    struct.pack_into("<QI", p, 8, gpfifo, entries)
+    struct.pack_into("<I", p, 24, ctxshare)
+    struct.pack_into("<I", p, 32, userd)
+    struct.pack_into("<Q", p, 64, userd_offset)
+    struct.pack_into("<I", p, 128, 1)  # NV2080_ENGINE_TYPE_GRAPHICS
+    return bytes(p)
+
+
+class Channel:
+    """A channel group with one channel, its ring and USERD mapped, and the doorbell mapped."""
+
+    MEM = 0x20000
+    USERD = 0x10000
+
+    def __init__(self, r: Rm, dev: int, sub: int, entries: int = 256, schedule: bool = True):
+        self.r, self.entries, self.put = r, entries, 0
+        self.dev, self.sub = dev, sub
+        self.fds: list[int] = []
+        status, usermode = r.alloc(r.client, sub, USERMODE)
+        assert status == OK, hex(status)
+        self.doorbell = self._map(sub, usermode, USERMODE_SIZE)
+        status, self.tsg = r.alloc(r.client, dev, TSG, struct.pack("<IIIIB3x", 0, 0, 0, 1, 0))
+        assert status == OK, hex(status)
+        status, self.ctxshare = r.alloc(r.client, self.tsg, CTXSHARE, bytes(12))
+        assert status == OK, hex(status)
+        status, self.hmem, _, self.gpu_va = r.memory(VIDMEM, dev, self.MEM)
+        assert status == OK, hex(status)
+        self.mem = self._map(dev, self.hmem, self.MEM)
+        params = channel_params(self.gpu_va, entries, self.hmem, self.USERD, self.ctxshare)
+        status, self.channel = r.alloc(r.client, self.tsg, CHANNEL, params)
+        assert status == OK, hex(status)
+        status, _ = r.alloc(r.client, self.channel, COMPUTE)
+        assert status == OK, hex(status)
+        tok = bytearray(4)
+        assert r.control(self.channel, WORK_SUBMIT_TOKEN, tok) == OK
+        self.token = struct.unpack("<I", tok)[0]
+        if schedule:
+            assert self.schedule(True) == OK
+
+    def _map(self, parent: int, hmem: int, length: int) -> mmap.mmap:
+        fd = self.r.open_gpu()
+        self.fds.append(fd)
+        status, _ = self.r.map_memory(parent, hmem, 0, length, fd)
+        assert status == OK, hex(status)
+        return mmap.mmap(fd, length, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+
+    def schedule(self, enable: bool) -> int:
+        params = bytearray(schedule_size())
+        params[0] = int(enable)
+        return self.r.control(self.tsg, TSG_SCHEDULE, params)
+
+    def preempt(self, wait: bool = True, timeout_us: int | None = None) -> int:
+        params = bytearray(
+            struct.pack("<BBxxI", int(wait), timeout_us is not None, timeout_us or 0)
+        )
+        return self.r.control(self.tsg, PREEMPT, params)
+
+    def push(self, *entries: int) -> None:
+        for e in entries:
+            struct.pack_into("<Q", self.mem, 8 * self.put, e)
+            self.put = (self.put + 1) % self.entries
+
+    def publish(self) -> None:
+        struct.pack_into("<I", self.mem, self.USERD + GP_PUT, self.put)
+
+    def ring(self) -> None:
+        struct.pack_into("<I", self.doorbell, DOORBELL, self.token)
+
+    def submit(self, *entries: int) -> None:
+        self.push(*entries)
+        self.publish()
+        self.ring()
+
+    def gp_get(self) -> int:
+        return int(struct.unpack_from("<I", self.mem, self.USERD + GP_GET)[0])
+
+    def close(self) -> None:
+        self.mem.close()
+        self.doorbell.close()
+        for fd in self.fds:
+            os.close(fd)

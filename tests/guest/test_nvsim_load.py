@@ -194,7 +194,17 @@ def test_bad_size_is_a_usage_error(size: str) -> None:
     assert "bad SIZE" in r.stderr
 
 
-def test_run_is_not_implemented_yet() -> None:
-    r = load("run")
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("run", "--kernel-us", "0"),
+        ("run", "--kernel-us", "abc"),
+        ("run", "--seconds", "-1"),
+        ("run", "extra"),
+        ("info", "--seconds", "1"),
+    ],
+)
+def test_run_usage_errors(args: tuple[str, ...]) -> None:
+    r = load(*args)
     assert r.returncode == 2
-    assert r.stderr.strip() == "not implemented yet: needs nvsim's engine"
+    assert r.stderr.startswith("nvsim-load: ")

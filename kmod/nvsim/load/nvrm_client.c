@@ -289,6 +289,75 @@ int nvrm_client_card_info(struct nvrm_client *c, int minor)
 }
 
 /**
+ * nvrm_client_open_gpu_fd() - a fresh /dev/nvidiaN registered to the client's ctl file
+ * @c: client after CARD_INFO
+ * @dir: where the nodes are
+ * @fd: the new file
+ *
+ * libcuda opens one for every RM_MAP_MEMORY of GPU memory or registers, as the driver wants.
+ *
+ * Return: 0 or a negative errno (the message names the step).
+ */
+int nvrm_client_open_gpu_fd(struct nvrm_client *c, const char *dir, int *fd)
+{
+	struct nvrm_register_fd r;
+	char name[32];
+	int ret;
+
+	snprintf(name, sizeof(name), "nvidia%u", c->card.minor_number);
+	ret = open_node(c, dir, name, fd);
+	if (ret)
+		return ret;
+	r.ctl_fd = c->ctl_fd;
+	ret = nv_ioctl(*fd, NVRM_ESC_REGISTER_FD, &r, sizeof(r));
+	if (ret) {
+		set_err(c, "REGISTER_FD (%s/%s): %s", dir, name, strerror(-ret));
+		close(*fd);
+		*fd = -1;
+	}
+	return ret;
+}
+
+/**
+ * nvrm_client_map_memory() - RM_MAP_MEMORY of [0, @length) of a memory or usermode object
+ * @c: client
+ * @hdevice: device or subdevice the object is under
+ * @hmemory: the object
+ * @length: bytes
+ * @flags: NVOS33 flags
+ * @fd: the registered GPU file to attach the mapping context to; mmap() it next
+ * @status: RM status
+ *
+ * Return: 0 when the ioctl ran (see @status), or a negative errno.
+ */
+int nvrm_client_map_memory(struct nvrm_client *c, u32 hdevice, u32 hmemory, u64 length,
+			   u32 flags, int fd, u32 *status)
+{
+	struct nvrm_nvos33_with_fd p;
+	char step[64];
+	int ret;
+
+	snprintf(step, sizeof(step), "RM_MAP_MEMORY 0x%x", hmemory);
+	memset(&p, 0, sizeof(p));
+	p.params.hclient = c->hclient;
+	p.params.hdevice = hdevice;
+	p.params.hmemory = hmemory;
+	p.params.length = length;
+	p.params.flags = flags;
+	p.params.status = NVRM_ERR_GENERIC;
+	p.fd = fd;
+	*status = NVRM_ERR_GENERIC;
+	ret = nv_ioctl(c->ctl_fd, NVRM_ESC_RM_MAP_MEMORY, &p, sizeof(p));
+	if (ret) {
+		set_err(c, "%s: %s", step, strerror(-ret));
+		return ret;
+	}
+	*status = p.params.status;
+	set_status_err(c, step, *status);
+	return 0;
+}
+
+/**
  * nvrm_client_open_gpu() - open DIR/nvidia<minor> and REGISTER_FD it with the ctl file
  * @c: client with an open ctl file and a chosen card
  * @dir: directory of the device nodes
@@ -653,6 +722,23 @@ int nvrm_client_fb_info(struct nvrm_client *c, struct nvrm_client_fb *fb, u32 *s
 int nvrm_client_alloc_vidmem(struct nvrm_client *c, u32 hmemory, u64 size, u64 *allocated,
 			     u32 *status)
 {
+	return nvrm_client_alloc_vidmem_va(c, hmemory, size, allocated, NULL, status);
+}
+
+/**
+ * nvrm_client_alloc_vidmem_va() - nvrm_client_alloc_vidmem(), also returning where RM placed it
+ * @c: client with a device
+ * @hmemory: handle to give the memory
+ * @size: bytes
+ * @allocated: bytes RM allocated (written back), or NULL
+ * @gpu_va: the offset RM wrote back (the GPU address of the memory), or NULL
+ * @status: RM status
+ *
+ * Return: 0 when the ioctl ran (see @status), or a negative errno.
+ */
+int nvrm_client_alloc_vidmem_va(struct nvrm_client *c, u32 hmemory, u64 size, u64 *allocated,
+				u64 *gpu_va, u32 *status)
+{
 	struct nvrm_memory_allocation_params p;
 	char step[64];
 	int ret;
@@ -679,6 +765,8 @@ int nvrm_client_alloc_vidmem(struct nvrm_client *c, u32 hmemory, u64 size, u64 *
 	set_status_err(c, step, *status);
 	if (*status == NVRM_OK && allocated)
 		*allocated = p.size;
+	if (*status == NVRM_OK && gpu_va)
+		*gpu_va = p.offset;
 	return 0;
 }
 

@@ -104,6 +104,57 @@ int nvrm_client_fb_info(struct nvrm_client *c, struct nvrm_client_fb *fb, u32 *s
 /* Video memory */
 int nvrm_client_alloc_vidmem(struct nvrm_client *c, u32 hmemory, u64 size, u64 *allocated,
 			     u32 *status);
+int nvrm_client_alloc_vidmem_va(struct nvrm_client *c, u32 hmemory, u64 size, u64 *allocated,
+				u64 *gpu_va, u32 *status);
+
+/*
+ * Work submission (nvrm_work.c): a channel group with one compute channel whose ring and USERD
+ * live in one mapped video-memory allocation, and the mapped usermode doorbell page, set up the
+ * way libcuda does it. Entries use nvsim's synthetic GPFIFO format (kmod/nvsim/README.md).
+ */
+#define NVRM_WORK_HUSERMODE	0xcaf00003u
+#define NVRM_WORK_HVASPACE	0xcaf00004u
+#define NVRM_WORK_HTSG		0xcaf00005u
+#define NVRM_WORK_HCTXSHARE	0xcaf00006u
+#define NVRM_WORK_HMEMORY	0xcaf00007u
+#define NVRM_WORK_HCHANNEL	0xcaf00008u
+#define NVRM_WORK_HCOMPUTE	0xcaf00009u
+
+#define NVRM_WORK_ENTRIES	1024u		/* ring entries, a power of two */
+#define NVRM_WORK_USERD_OFFSET	0x10000u	/* USERD after the ring, in the same memory */
+#define NVRM_WORK_MEM_SIZE	0x20000u	/* what is allocated and mapped */
+
+#define NVRM_WORK_OP_KERNEL	0xA5ull		/* nvsim synthetic entry: run bits 47:0 ns */
+
+/**
+ * struct nvrm_work - one channel and what user space maps for it
+ * @usermode_fd: the registered /dev/nvidiaN the doorbell page is mapped through
+ * @mem_fd: the registered /dev/nvidiaN the ring and USERD are mapped through
+ * @usermode: the mapped usermode page (NVRM_USERMODE_SIZE bytes)
+ * @mem: the mapped memory (NVRM_WORK_MEM_SIZE bytes): ring at 0, USERD at
+ *	NVRM_WORK_USERD_OFFSET
+ * @gpu_va: the memory's GPU address, as RM wrote it back in the alloc params' offset
+ * @token: the channel's work-submit token
+ * @put: the next ring entry to write (what GP_PUT says once published)
+ */
+struct nvrm_work {
+	int usermode_fd;
+	int mem_fd;
+	void *usermode;
+	void *mem;
+	u64 gpu_va;
+	u32 token;
+	u32 put;
+};
+
+int nvrm_work_open(struct nvrm_client *c, struct nvrm_work *w, const char *dir, u32 *status);
+u32 nvrm_work_gp_get(const struct nvrm_work *w);
+void nvrm_work_push(struct nvrm_work *w, u64 entry);
+void nvrm_work_kick(struct nvrm_work *w);
+void nvrm_work_close(struct nvrm_work *w);
+int nvrm_client_open_gpu_fd(struct nvrm_client *c, const char *dir, int *fd);
+int nvrm_client_map_memory(struct nvrm_client *c, u32 hdevice, u32 hmemory, u64 length,
+			   u32 flags, int fd, u32 *status);
 
 /* Frees the client (and with it every object) and closes both files. */
 int nvrm_client_close(struct nvrm_client *c, u32 *status);

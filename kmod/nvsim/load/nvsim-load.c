@@ -7,7 +7,7 @@
  * nodes, or against a real NVIDIA driver. It is a thin command line over nvrm_client.
  *
  * Exit status: 0 success; 1 an ioctl failed or RM refused something (for alloc: any allocation
- * refused); 2 usage errors (and `run`, which needs nvsim's engine and is not implemented yet).
+ * refused; for run: also the ring not draining); 2 usage errors.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "nvrm_client.h"
 
@@ -26,14 +27,22 @@
 /* Enough allocations to exhaust any framebuffer with small sizes, few enough to stay sane. */
 #define MAX_COUNT	65536
 
+/* run: the longest kernel an entry encodes (48 bits of ns), and how much work is kept queued */
+#define MAX_KERNEL_US	(((1ull << 48) - 1) / 1000)
+#define QUEUED_US	50000u
+#define DRAIN_SLACK_S	10.0
+
 struct opts {
 	const char *dev;
 	int minor;
 	bool json;
 	bool count_set;
 	bool hold_set;
+	bool run_set;
 	unsigned long count;
 	double hold;
+	double seconds;
+	unsigned long kernel_us;
 };
 
 static void print_help(FILE *f)
@@ -50,7 +59,12 @@ static void print_help(FILE *f)
 		"                            N video-memory allocations of SIZE bytes (K, M, G, T:\n"
 		"                            binary suffixes), kept for SECONDS, then freed; exit 1\n"
 		"                            if any was refused\n"
-		"  run                       not implemented yet (needs nvsim's engine)\n"
+		"  run [--seconds S] [--kernel-us K]\n"
+		"                            set up a channel as libcuda does and keep it busy with\n"
+		"                            K-us kernels (nvsim's synthetic GPFIFO entries) for S\n"
+		"                            seconds (default 5 s of 1000-us kernels), then wait for\n"
+		"                            the ring to drain; reports kernels completed, kernels/s\n"
+		"                            and their GPU time (busy_ns)\n"
 		"\n"
 		"options (anywhere on the line):\n"
 		"  --dev DIR                 directory holding nvidiactl and nvidiaN (default /dev)\n"
@@ -58,6 +72,8 @@ static void print_help(FILE *f)
 		"  --json                    one JSON object on stdout\n"
 		"  --count N                 alloc: number of allocations (default 1)\n"
 		"  --hold SECONDS            alloc: keep them this long before freeing (default 0)\n"
+		"  --seconds S               run: how long to submit work (default 5)\n"
+		"  --kernel-us K             run: duration of each kernel in us (default 1000)\n"
 		"  -h, --help                this text\n"
 		"\n"
 		"exit status: 0 ok, 1 ioctl failure or RM refusal, 2 usage error\n",
@@ -318,12 +334,105 @@ err:
 	return finish(&c, EXIT_RM);
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Entries submitted and not completed yet: between GP_GET and GP_PUT. */
+static u32 in_flight(const struct nvrm_work *w)
+{
+	return (w->put - nvrm_work_gp_get(w)) & (NVRM_WORK_ENTRIES - 1);
+}
+
+/*
+ * Keep about QUEUED_US of kernels queued (never a full ring), topping up with one doorbell when
+ * a quarter of it has completed; poll GP_GET with short sleeps. Then wait for the ring to drain.
+ */
+static int submit_for(struct nvrm_client *c, struct nvrm_work *w, const struct opts *o,
+		      u64 *kernels, double *elapsed)
+{
+	u64 entry = (NVRM_WORK_OP_KERNEL << 56) | ((u64)o->kernel_us * 1000);
+	u32 depth = QUEUED_US / o->kernel_us, n, queued;
+	double start = now_s(), end = start + o->seconds, deadline;
+	useconds_t nap;
+
+	depth = depth < 2 ? 2 : depth > NVRM_WORK_ENTRIES - 1 ? NVRM_WORK_ENTRIES - 1 : depth;
+	nap = (useconds_t)(o->kernel_us * depth / 8 < 2000 ? o->kernel_us * depth / 8 : 2000);
+	*kernels = 0;
+	while (now_s() < end) {
+		queued = in_flight(w);
+		if (queued <= depth - depth / 4) {
+			for (n = queued; n < depth; n++)
+				nvrm_work_push(w, entry);
+			*kernels += depth - queued;
+			nvrm_work_kick(w);
+		}
+		usleep(nap);
+	}
+	deadline = now_s() + DRAIN_SLACK_S + 4 * (double)o->kernel_us * depth / 1e6;
+	while (in_flight(w)) {
+		if (now_s() > deadline) {
+			snprintf(c->errmsg, sizeof(c->errmsg),
+				 "run: the ring did not drain (GP_GET %u, GP_PUT %u)",
+				 nvrm_work_gp_get(w), w->put);
+			return -ETIMEDOUT;
+		}
+		usleep(nap);
+	}
+	*elapsed = now_s() - start;
+	return 0;
+}
+
+static int cmd_run(const struct opts *o)
+{
+	struct nvrm_work w = { .usermode_fd = -1, .mem_fd = -1 };
+	struct nvrm_client c;
+	double elapsed, rate;
+	u64 kernels, busy_ns;
+	u32 status;
+
+	if (bring_up(&c, o))
+		goto err;
+	if (nvrm_work_open(&c, &w, o->dev, &status))
+		goto err;
+	if (submit_for(&c, &w, o, &kernels, &elapsed))
+		goto err;
+	/* The GPU time of our kernels: all of them completed. */
+	busy_ns = kernels * o->kernel_us * 1000;
+	rate = elapsed > 0 ? (double)kernels / elapsed : 0;
+	if (o->json) {
+		printf("{\"driver_version\": ");
+		json_str(c.version);
+		printf(", \"minor\": %u, \"token\": %u, \"seconds\": %.3f, \"kernel_us\": %lu",
+		       c.card.minor_number, w.token, o->seconds, o->kernel_us);
+		printf(", \"kernels\": %llu, \"kernels_per_s\": %.1f, \"busy_ns\": %llu",
+		       kernels, rate, busy_ns);
+		printf(", \"elapsed_s\": %.3f}\n", elapsed);
+	} else {
+		printf("kernels:       %llu of %lu us\n", kernels, o->kernel_us);
+		printf("kernels/s:     %.1f\n", rate);
+		printf("busy:          %llu ns in %.3f s\n", busy_ns, elapsed);
+	}
+	nvrm_work_close(&w);
+	return finish(&c, 0);
+err:
+	fail(&c);
+	nvrm_work_close(&w);
+	return finish(&c, EXIT_RM);
+}
+
 enum {
 	OPT_DEV = 256,
 	OPT_GPU,
 	OPT_JSON,
 	OPT_COUNT,
 	OPT_HOLD,
+	OPT_SECONDS,
+	OPT_KERNEL_US,
 };
 
 static const struct option long_opts[] = {
@@ -332,13 +441,15 @@ static const struct option long_opts[] = {
 	{ "json",	no_argument,		NULL, OPT_JSON },
 	{ "count",	required_argument,	NULL, OPT_COUNT },
 	{ "hold",	required_argument,	NULL, OPT_HOLD },
+	{ "seconds",	required_argument,	NULL, OPT_SECONDS },
+	{ "kernel-us",	required_argument,	NULL, OPT_KERNEL_US },
 	{ "help",	no_argument,		NULL, 'h' },
 	{ NULL,		0,			NULL, 0 },
 };
 
 int main(int argc, char **argv)
 {
-	struct opts o = { .dev = "/dev", .minor = -1, .count = 1 };
+	struct opts o = { .dev = "/dev", .minor = -1, .count = 1, .seconds = 5, .kernel_us = 1000 };
 	unsigned long v;
 	const char *cmd;
 	u64 size;
@@ -371,6 +482,17 @@ int main(int argc, char **argv)
 				return bad_usage("--hold: not a number of seconds: '%s'", optarg);
 			o.hold_set = true;
 			break;
+		case OPT_SECONDS:
+			if (parse_seconds(optarg, &o.seconds))
+				return bad_usage("--seconds: not a number of seconds: '%s'",
+						 optarg);
+			o.run_set = true;
+			break;
+		case OPT_KERNEL_US:
+			if (parse_ulong(optarg, 1, MAX_KERNEL_US, &o.kernel_us))
+				return bad_usage("--kernel-us: not a duration in us: '%s'", optarg);
+			o.run_set = true;
+			break;
 		case 'h':
 			print_help(stdout);
 			return 0;
@@ -386,6 +508,8 @@ int main(int argc, char **argv)
 
 	if (strcmp(cmd, "alloc") && (o.count_set || o.hold_set))
 		return bad_usage("--count and --hold apply to alloc only, not '%s'", cmd);
+	if (strcmp(cmd, "run") && o.run_set)
+		return bad_usage("--seconds and --kernel-us apply to run only, not '%s'", cmd);
 
 	if (!strcmp(cmd, "info")) {
 		if (optind < argc)
@@ -403,8 +527,9 @@ int main(int argc, char **argv)
 		return cmd_alloc(&o, size);
 	}
 	if (!strcmp(cmd, "run")) {
-		fprintf(stderr, "not implemented yet: needs nvsim's engine\n");
-		return EXIT_USAGE;
+		if (optind < argc)
+			return bad_usage("run: unexpected argument '%s'", argv[optind]);
+		return cmd_run(&o);
 	}
 	return bad_usage("unknown command '%s'", cmd);
 }

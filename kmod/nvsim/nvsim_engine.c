@@ -1,0 +1,958 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nvsim: the simulated engine, one per GPU.
+ *
+ * A kthread per GPU executes the work channels submit: it reads synthetic GPFIFO entries from
+ * their rings, "runs" each kernel for its encoded duration of real time, advances GP_GET in USERD,
+ * and time-slices the channel groups on the runlist round robin. What it counts (busy time per
+ * channel group, per process and per GPU) is the ground truth tests and benchmarks compare qgpu's
+ * view against.
+ *
+ * Lock order: nvsim_rm_lock, then nvsim_engine.lock. RM handlers (controls, object construction
+ * and release) run under nvsim_rm_lock and take the engine lock; the engine thread and the doorbell
+ * take the engine lock only, never nvsim_rm_lock. Non-stall notifications are delivered by the
+ * engine thread with no lock held.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kthread.h>
+#include <linux/math64.h>
+#include <linux/moduleparam.h>
+#include <linux/proc_fs.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/wait.h>
+
+#include "nvsim_internal.h"
+
+/**
+ * DOC: the simulated engine and its modelling assumptions
+ *
+ * Work. A channel's GPFIFO ring is an array of 8-byte entries in a memory object; USERD holds
+ * GP_GET (@0x88, written by the engine) and GP_PUT (@0x8C, written by user space), both entry
+ * indices. Entries use nvsim's own synthetic format (not NVIDIA's pushbuffer): a little-endian
+ * u64 whose bits 63:56 are an opcode: 0x00 NOP (completes at once), 0xA5 KERNEL (runs for bits
+ * 47:0 nanoseconds of GPU time), 0xA6 KERNEL then a non-stall notification on the graphics
+ * engine's notifier (NV2080_NOTIFIERS_GRAPHICS, where RM signals NV01_EVENT_NONSTALL_INTR events
+ * for GR work completion). Any other opcode RCs the channel: it stops for good, GP_GET stays at
+ * the bad entry, its error counter counts it and the kernel log says so.
+ *
+ * Scheduling. The runlist is the channel groups (TSGs) enabled by GPFIFO_SCHEDULE(1), in round
+ * robin order. One TSG is on the engine at a time (the GPU is modelled as one engine that a kernel
+ * fills completely). It runs until it has no work left, or its timeslice (wall time since it got
+ * the engine, default 1024 us as Volta+ RM) ends while another runlisted TSG has work, or it is
+ * preempted; it then goes to the back of the runlist. Alone, it keeps the engine. Within a TSG its
+ * channels take turns entry by entry. The engine models one kernel at a time: no concurrency
+ * between channels or TSGs.
+ *
+ * Preemption. A kernel can be taken off the engine only at the next multiple of
+ * preempt_granularity_us of its own execution time (a CTA boundary: compute preemption on
+ * Volta+ defaults to CTA level, and 100 us is a typical CTA length of long kernels); at 0 it is
+ * immediate. Between two entries preemption is immediate. A preempted kernel keeps its
+ * remaining duration and resumes when its TSG runs again. Timeslice ends, PREEMPT,
+ * GPFIFO_SCHEDULE(0) and FIFO_DISABLE_CHANNELS(bOnlyDisableScheduling=0) all preempt this way.
+ *
+ * Time. The engine follows real time (ktime) but does not depend on waking up on time: when its
+ * thread runs late (hrtimer slack, TCG), it replays what the GPU did in the meantime, completing
+ * entries back to back from the time each was known to the engine (a doorbell brings the engine
+ * up to date before it reads GP_PUT, so work never starts before it was submitted). A control
+ * takes effect when it is made, and a preemption at the granularity boundary that follows. Busy
+ * time is the time an entry executed; it is counted per channel, per TSG, per process (the tgid
+ * of the client that allocated the TSG; totals are kept after the process exits, until unload)
+ * and per GPU.
+ *
+ * Switchable assumptions (module parameters, writable at runtime, so qgpu is tested under each):
+ *
+ * controls_effective (default Y): N makes GPFIFO_SCHEDULE(0), PREEMPT, SET_TIMESLICE and
+ * FIFO_DISABLE_CHANNELS return NV_OK while the engine ignores them, as measured on GSP-based GPUs
+ * by some; GET_TIMESLICE still reads back the value set. GPFIFO_SCHEDULE(1) always takes effect
+ * (nothing would ever run otherwise).
+ *
+ * doorbell_required (default Y): a channel sees a new GP_PUT only when its work-submit token is
+ * written to the doorbell. N: the engine also re-reads GP_PUT of every channel of a runlisted TSG
+ * whenever its thread runs: at every timeslice end while busy, and every 1 ms while idle with
+ * anything on the runlist (the GPU's host polling USERD).
+ *
+ * preempt_granularity_us (default 100): see Preemption.
+ *
+ * default_timeslice_us (default 1024): the timeslice of new TSGs. SET_TIMESLICE accepts any value
+ * (RM's minimum, kfifoRunlistGetMinTimeSlice, is 0); the engine uses it clamped to 1 us..60 s.
+ */
+
+static bool controls_effective = true;
+module_param(controls_effective, bool, 0644);
+MODULE_PARM_DESC(controls_effective,
+		 "TSG/channel scheduling controls take effect (N: NV_OK but ignored; default Y)");
+
+static bool doorbell_required = true;
+
+/* A change of doorbell_required wakes the engines: an idle one may have to start polling. */
+static void nvsim_engines_kick_all(void);
+
+static int nvsim_set_doorbell_required(const char *val, const struct kernel_param *kp)
+{
+	int ret = param_set_bool(val, kp);
+
+	if (!ret)
+		nvsim_engines_kick_all();
+	return ret;
+}
+
+static const struct kernel_param_ops nvsim_doorbell_required_ops = {
+	.set = nvsim_set_doorbell_required,
+	.get = param_get_bool,
+};
+module_param_cb(doorbell_required, &nvsim_doorbell_required_ops, &doorbell_required, 0644);
+MODULE_PARM_DESC(doorbell_required,
+		 "A channel sees a new GP_PUT only after a doorbell (N: also polled; default Y)");
+
+static unsigned int preempt_granularity_us = 100;
+module_param(preempt_granularity_us, uint, 0644);
+MODULE_PARM_DESC(preempt_granularity_us,
+		 "A running kernel can be preempted every this many us of its execution (0: at once; default 100)");
+
+static unsigned int default_timeslice_us = NVRM_TSG_DEFAULT_TIMESLICE_US;
+module_param(default_timeslice_us, uint, 0644);
+MODULE_PARM_DESC(default_timeslice_us, "Timeslice of new channel groups in us (default 1024)");
+
+#define NVSIM_POLL_NS			NSEC_PER_MSEC
+#define NVSIM_MAX_TIMESLICE_US		(60ULL * USEC_PER_SEC)
+#define NVSIM_NO_TIME			S64_MAX
+
+/* nvsim's synthetic GPFIFO entry (not NVIDIA's format; see the DOC above) */
+#define NVSIM_GP_OPCODE(e)		((u8)((e) >> 56))
+#define NVSIM_GP_DURATION_NS(e)		((e) & GENMASK_ULL(47, 0))
+#define NVSIM_GP_OP_NOP			0x00
+#define NVSIM_GP_OP_KERNEL		0xA5
+#define NVSIM_GP_OP_KERNEL_NOTIFY	0xA6
+
+/**
+ * struct nvsim_proc_stats - what one process's channel groups executed on one GPU since load
+ * @node: entry in struct nvsim_engine.procs
+ * @tgid: the process
+ * @busy_ns: GPU time its kernels executed
+ * @kernels: KERNEL entries completed
+ */
+struct nvsim_proc_stats {
+	struct list_head node;
+	pid_t tgid;
+	u64 busy_ns;
+	u64 kernels;
+};
+
+/**
+ * struct nvsim_engine - the simulated engine of one GPU
+ * @gpu: the GPU
+ * @thread: the engine thread
+ * @wq: the thread sleeps here until @kick or its next deadline
+ * @preempt_wq: PREEMPT callers with bWait sleep here
+ * @lock: protects everything below, and the fields of struct nvsim_tsg and nvsim_channel that
+ *	say so; nests inside nvsim_rm_lock (taken after it, never before)
+ * @kick: something changed; the thread must look again
+ * @tsgs: every TSG of the GPU (struct nvsim_tsg.all_node)
+ * @runlist: runlisted TSGs in round-robin order (struct nvsim_tsg.rl_node)
+ * @procs: per-process totals (struct nvsim_proc_stats), kept until unload
+ * @tokens: work-submit token -> channel
+ * @next_token: where token allocation continues (cyclic, so tokens are not reused soon)
+ * @next_tsg_id: the id of the next TSG
+ * @cur: the TSG on the engine, or NULL; it has a channel with work
+ * @cur_chan: the channel of @cur whose entry is executing (non-NULL when @cur is)
+ * @vt: the time (ktime ns) up to which the GPU's execution has been simulated
+ * @slice_start: when @cur's current timeslice began
+ * @slice_end: when it ends
+ * @preempt_at: when @cur is taken off the engine (a preemption point), or NVSIM_NO_TIME
+ * @busy_ns: GPU time kernels executed since load
+ * @kernels: KERNEL entries completed since load
+ * @notify_pending: non-stall notifications the thread has to deliver
+ * @proc: its /proc/driver/nvsim/gpu<N>/engine file
+ * @proc_busy: its /proc/driver/nvsim/gpu<N>/busy file
+ */
+struct nvsim_engine {
+	struct nvsim_gpu *gpu;
+	struct task_struct *thread;
+	wait_queue_head_t wq;
+	wait_queue_head_t preempt_wq;
+
+	struct mutex lock;	/* protects the fields below; see above */
+	bool kick;
+	struct list_head tsgs;
+	struct list_head runlist;
+	struct list_head procs;
+	struct xarray tokens;
+	u32 next_token;
+	u32 next_tsg_id;
+	struct nvsim_tsg *cur;
+	struct nvsim_channel *cur_chan;
+	s64 vt;
+	s64 slice_start;
+	s64 slice_end;
+	s64 preempt_at;
+	u64 busy_ns;
+	u64 kernels;
+	unsigned int notify_pending;
+	struct proc_dir_entry *proc;
+	struct proc_dir_entry *proc_busy;
+};
+
+/* Lockless: kick is only ever set here, and the thread rereads everything under the lock. */
+static void nvsim_engines_kick_all(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < nvsim_num_gpus; i++) {
+		struct nvsim_engine *e = READ_ONCE(nvsim_gpus[i].engine);
+
+		if (e) {
+			WRITE_ONCE(e->kick, true);
+			wake_up(&e->wq);
+		}
+	}
+}
+
+bool nvsim_engine_controls_effective(void)
+{
+	return READ_ONCE(controls_effective);
+}
+
+static s64 nvsim_now(void)
+{
+	return ktime_get_ns();
+}
+
+static void nvsim_engine_kick(struct nvsim_engine *e)
+{
+	lockdep_assert_held(&e->lock);
+	WRITE_ONCE(e->kick, true);
+	wake_up(&e->wq);
+}
+
+static s64 nvsim_tsg_slice_ns(const struct nvsim_tsg *tsg)
+{
+	return clamp_t(u64, tsg->timeslice_us, 1, NVSIM_MAX_TIMESLICE_US) * NSEC_PER_USEC;
+}
+
+/* Read GP_PUT from USERD; an index outside the ring RCs the channel. */
+static bool nvsim_chan_refresh_put(struct nvsim_channel *chan)
+{
+	u32 put = nvsim_backing_read32(chan->userd, chan->userd_off + NVRM_USERD_GP_PUT);
+
+	if (chan->errored)
+		return false;
+	if (put >= chan->entries) {
+		chan->errored = true;
+		chan->errors++;
+		pr_info_ratelimited("gpu%u channel 0x%x (tsg %u): GP_PUT %u outside its %u-entry ring: RC\n",
+				    chan->tsg->engine->gpu->index,
+				    chan->handle, chan->tsg->id, put, chan->entries);
+		return false;
+	}
+	if (put == chan->gp_put)
+		return false;
+	chan->gp_put = put;
+	return true;
+}
+
+static bool nvsim_chan_has_work(const struct nvsim_channel *chan)
+{
+	return chan->enabled && !chan->errored && (chan->in_entry || chan->gp_get != chan->gp_put);
+}
+
+static bool nvsim_tsg_has_work(const struct nvsim_tsg *tsg)
+{
+	const struct nvsim_channel *chan;
+
+	list_for_each_entry(chan, &tsg->channels, tsg_node)
+		if (nvsim_chan_has_work(chan))
+			return true;
+	return false;
+}
+
+/* The channel of @tsg that runs next: round robin from @tsg->next_chan. */
+static struct nvsim_channel *nvsim_tsg_pick_chan(struct nvsim_tsg *tsg)
+{
+	struct nvsim_channel *start = tsg->next_chan, *chan;
+	bool seen = !start;
+
+	list_for_each_entry(chan, &tsg->channels, tsg_node) {
+		if (chan == start)
+			seen = true;
+		if (seen && nvsim_chan_has_work(chan))
+			return chan;
+	}
+	list_for_each_entry(chan, &tsg->channels, tsg_node) {
+		if (chan == start)
+			break;
+		if (nvsim_chan_has_work(chan))
+			return chan;
+	}
+	return NULL;
+}
+
+static bool nvsim_engine_others_runnable(struct nvsim_engine *e)
+{
+	struct nvsim_tsg *tsg;
+
+	list_for_each_entry(tsg, &e->runlist, rl_node)
+		if (tsg != e->cur && nvsim_tsg_has_work(tsg))
+			return true;
+	return false;
+}
+
+/* Give the engine to the first runlisted TSG with work; false when there is none. */
+static bool nvsim_engine_pick(struct nvsim_engine *e)
+{
+	struct nvsim_tsg *tsg;
+
+	list_for_each_entry(tsg, &e->runlist, rl_node) {
+		struct nvsim_channel *chan = nvsim_tsg_pick_chan(tsg);
+
+		if (!chan)
+			continue;
+		e->cur = tsg;
+		e->cur_chan = chan;
+		e->slice_start = e->vt;
+		e->slice_end = e->vt + nvsim_tsg_slice_ns(tsg);
+		e->preempt_at = NVSIM_NO_TIME;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Take @e->cur off the engine: its running kernel (if any) keeps what is left of it. It goes to
+ * the back of the runlist. @preempted: forced off (counted when it still had work).
+ */
+static void nvsim_engine_off(struct nvsim_engine *e, bool preempted)
+{
+	struct nvsim_tsg *tsg = e->cur;
+
+	if (preempted && nvsim_tsg_has_work(tsg))
+		tsg->preemptions++;
+	tsg->preempt_done = tsg->preempt_req;
+	if (tsg->runlisted)
+		list_move_tail(&tsg->rl_node, &e->runlist);
+	e->cur = NULL;
+	e->cur_chan = NULL;
+	e->preempt_at = NVSIM_NO_TIME;
+	e->slice_end = NVSIM_NO_TIME;
+	wake_up_all(&e->preempt_wq);
+}
+
+/* Ask for @e->cur to leave at its running kernel's next preemption point. */
+static void nvsim_engine_request_preempt(struct nvsim_engine *e)
+{
+	u64 gran = (u64)READ_ONCE(preempt_granularity_us) * NSEC_PER_USEC;
+	struct nvsim_channel *chan = e->cur_chan;
+	s64 at = e->vt;
+	u64 rem;
+
+	if (!e->cur)
+		return;
+	if (gran && chan->in_entry) {
+		div64_u64_rem(chan->executed_ns, gran, &rem);
+		if (rem)
+			at += gran - rem;
+	}
+	e->preempt_at = min(e->preempt_at, at);
+}
+
+static void nvsim_chan_account(struct nvsim_engine *e, struct nvsim_channel *chan, u64 ns)
+{
+	chan->busy_ns += ns;
+	chan->tsg->busy_ns += ns;
+	chan->tsg->stats->busy_ns += ns;
+	e->busy_ns += ns;
+}
+
+/* The entry at GP_GET is done: advance GP_GET and tell user space through USERD. */
+static void nvsim_chan_complete(struct nvsim_engine *e, struct nvsim_channel *chan, bool kernel)
+{
+	chan->gp_get = (chan->gp_get + 1) & (chan->entries - 1);
+	chan->in_entry = false;
+	nvsim_backing_write32(chan->userd, chan->userd_off + NVRM_USERD_GP_GET, chan->gp_get);
+	if (!kernel)
+		return;
+	chan->kernels++;
+	chan->tsg->kernels++;
+	chan->tsg->stats->kernels++;
+	e->kernels++;
+	if (chan->notify)
+		e->notify_pending++;
+}
+
+/*
+ * Start the entry at GP_GET. Return: true when a kernel with time left is now executing; false
+ * when the entry was consumed at once (NOP, zero-length kernel) or RC'd the channel.
+ */
+static bool nvsim_chan_fetch(struct nvsim_engine *e, struct nvsim_channel *chan)
+{
+	u64 entry = nvsim_backing_read64(chan->ring, chan->ring_off +
+					 (u64)chan->gp_get * NVRM_GP_ENTRY_SIZE);
+
+	switch (NVSIM_GP_OPCODE(entry)) {
+	case NVSIM_GP_OP_NOP:
+		nvsim_chan_complete(e, chan, false);
+		return false;
+	case NVSIM_GP_OP_KERNEL:
+	case NVSIM_GP_OP_KERNEL_NOTIFY:
+		chan->in_entry = true;
+		chan->remaining_ns = NVSIM_GP_DURATION_NS(entry);
+		chan->executed_ns = 0;
+		chan->notify = NVSIM_GP_OPCODE(entry) == NVSIM_GP_OP_KERNEL_NOTIFY;
+		if (chan->remaining_ns)
+			return true;
+		nvsim_chan_complete(e, chan, true);
+		return false;
+	default:
+		chan->errored = true;
+		chan->errors++;
+		pr_info_ratelimited("gpu%u channel 0x%x (tsg %u): bad GPFIFO entry %#llx at GP_GET %u: RC\n",
+				    e->gpu->index, chan->handle, chan->tsg->id, entry,
+				    chan->gp_get);
+		return false;
+	}
+}
+
+/* At an entry boundary of @e->cur: a preemption point; else its next channel, or it leaves. */
+static void nvsim_engine_next_chan(struct nvsim_engine *e)
+{
+	struct nvsim_channel *chan = e->cur_chan;
+
+	if (!chan->in_entry)
+		e->cur->next_chan = list_is_last(&chan->tsg_node, &e->cur->channels) ?
+				    NULL : list_next_entry(chan, tsg_node);
+	if (e->preempt_at != NVSIM_NO_TIME) {
+		nvsim_engine_off(e, true);
+		return;
+	}
+	if (e->vt >= e->slice_end) {
+		if (nvsim_engine_others_runnable(e)) {
+			nvsim_engine_off(e, true);
+			return;
+		}
+		e->slice_start = e->vt;
+		e->slice_end = e->vt + nvsim_tsg_slice_ns(e->cur);
+	}
+	chan = nvsim_tsg_pick_chan(e->cur);
+	if (chan)
+		e->cur_chan = chan;
+	else
+		nvsim_engine_off(e, false);
+}
+
+/**
+ * nvsim_engine_run_until() - simulate the GPU up to @now
+ * @e: the engine
+ * @now: a ktime in ns, not before @e->vt
+ *
+ * Runs entries back to back, switches TSGs at timeslice ends and preemption points, and leaves
+ * the engine either idle or executing a kernel with time left at @now.
+ *
+ * Context: under @e->lock; may sleep (USERD pages are allocated on first touch).
+ */
+static void nvsim_engine_run_until(struct nvsim_engine *e, s64 now)
+{
+	struct nvsim_channel *chan;
+	s64 limit;
+	u64 step;
+
+	lockdep_assert_held(&e->lock);
+	for (;;) {
+		if (!e->cur && !nvsim_engine_pick(e)) {
+			e->vt = max(e->vt, now);
+			return;
+		}
+		chan = e->cur_chan;
+		if (!chan->in_entry && !nvsim_chan_fetch(e, chan)) {
+			nvsim_engine_next_chan(e);
+			continue;
+		}
+		if (e->vt >= e->preempt_at) {
+			nvsim_engine_off(e, true);
+			continue;
+		}
+		if (e->vt >= now)
+			return;
+		limit = min3(now, e->vt + (s64)chan->remaining_ns, e->preempt_at);
+		limit = max(min(limit, e->slice_end), e->vt);
+		step = limit - e->vt;
+		e->vt = limit;
+		chan->remaining_ns -= step;
+		chan->executed_ns += step;
+		nvsim_chan_account(e, chan, step);
+		if (!chan->remaining_ns) {
+			nvsim_chan_complete(e, chan, true);
+			nvsim_engine_next_chan(e);
+		} else if (e->vt >= e->preempt_at) {
+			nvsim_engine_off(e, true);
+		} else if (e->vt >= e->slice_end) {
+			if (nvsim_engine_others_runnable(e)) {
+				/* The slice is over: the preemption point governs from here. */
+				e->slice_end = NVSIM_NO_TIME;
+				nvsim_engine_request_preempt(e);
+			} else {
+				e->slice_start = e->vt;
+				e->slice_end = e->vt + nvsim_tsg_slice_ns(e->cur);
+			}
+		}
+	}
+}
+
+/* Bring the engine up to the present; for RM paths and the doorbell. */
+static void nvsim_engine_sync(struct nvsim_engine *e)
+{
+	nvsim_engine_run_until(e, max(nvsim_now(), e->vt));
+	if (e->notify_pending)
+		nvsim_engine_kick(e);	/* the thread delivers them */
+}
+
+/* doorbell_required=N: re-read GP_PUT of every channel of a runlisted TSG. */
+static bool nvsim_engine_poll_puts(struct nvsim_engine *e)
+{
+	struct nvsim_channel *chan;
+	struct nvsim_tsg *tsg;
+	bool changed = false;
+
+	list_for_each_entry(tsg, &e->runlist, rl_node)
+		list_for_each_entry(chan, &tsg->channels, tsg_node)
+			changed |= nvsim_chan_refresh_put(chan);
+	return changed;
+}
+
+/* When the thread must next look: the next completion, preemption point or timeslice end. */
+static s64 nvsim_engine_deadline(struct nvsim_engine *e, s64 now)
+{
+	s64 deadline = NVSIM_NO_TIME;
+
+	if (e->cur) {
+		deadline = min3(e->vt + (s64)e->cur_chan->remaining_ns, e->preempt_at,
+				e->slice_end);
+	}
+	if (!READ_ONCE(doorbell_required) && !list_empty(&e->runlist))
+		deadline = min(deadline, e->cur ? e->slice_end : now + NVSIM_POLL_NS);
+	return deadline;
+}
+
+static bool nvsim_engine_woken(struct nvsim_engine *e)
+{
+	return READ_ONCE(e->kick) || kthread_should_stop();
+}
+
+/*
+ * Sleep until @deadline (ktime ns) or a kick. Interruptible, so that an idle engine sleeping for
+ * hours is not taken for a hung task; kthreads get no signals.
+ */
+static void nvsim_engine_wait(struct nvsim_engine *e, s64 deadline)
+{
+	s64 left;
+
+	if (deadline == NVSIM_NO_TIME) {
+		wait_event_interruptible(e->wq, nvsim_engine_woken(e));
+		return;
+	}
+	left = deadline - nvsim_now();
+	if (left > 0)
+		wait_event_interruptible_hrtimeout(e->wq, nvsim_engine_woken(e),
+						   ns_to_ktime(left));
+}
+
+static int nvsim_engine_thread(void *data)
+{
+	struct nvsim_engine *e = data;
+	unsigned int notify;
+	s64 now, deadline;
+
+	while (!kthread_should_stop()) {
+		mutex_lock(&e->lock);
+		WRITE_ONCE(e->kick, false);
+		now = max(nvsim_now(), e->vt);
+		nvsim_engine_run_until(e, now);
+		if (!READ_ONCE(doorbell_required) && nvsim_engine_poll_puts(e))
+			nvsim_engine_run_until(e, now);
+		deadline = nvsim_engine_deadline(e, now);
+		notify = e->notify_pending;
+		e->notify_pending = 0;
+		mutex_unlock(&e->lock);
+
+		while (notify--)
+			nvsim_event_notify(e->gpu, NVRM_NV2080_NOTIFIERS_GRAPHICS);
+
+		nvsim_engine_wait(e, deadline);
+	}
+	return 0;
+}
+
+/**
+ * nvsim_engine_doorbell() - a work-submit token was written to a usermode doorbell page
+ * @gpu: the GPU whose doorbell it is
+ * @token: the token written
+ *
+ * The channel with that token reads its GP_PUT from USERD and the engine runs what is new.
+ * Unknown tokens are ignored, as the hardware ignores them.
+ *
+ * Context: process context, no nvsim lock held; takes the engine lock.
+ */
+void nvsim_engine_doorbell(struct nvsim_gpu *gpu, u32 token)
+{
+	struct nvsim_engine *e = gpu->engine;
+	struct nvsim_channel *chan;
+
+	if (!e)
+		return;
+	mutex_lock(&e->lock);
+	chan = xa_load(&e->tokens, token);
+	if (chan) {
+		nvsim_engine_sync(e);
+		nvsim_chan_refresh_put(chan);
+		nvsim_engine_kick(e);
+	} else {
+		pr_debug("gpu%u: doorbell with unknown token %u\n", gpu->index, token);
+	}
+	mutex_unlock(&e->lock);
+}
+
+/* The per-process totals of @tgid, created on first use. Under the engine lock. */
+static struct nvsim_proc_stats *nvsim_engine_proc_stats(struct nvsim_engine *e, pid_t tgid)
+{
+	struct nvsim_proc_stats *ps;
+
+	lockdep_assert_held(&e->lock);
+	list_for_each_entry(ps, &e->procs, node)
+		if (ps->tgid == tgid)
+			return ps;
+	ps = kzalloc(sizeof(*ps), GFP_KERNEL);
+	if (!ps)
+		return NULL;
+	ps->tgid = tgid;
+	list_add_tail(&ps->node, &e->procs);
+	return ps;
+}
+
+/**
+ * nvsim_engine_add_tsg() - a new channel group (not on the runlist yet)
+ * @tsg: with @tsg->engine set
+ * @tgid: the process it is accounted to
+ *
+ * Context: under nvsim_rm_lock; takes the engine lock.
+ * Return: 0 or -ENOMEM.
+ */
+int nvsim_engine_add_tsg(struct nvsim_tsg *tsg, pid_t tgid)
+{
+	struct nvsim_engine *e = tsg->engine;
+	int ret = 0;
+
+	INIT_LIST_HEAD(&tsg->channels);
+	INIT_LIST_HEAD(&tsg->rl_node);
+	tsg->timeslice_us = READ_ONCE(default_timeslice_us);
+	tsg->timeslice_us_reported = tsg->timeslice_us;
+	mutex_lock(&e->lock);
+	tsg->stats = nvsim_engine_proc_stats(e, tgid);
+	if (tsg->stats) {
+		tsg->id = e->next_tsg_id++;
+		list_add_tail(&tsg->all_node, &e->tsgs);
+	} else {
+		ret = -ENOMEM;
+	}
+	mutex_unlock(&e->lock);
+	return ret;
+}
+
+/**
+ * nvsim_engine_remove_tsg() - a channel group is freed (its channels went before it)
+ * @tsg: the TSG
+ *
+ * Context: under nvsim_rm_lock; takes the engine lock.
+ */
+void nvsim_engine_remove_tsg(struct nvsim_tsg *tsg)
+{
+	struct nvsim_engine *e = tsg->engine;
+
+	mutex_lock(&e->lock);
+	nvsim_engine_sync(e);
+	WARN_ON_ONCE(!list_empty(&tsg->channels));
+	if (e->cur == tsg)
+		nvsim_engine_off(e, false);
+	list_del(&tsg->rl_node);
+	list_del(&tsg->all_node);
+	tsg->preempt_done = tsg->preempt_req;
+	wake_up_all(&e->preempt_wq);
+	mutex_unlock(&e->lock);
+}
+
+/**
+ * nvsim_engine_add_channel() - a new channel joins its TSG, with a new work-submit token
+ * @chan: with @chan->tsg, ring and USERD set
+ *
+ * Context: under nvsim_rm_lock; takes the engine lock.
+ * Return: 0, or a negative errno when no token can be allocated.
+ */
+int nvsim_engine_add_channel(struct nvsim_channel *chan)
+{
+	struct nvsim_engine *e = chan->tsg->engine;
+	int ret;
+
+	mutex_lock(&e->lock);
+	ret = xa_alloc_cyclic(&e->tokens, &chan->token, chan, XA_LIMIT(1, U32_MAX),
+			      &e->next_token, GFP_KERNEL);
+	if (ret >= 0) {
+		ret = 0;
+		chan->enabled = true;
+		list_add_tail(&chan->tsg_node, &chan->tsg->channels);
+		chan->tsg->nchannels++;
+	}
+	mutex_unlock(&e->lock);
+	return ret;
+}
+
+/**
+ * nvsim_engine_remove_channel() - a channel is freed: its work stops at once
+ * @chan: the channel
+ *
+ * A kernel it was executing is abandoned (the time it ran stays counted).
+ *
+ * Context: under nvsim_rm_lock; takes the engine lock.
+ */
+void nvsim_engine_remove_channel(struct nvsim_channel *chan)
+{
+	struct nvsim_tsg *tsg = chan->tsg;
+	struct nvsim_engine *e = tsg->engine;
+
+	mutex_lock(&e->lock);
+	nvsim_engine_sync(e);
+	if (e->cur_chan == chan)
+		nvsim_engine_off(e, false);
+	if (tsg->next_chan == chan)
+		tsg->next_chan = NULL;
+	list_del(&chan->tsg_node);
+	tsg->nchannels--;
+	xa_erase(&e->tokens, chan->token);
+	nvsim_engine_kick(e);
+	mutex_unlock(&e->lock);
+}
+
+/**
+ * nvsim_engine_schedule() - GPFIFO_SCHEDULE: a TSG joins or leaves the runlist
+ * @tsg: the TSG
+ * @enable: join (its channels are enabled too, as the header says); leave (preempted off at
+ *	the granularity if it is running)
+ *
+ * Context: under nvsim_rm_lock; takes the engine lock.
+ */
+void nvsim_engine_schedule(struct nvsim_tsg *tsg, bool enable)
+{
+	struct nvsim_engine *e = tsg->engine;
+	struct nvsim_channel *chan;
+
+	mutex_lock(&e->lock);
+	nvsim_engine_sync(e);
+	if (enable) {
+		list_for_each_entry(chan, &tsg->channels, tsg_node)
+			chan->enabled = true;
+		if (!tsg->runlisted)
+			list_add_tail(&tsg->rl_node, &e->runlist);
+		tsg->runlisted = true;
+	} else if (tsg->runlisted) {
+		list_del_init(&tsg->rl_node);
+		tsg->runlisted = false;
+		if (e->cur == tsg)
+			nvsim_engine_request_preempt(e);
+	}
+	nvsim_engine_kick(e);
+	mutex_unlock(&e->lock);
+}
+
+/**
+ * nvsim_engine_channel_enable() - make a channel schedulable or not
+ * @chan: the channel
+ * @enable: schedulable
+ * @preempt: when disabling: if its kernel is executing, preempt its TSG off at the granularity
+ *	(without, the executing entry completes first)
+ *
+ * Context: under nvsim_rm_lock; takes the engine lock.
+ */
+void nvsim_engine_channel_enable(struct nvsim_channel *chan, bool enable, bool preempt)
+{
+	struct nvsim_engine *e = chan->tsg->engine;
+
+	mutex_lock(&e->lock);
+	nvsim_engine_sync(e);
+	chan->enabled = enable;
+	if (!enable && preempt && e->cur_chan == chan)
+		nvsim_engine_request_preempt(e);
+	nvsim_engine_kick(e);
+	mutex_unlock(&e->lock);
+}
+
+/**
+ * nvsim_engine_preempt() - PREEMPT: take a TSG off the engine; it goes to the back of the runlist
+ * @tsg: the TSG
+ * @wait: return only once it is off
+ * @timeout_us: how long to wait at most
+ *
+ * Context: under nvsim_rm_lock (which keeps @tsg alive while waiting); takes the engine lock.
+ * Return: NV_OK, or NV_ERR_TIMEOUT when @wait and it is still on after @timeout_us.
+ */
+u32 nvsim_engine_preempt(struct nvsim_tsg *tsg, bool wait, u32 timeout_us)
+{
+	struct nvsim_engine *e = tsg->engine;
+	u64 seq;
+
+	mutex_lock(&e->lock);
+	nvsim_engine_sync(e);
+	seq = ++tsg->preempt_req;
+	if (e->cur == tsg) {
+		nvsim_engine_request_preempt(e);
+	} else {
+		tsg->preempt_done = seq;
+		if (tsg->runlisted)
+			list_move_tail(&tsg->rl_node, &e->runlist);
+	}
+	nvsim_engine_kick(e);
+	mutex_unlock(&e->lock);
+	if (!wait)
+		return NVRM_OK;
+	if (!wait_event_timeout(e->preempt_wq, READ_ONCE(tsg->preempt_done) >= seq,
+				usecs_to_jiffies(timeout_us)))
+		return NVRM_ERR_TIMEOUT;
+	return NVRM_OK;
+}
+
+/**
+ * nvsim_engine_set_timeslice() - SET_TIMESLICE: takes effect at once, a running TSG may be
+ *	forced off (its current slice is measured against the new length)
+ * @tsg: the TSG
+ * @us: the timeslice in microseconds
+ *
+ * Context: under nvsim_rm_lock; takes the engine lock.
+ */
+void nvsim_engine_set_timeslice(struct nvsim_tsg *tsg, u64 us)
+{
+	struct nvsim_engine *e = tsg->engine;
+
+	mutex_lock(&e->lock);
+	nvsim_engine_sync(e);
+	tsg->timeslice_us = us;
+	if (e->cur == tsg)
+		e->slice_end = e->slice_start + nvsim_tsg_slice_ns(tsg);
+	nvsim_engine_kick(e);
+	mutex_unlock(&e->lock);
+}
+
+/*
+ * /proc/driver/nvsim/gpu<N>/engine: a header line of key-value pairs for the GPU, one "tsg" line
+ * per channel group and one "chan" line per channel (README.md, "Engine").
+ */
+static int nvsim_engine_show(struct seq_file *m, void *v)
+{
+	struct nvsim_engine *e = m->private;
+	struct nvsim_channel *chan;
+	struct nvsim_tsg *tsg;
+
+	mutex_lock(&e->lock);
+	nvsim_engine_sync(e);
+	seq_printf(m, "gpu %u busy_ns %llu kernels %llu running %d\n", e->gpu->index, e->busy_ns,
+		   e->kernels, e->cur ? (int)e->cur->id : -1);
+	list_for_each_entry(tsg, &e->tsgs, all_node)
+		seq_printf(m, "tsg %u pid %d client 0x%x handle 0x%x runlist %d timeslice_us %llu busy_ns %llu kernels %llu preemptions %llu channels %u\n",
+			   tsg->id, tsg->tgid, tsg->hclient, tsg->handle, tsg->runlisted,
+			   tsg->timeslice_us, tsg->busy_ns, tsg->kernels, tsg->preemptions,
+			   tsg->nchannels);
+	list_for_each_entry(tsg, &e->tsgs, all_node)
+		list_for_each_entry(chan, &tsg->channels, tsg_node)
+			seq_printf(m, "chan %u tsg %u handle 0x%x gp_get %u gp_put %u enabled %d errored %d busy_ns %llu kernels %llu errors %llu\n",
+				   chan->token, tsg->id, chan->handle, chan->gp_get, chan->gp_put,
+				   chan->enabled, chan->errored, chan->busy_ns, chan->kernels,
+				   chan->errors);
+	mutex_unlock(&e->lock);
+	return 0;
+}
+
+/* /proc/driver/nvsim/gpu<N>/busy: GPU total, then one line per process that ever ran work. */
+static int nvsim_engine_busy_show(struct seq_file *m, void *v)
+{
+	struct nvsim_engine *e = m->private;
+	struct nvsim_proc_stats *ps;
+
+	mutex_lock(&e->lock);
+	nvsim_engine_sync(e);
+	seq_printf(m, "gpu_busy_ns %llu\n", e->busy_ns);
+	list_for_each_entry(ps, &e->procs, node)
+		if (ps->kernels || ps->busy_ns)
+			seq_printf(m, "pid %d busy_ns %llu kernels %llu\n", ps->tgid, ps->busy_ns,
+				   ps->kernels);
+	mutex_unlock(&e->lock);
+	return 0;
+}
+
+/**
+ * nvsim_engine_init() - start a GPU's engine and its /proc files
+ * @gpu: the GPU; @gpu->proc is its /proc/driver/nvsim/gpu<N> directory
+ *
+ * Context: module init.
+ * Return: 0 or a negative errno.
+ */
+int nvsim_engine_init(struct nvsim_gpu *gpu)
+{
+	struct nvsim_engine *e;
+	int ret;
+
+	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	if (!e)
+		return -ENOMEM;
+	e->gpu = gpu;
+	init_waitqueue_head(&e->wq);
+	init_waitqueue_head(&e->preempt_wq);
+	mutex_init(&e->lock);
+	INIT_LIST_HEAD(&e->tsgs);
+	INIT_LIST_HEAD(&e->runlist);
+	INIT_LIST_HEAD(&e->procs);
+	xa_init_flags(&e->tokens, XA_FLAGS_ALLOC1);
+	e->vt = nvsim_now();
+	e->slice_end = NVSIM_NO_TIME;
+	e->preempt_at = NVSIM_NO_TIME;
+
+	e->proc = proc_create_single_data("engine", 0444, gpu->proc, nvsim_engine_show, e);
+	e->proc_busy = proc_create_single_data("busy", 0444, gpu->proc, nvsim_engine_busy_show, e);
+	if (!e->proc || !e->proc_busy) {
+		ret = -ENOMEM;
+		goto err_remove_proc;
+	}
+	e->thread = kthread_run(nvsim_engine_thread, e, "nvsim-engine/%u", gpu->index);
+	if (IS_ERR(e->thread)) {
+		ret = PTR_ERR(e->thread);
+		goto err_remove_proc;
+	}
+	gpu->engine = e;
+	return 0;
+
+err_remove_proc:
+	proc_remove(e->proc_busy);
+	proc_remove(e->proc);
+	kfree(e);
+	return ret;
+}
+
+/**
+ * nvsim_engine_exit() - stop a GPU's engine (every client is gone by then)
+ * @gpu: the GPU
+ *
+ * Context: module exit, or init unwinding.
+ */
+void nvsim_engine_exit(struct nvsim_gpu *gpu)
+{
+	struct nvsim_engine *e = gpu->engine;
+	struct nvsim_proc_stats *ps, *tmp;
+
+	if (!e)
+		return;
+	proc_remove(e->proc_busy);
+	proc_remove(e->proc);
+	kthread_stop(e->thread);
+	WARN_ON(!list_empty(&e->tsgs));
+	list_for_each_entry_safe(ps, tmp, &e->procs, node)
+		kfree(ps);
+	xa_destroy(&e->tokens);
+	mutex_destroy(&e->lock);
+	gpu->engine = NULL;
+	kfree(e);
+}

@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nvsim: channel groups (KEPLER_CHANNEL_GROUP_A), GPFIFO channels and their controls.
+ *
+ * These are the RM side of work submission: allocation validates what the real RM validates (or
+ * what nvsim needs: the ring and USERD must be memory of the client, in nvsim's identity GPU
+ * address space), and the controls hand their effect to the engine (nvsim_engine.c). Context
+ * shares, VA spaces and compute/copy objects carry no state in nvsim.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/log2.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+
+#include "nvsim_internal.h"
+
+#define NVSIM_MAX_GPFIFO_ENTRIES	SZ_1M
+#define NVSIM_PREEMPT_TIMEOUT_US	USEC_PER_SEC	/* RM's default wait, 1 s */
+
+static struct nvsim_tsg *nvsim_obj_tsg(const struct nvsim_object *obj)
+{
+	if (!obj || !obj->res || obj->hclass != NVRM_CLASS_KEPLER_CHANNEL_GROUP_A)
+		return NULL;
+	return container_of(obj->res, struct nvsim_tsg, res);
+}
+
+static struct nvsim_channel *nvsim_obj_channel(const struct nvsim_object *obj)
+{
+	if (!obj || !obj->res || !nvsim_is_channel_class(obj->hclass))
+		return NULL;
+	return container_of(obj->res, struct nvsim_channel, res);
+}
+
+/* The last handle to the TSG went (its channels hold references, so they went first). */
+static void nvsim_tsg_release(struct nvsim_res *res)
+{
+	struct nvsim_tsg *tsg = container_of(res, struct nvsim_tsg, res);
+
+	lockdep_assert_held(&nvsim_rm_lock);
+	nvsim_engine_remove_tsg(tsg);
+	kfree(tsg);
+}
+
+/* A TSG accounted to @obj's client, named by @obj's handle. NULL when out of memory. */
+static struct nvsim_tsg *nvsim_tsg_create(const struct nvsim_object *obj, bool implicit)
+{
+	struct nvsim_tsg *tsg = kzalloc(sizeof(*tsg), GFP_KERNEL);
+
+	if (!tsg)
+		return NULL;
+	nvsim_res_init(&tsg->res, nvsim_tsg_release);
+	tsg->engine = obj->gpu->engine;
+	tsg->tgid = obj->client->tgid;
+	tsg->hclient = obj->client->root.handle;
+	tsg->handle = obj->handle;
+	tsg->implicit = implicit;
+	if (nvsim_engine_add_tsg(tsg, tsg->tgid)) {
+		kfree(tsg);
+		return NULL;
+	}
+	return tsg;
+}
+
+/**
+ * nvsim_tsg_construct() - a channel group; it is not scheduled until GPFIFO_SCHEDULE(1)
+ * @obj: the new object (its parent is a device)
+ * @ap: NV_CHANNEL_GROUP_ALLOCATION_PARAMETERS or NULL; nvsim ignores them (one engine)
+ *
+ * Context: under nvsim_rm_lock.
+ * Return: an RM status.
+ */
+u32 nvsim_tsg_construct(struct nvsim_object *obj, void *ap)
+{
+	struct nvsim_tsg *tsg = nvsim_tsg_create(obj, false);
+
+	if (!tsg)
+		return NVRM_ERR_NO_MEMORY;
+	obj->res = &tsg->res;
+	return NVRM_OK;
+}
+
+static void nvsim_channel_release(struct nvsim_res *res)
+{
+	struct nvsim_channel *chan = container_of(res, struct nvsim_channel, res);
+
+	lockdep_assert_held(&nvsim_rm_lock);
+	nvsim_engine_remove_channel(chan);
+	nvsim_backing_put(chan->userd);
+	nvsim_backing_put(chan->ring);
+	nvsim_res_put(&chan->tsg->res);
+	kfree(chan);
+}
+
+/* Validate NV_CHANNEL_ALLOC_PARAMS against @client's memory; fill in @chan's ring and USERD. */
+static u32 nvsim_channel_check(struct nvsim_client *client, struct nvsim_object *parent,
+			       const struct nvrm_channel_alloc_params *p,
+			       struct nvsim_channel *chan)
+{
+	struct nvsim_mem *ring, *userd;
+	struct nvsim_object *cs;
+	u32 n = p->gp_fifo_entries;
+
+	if (n < 2 || n > NVSIM_MAX_GPFIFO_ENTRIES || !is_power_of_2(n) ||
+	    p->gp_fifo_offset % NVRM_GP_ENTRY_SIZE)
+		return NVRM_ERR_INVALID_ARGUMENT;
+	ring = nvsim_obj_mem(nvsim_mem_find_by_addr(client, p->gp_fifo_offset,
+						    (u64)n * NVRM_GP_ENTRY_SIZE));
+	if (!ring)
+		return NVRM_ERR_INVALID_ARGUMENT;
+	userd = nvsim_obj_mem(nvsim_object_lookup(client, p->huserd_memory[0]));
+	if (!userd || !userd->backing)
+		return NVRM_ERR_INVALID_OBJECT_HANDLE;
+	if (p->userd_offset[0] % NVRM_USERD_SIZE || userd->size < NVRM_USERD_SIZE ||
+	    p->userd_offset[0] > userd->size - NVRM_USERD_SIZE)
+		return NVRM_ERR_INVALID_ARGUMENT;
+	if (p->hcontext_share) {
+		cs = nvsim_object_lookup(client, p->hcontext_share);
+		if (!cs || cs->hclass != NVRM_CLASS_FERMI_CONTEXT_SHARE_A || cs->parent != parent)
+			return NVRM_ERR_INVALID_OBJECT_HANDLE;
+	}
+	chan->entries = n;
+	chan->ring = ring->backing;
+	chan->ring_off = p->gp_fifo_offset - ring->gpu_addr;
+	chan->userd = userd->backing;
+	chan->userd_off = p->userd_offset[0];
+	return NVRM_OK;
+}
+
+/**
+ * nvsim_channel_construct() - a GPFIFO channel
+ * @obj: the new object (a channel class)
+ * @parent: a TSG, or a device (the channel then gets an implicit TSG of its own, as in RM)
+ * @ap: kernel copy of NV_CHANNEL_ALLOC_PARAMS, or NULL
+ *
+ * gpFifoOffset must lie in a memory object of the client with gpFifoEntries * 8 bytes from it
+ * (gpFifoEntries a power of two, 2..1M); hUserdMemory[0] must be a memory object of the client
+ * and userdOffset[0] a multiple of 512 with 512 bytes of room. The channel keeps references to
+ * both memories' pages, so freeing those handles does not pull them from under it. GP_GET and
+ * GP_PUT in USERD are zeroed, as RM initialises USERD.
+ *
+ * Context: under nvsim_rm_lock.
+ * Return: an RM status.
+ */
+u32 nvsim_channel_construct(struct nvsim_object *obj, struct nvsim_object *parent, void *ap)
+{
+	struct nvsim_channel *chan;
+	struct nvsim_tsg *tsg;
+	u32 status;
+
+	lockdep_assert_held(&nvsim_rm_lock);
+	if (!ap)
+		return NVRM_ERR_INVALID_ARGUMENT;
+	chan = kzalloc(sizeof(*chan), GFP_KERNEL);
+	if (!chan)
+		return NVRM_ERR_NO_MEMORY;
+	status = nvsim_channel_check(obj->client, parent, ap, chan);
+	if (status)
+		goto err_free;
+	tsg = nvsim_obj_tsg(parent);
+	if (tsg) {
+		kref_get(&tsg->res.ref);
+	} else {
+		tsg = nvsim_tsg_create(obj, true);
+		if (!tsg) {
+			status = NVRM_ERR_NO_MEMORY;
+			goto err_free;
+		}
+	}
+	nvsim_res_init(&chan->res, nvsim_channel_release);
+	chan->tsg = tsg;
+	chan->handle = obj->handle;
+	nvsim_backing_get(chan->ring);
+	nvsim_backing_get(chan->userd);
+	nvsim_backing_write32(chan->userd, chan->userd_off + NVRM_USERD_GP_GET, 0);
+	nvsim_backing_write32(chan->userd, chan->userd_off + NVRM_USERD_GP_PUT, 0);
+	if (nvsim_engine_add_channel(chan)) {
+		status = NVRM_ERR_INSUFFICIENT_RESOURCES;
+		goto err_put;
+	}
+	obj->res = &chan->res;
+	return NVRM_OK;
+
+err_put:
+	nvsim_backing_put(chan->userd);
+	nvsim_backing_put(chan->ring);
+	nvsim_res_put(&tsg->res);
+err_free:
+	kfree(chan);
+	return status;
+}
+
+/* NVA06C GPFIFO_SCHEDULE: bSkipSubmit and bSkipEnable are accepted and ignored. */
+static u32 nvsim_ctrl_tsg_schedule(const struct nvsim_caller *caller, struct nvsim_object *obj,
+				   void *buf)
+{
+	const struct nvrm_gpfifo_schedule *p = buf;
+
+	if (p->enable || nvsim_engine_controls_effective())
+		nvsim_engine_schedule(nvsim_obj_tsg(obj), p->enable);
+	return NVRM_OK;
+}
+
+/*
+ * NVA06F GPFIFO_SCHEDULE on a channel (UVM schedules each channel it adds to a TSG this way):
+ * (1) enables the channel and puts its TSG on the runlist; (0) disables the channel (preempted
+ * off at the granularity if running) and takes an implicit TSG off the runlist.
+ */
+static u32 nvsim_ctrl_channel_schedule(const struct nvsim_caller *caller,
+				       struct nvsim_object *obj, void *buf)
+{
+	const struct nvrm_gpfifo_schedule *p = buf;
+	struct nvsim_channel *chan = nvsim_obj_channel(obj);
+
+	if (p->enable) {
+		nvsim_engine_channel_enable(chan, true, false);
+		nvsim_engine_schedule(chan->tsg, true);
+	} else if (nvsim_engine_controls_effective()) {
+		nvsim_engine_channel_enable(chan, false, true);
+		if (chan->tsg->implicit)
+			nvsim_engine_schedule(chan->tsg, false);
+	}
+	return NVRM_OK;
+}
+
+static u32 nvsim_ctrl_set_timeslice(const struct nvsim_caller *caller, struct nvsim_object *obj,
+				    void *buf)
+{
+	const struct nvrm_tsg_timeslice *p = buf;
+	struct nvsim_tsg *tsg = nvsim_obj_tsg(obj);
+
+	tsg->timeslice_us_reported = p->timeslice_us;
+	if (nvsim_engine_controls_effective())
+		nvsim_engine_set_timeslice(tsg, p->timeslice_us);
+	return NVRM_OK;
+}
+
+static u32 nvsim_ctrl_get_timeslice(const struct nvsim_caller *caller, struct nvsim_object *obj,
+				    void *buf)
+{
+	struct nvrm_tsg_timeslice *p = buf;
+
+	p->timeslice_us = nvsim_obj_tsg(obj)->timeslice_us_reported;
+	return NVRM_OK;
+}
+
+/* NVA06C PREEMPT: a manual timeout above 1 s is refused, as the header says. */
+static u32 nvsim_ctrl_preempt(const struct nvsim_caller *caller, struct nvsim_object *obj,
+			      void *buf)
+{
+	const struct nvrm_tsg_preempt *p = buf;
+	u32 timeout_us = NVSIM_PREEMPT_TIMEOUT_US;
+
+	if (p->manual_timeout) {
+		if (p->timeout_us > NVRM_NVA06C_PREEMPT_MAX_MANUAL_TIMEOUT_US)
+			return NVRM_ERR_INVALID_ARGUMENT;
+		timeout_us = p->timeout_us;
+	}
+	if (!nvsim_engine_controls_effective())
+		return NVRM_OK;
+	return nvsim_engine_preempt(nvsim_obj_tsg(obj), p->wait, timeout_us);
+}
+
+static u32 nvsim_ctrl_work_submit_token(const struct nvsim_caller *caller,
+					struct nvsim_object *obj, void *buf)
+{
+	struct nvrm_work_submit_token *p = buf;
+
+	p->work_submit_token = nvsim_obj_channel(obj)->token;
+	return NVRM_OK;
+}
+
+/*
+ * The channel entry @i of a FIFO_DISABLE_CHANNELS list names. Whether GSP checks that the listed
+ * clients belong to the caller is unconfirmed; nvsim requires it of user callers (the client must
+ * be bound to the same ctl file) and lets kernel callers name any client.
+ */
+static u32 nvsim_disable_list_channel(const struct nvsim_caller *caller,
+				      const struct nvsim_object *subdev,
+				      const struct nvrm_fifo_disable_channels *p, u32 i,
+				      struct nvsim_channel **out)
+{
+	struct nvsim_client *client = nvsim_client_lookup(p->hclient_list[i]);
+	struct nvsim_object *obj;
+
+	if (!client || (!caller->kernel && client->owner != caller->owner))
+		return NVRM_ERR_INVALID_CLIENT;
+	obj = nvsim_object_lookup(client, p->hchannel_list[i]);
+	*out = nvsim_obj_channel(obj);
+	if (!*out || obj->gpu != subdev->gpu)
+		return NVRM_ERR_INVALID_CHANNEL;
+	return NVRM_OK;
+}
+
+/*
+ * NV2080 FIFO_DISABLE_CHANNELS: the whole list is checked before anything changes. Disabled
+ * channels are not scheduled; with bOnlyDisableScheduling=0 a running one is also preempted off
+ * (at the granularity), with =1 its executing entry completes first. bRewindGpPut is ignored.
+ */
+static u32 nvsim_ctrl_fifo_disable_channels(const struct nvsim_caller *caller,
+					    struct nvsim_object *obj, void *buf)
+{
+	const struct nvrm_fifo_disable_channels *p = buf;
+	struct nvsim_channel *chan;
+	u32 i, status;
+
+	if (p->num_channels > NVRM_FIFO_DISABLE_CHANNELS_MAX_ENTRIES ||
+	    (p->runlist_preempt_event && !caller->kernel))
+		return NVRM_ERR_INVALID_ARGUMENT;
+	for (i = 0; i < p->num_channels; i++) {
+		status = nvsim_disable_list_channel(caller, obj, p, i, &chan);
+		if (status)
+			return status;
+	}
+	if (!nvsim_engine_controls_effective())
+		return NVRM_OK;
+	for (i = 0; i < p->num_channels; i++) {
+		nvsim_disable_list_channel(caller, obj, p, i, &chan);
+		nvsim_engine_channel_enable(chan, !p->disable,
+					    p->disable && !p->only_disable_scheduling);
+	}
+	return NVRM_OK;
+}
+
+/* A size of 0 means it depends on the ABI version (nvsim_control_size()). */
+const struct nvsim_control nvsim_fifo_controls[] = {
+	{ NVRM_CTRL_CMD_NVA06C_GPFIFO_SCHEDULE, NVRM_CLASS_KEPLER_CHANNEL_GROUP_A,
+	  0, nvsim_ctrl_tsg_schedule },
+	{ NVRM_CTRL_CMD_NVA06C_SET_TIMESLICE, NVRM_CLASS_KEPLER_CHANNEL_GROUP_A,
+	  sizeof(struct nvrm_tsg_timeslice), nvsim_ctrl_set_timeslice },
+	{ NVRM_CTRL_CMD_NVA06C_GET_TIMESLICE, NVRM_CLASS_KEPLER_CHANNEL_GROUP_A,
+	  sizeof(struct nvrm_tsg_timeslice), nvsim_ctrl_get_timeslice },
+	{ NVRM_CTRL_CMD_NVA06C_PREEMPT, NVRM_CLASS_KEPLER_CHANNEL_GROUP_A,
+	  sizeof(struct nvrm_tsg_preempt), nvsim_ctrl_preempt },
+	{ NVRM_CTRL_CMD_NVA06F_GPFIFO_SCHEDULE, NVRM_CLASS_HOPPER_CHANNEL_GPFIFO_A,
+	  0, nvsim_ctrl_channel_schedule },
+	{ NVRM_CTRL_CMD_NVC36F_GET_WORK_SUBMIT_TOKEN, NVRM_CLASS_HOPPER_CHANNEL_GPFIFO_A,
+	  sizeof(struct nvrm_work_submit_token), nvsim_ctrl_work_submit_token },
+	{ NVRM_CTRL_CMD_FIFO_DISABLE_CHANNELS, NVRM_CLASS_NV20_SUBDEVICE_0,
+	  sizeof(struct nvrm_fifo_disable_channels), nvsim_ctrl_fifo_disable_channels },
+};
+
+const unsigned int nvsim_fifo_num_controls = ARRAY_SIZE(nvsim_fifo_controls);

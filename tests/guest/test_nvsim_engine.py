@@ -1,0 +1,399 @@
+"""nvsim's simulated engine: channel groups, channels, controls, execution and its counters.
+
+The engine's counters (/proc/driver/nvsim/gpu0/engine and busy) are the ground truth: tests assert
+on them and on GP_GET, not on wall-clock thresholds (the VM is slow and shared), except generous
+sanity bounds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import struct
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import rm
+from kernel import PROJECT, dmesg, is_loaded, rmmod
+from rm import Channel, Rm
+
+BIN = PROJECT / "build" / "bin" / "nvsim-load"
+PROC = Path("/proc/driver/nvsim/gpu0")
+PARAMS = Path("/sys/module/nvsim/parameters")
+MS = 1000  # us
+
+
+def engine() -> dict[str, list[dict[str, int]]]:
+    """The engine file: {"gpu": [header], "tsg": [...], "chan": [...]}, values as ints."""
+    out: dict[str, list[dict[str, int]]] = {"gpu": [], "tsg": [], "chan": []}
+    for line in (PROC / "engine").read_text().splitlines():
+        words = line.split()
+        out[words[0]].append({k: int(v, 0) for k, v in zip(words[::2], words[1::2], strict=True)})
+    return out
+
+
+def tsg_line(r: Rm, handle: int) -> dict[str, int]:
+    (t,) = [t for t in engine()["tsg"] if t["client"] == r.client and t["handle"] == handle]
+    return t
+
+
+def chan_line(ch: Channel) -> dict[str, int]:
+    (c,) = [c for c in engine()["chan"] if c["chan"] == ch.token]
+    return c
+
+
+def busy() -> tuple[int, dict[int, dict[str, int]]]:
+    lines = (PROC / "busy").read_text().splitlines()
+    total = int(lines[0].split()[1])
+    procs = {}
+    for line in lines[1:]:
+        w = line.split()
+        procs[int(w[1])] = {"busy_ns": int(w[3]), "kernels": int(w[5])}
+    return total, procs
+
+
+def wait_for(cond: Callable[[], bool], timeout: float = 20.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if cond():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def settled(ch: Channel, quiet: float = 0.5) -> tuple[int, int]:
+    """(GP_GET, busy_ns of its TSG) once a preemption at the granularity has surely landed."""
+    time.sleep(quiet)
+    return ch.gp_get(), tsg_line(ch.r, ch.tsg)["busy_ns"]
+
+
+@pytest.fixture
+def params() -> Iterator[Callable[[str, str], None]]:
+    """Set engine parameters at runtime; restored afterwards."""
+    saved: dict[str, str] = {}
+
+    def set_param(name: str, value: str) -> None:
+        saved.setdefault(name, (PARAMS / name).read_text().strip())
+        (PARAMS / name).write_text(value)
+
+    yield set_param
+    for name, value in saved.items():
+        (PARAMS / name).write_text(value)
+
+
+@pytest.fixture
+def proc() -> Iterator[tuple[Rm, int, int]]:
+    r = Rm()
+    dev, sub = r.device()
+    yield r, dev, sub
+    r.close()
+
+
+@pytest.fixture
+def chan(proc: tuple[Rm, int, int]) -> Iterator[Channel]:
+    ch = Channel(*proc)
+    yield ch
+    ch.close()
+
+
+def test_alloc_validation(proc: tuple[Rm, int, int]) -> None:
+    r, dev, sub = proc
+    c = r.client
+    assert r.alloc(c, sub, rm.TSG, bytes(20))[0] == rm.INVALID_OBJECT_PARENT
+    assert r.alloc(c, dev, rm.CTXSHARE, bytes(12))[0] == rm.INVALID_OBJECT_PARENT
+    status, tsg = r.alloc(c, dev, rm.TSG, bytes(20))
+    assert status == rm.OK
+    status, mem, _, va = r.memory(rm.VIDMEM, dev, 0x20000)
+    assert status == rm.OK
+    good = rm.channel_params(va, 64, mem, 0x10000)
+    for params, want in (
+        (rm.channel_params(va, 3, mem, 0x10000), rm.INVALID_ARGUMENT),  # not a power of two
+        (rm.channel_params(va, 1, mem, 0x10000), rm.INVALID_ARGUMENT),
+        (rm.channel_params(va, 1 << 21, mem, 0x10000), rm.INVALID_ARGUMENT),
+        (rm.channel_params(va + 0x20000, 64, mem, 0x10000), rm.INVALID_ARGUMENT),  # no memory
+        (rm.channel_params(va + 0x1FF00, 64, mem, 0x10000), rm.INVALID_ARGUMENT),  # past its end
+        (rm.channel_params(va, 64, tsg, 0x10000), rm.INVALID_OBJECT_HANDLE),  # USERD not memory
+        (rm.channel_params(va, 64, mem, 0x20000), rm.INVALID_ARGUMENT),  # USERD out of range
+        (rm.channel_params(va, 64, mem, 0x10004), rm.INVALID_ARGUMENT),  # USERD misaligned
+        (rm.channel_params(va, 64, mem, 0x10000, ctxshare=tsg), rm.INVALID_OBJECT_HANDLE),
+    ):
+        assert r.alloc(c, tsg, rm.CHANNEL, params)[0] == want, params[:80].hex()
+    assert r.alloc(c, tsg, rm.CHANNEL)[0] == rm.INVALID_ARGUMENT  # no params
+    assert r.alloc(c, sub, rm.CHANNEL, good)[0] == rm.INVALID_OBJECT_PARENT
+
+    # Another process's memory at the same address is not this client's.
+    other = Rm()
+    try:
+        odev, _ = other.device()
+        status, omem, _, ova = other.memory(rm.VIDMEM, odev, 0x20000)
+        assert status == rm.OK
+        assert r.alloc(c, tsg, rm.CHANNEL, rm.channel_params(ova, 64, mem, 0x10000))[0] == (
+            rm.INVALID_ARGUMENT
+        )
+        assert r.alloc(c, tsg, rm.CHANNEL, rm.channel_params(va, 64, omem, 0x10000))[0] == (
+            rm.INVALID_OBJECT_HANDLE
+        )
+    finally:
+        other.close()
+
+    status, ch = r.alloc(c, tsg, rm.CHANNEL, good)
+    assert status == rm.OK
+    assert r.alloc(c, ch, rm.COMPUTE)[0] == rm.OK
+    assert r.alloc(c, tsg, rm.COMPUTE)[0] == rm.INVALID_OBJECT_PARENT
+    # A channel directly under the device gets an implicit TSG of its own, named by its handle.
+    status, mem2, _, va2 = r.memory(rm.VIDMEM, dev, 0x20000)
+    status, lone = r.alloc(c, dev, rm.CHANNEL, rm.channel_params(va2, 64, mem2, 0x10000))
+    assert status == rm.OK
+    assert tsg_line(r, lone)["channels"] == 1
+    assert tsg_line(r, lone)["runlist"] == 0
+    assert tsg_line(r, tsg)["channels"] == 1
+    # The channel keeps its ring and USERD: freeing the memory handle does not break it.
+    assert r.free(mem) == rm.OK
+    assert tsg_line(r, tsg)["channels"] == 1
+    assert r.free(tsg) == rm.OK
+    assert [t for t in engine()["tsg"] if t["client"] == c and t["handle"] == tsg] == []
+
+
+def test_controls_check_size_class_and_arguments(chan: Channel) -> None:
+    r, ch = chan.r, chan
+    assert r.control(ch.tsg, rm.TSG_SCHEDULE, bytearray(rm.schedule_size() + 1)) == (
+        rm.INVALID_PARAM_STRUCT
+    )
+    assert r.control(ch.tsg, rm.SET_TIMESLICE, bytearray(4)) == rm.INVALID_PARAM_STRUCT
+    assert r.control(ch.channel, rm.SET_TIMESLICE, bytearray(8)) == rm.NOT_SUPPORTED
+    assert r.control(ch.tsg, rm.WORK_SUBMIT_TOKEN, bytearray(4)) == rm.NOT_SUPPORTED
+    assert ch.preempt(timeout_us=1_000_001) == rm.INVALID_ARGUMENT
+
+    ts = bytearray(8)
+    assert r.control(ch.tsg, rm.GET_TIMESLICE, ts) == rm.OK
+    assert struct.unpack("<Q", ts)[0] == int((PARAMS / "default_timeslice_us").read_text())
+    assert r.control(ch.tsg, rm.SET_TIMESLICE, bytearray(struct.pack("<Q", 2500))) == rm.OK
+    assert r.control(ch.tsg, rm.GET_TIMESLICE, ts) == rm.OK
+    assert struct.unpack("<Q", ts)[0] == 2500
+    assert tsg_line(r, ch.tsg)["timeslice_us"] == 2500
+
+
+def disable_params(
+    pairs: list[tuple[int, int]], disable: bool = True, only_sched: bool = False
+) -> bytearray:
+    p = bytearray(536)
+    struct.pack_into("<BxxxIB", p, 0, disable, len(pairs), only_sched)
+    for i, (hclient, hchannel) in enumerate(pairs):
+        struct.pack_into("<I", p, 24 + 4 * i, hclient)
+        struct.pack_into("<I", p, 280 + 4 * i, hchannel)
+    return p
+
+
+def test_fifo_disable_channels_checks_its_list(proc: tuple[Rm, int, int]) -> None:
+    r, dev, sub = proc
+    ch = Channel(r, dev, sub)
+    other = Rm()
+    try:
+        odev, osub = other.device()
+        och = Channel(other, odev, osub)
+        p = disable_params([(r.client, ch.channel)])
+        struct.pack_into("<I", p, 4, 65)
+        assert r.control(sub, rm.FIFO_DISABLE_CHANNELS, p) == rm.INVALID_ARGUMENT
+        p = disable_params([(r.client, ch.channel)])
+        struct.pack_into("<Q", p, 16, 0x1000)  # pRunlistPreemptEvent: kernel callers only
+        assert r.control(sub, rm.FIFO_DISABLE_CHANNELS, p) == rm.INVALID_ARGUMENT
+        foreign = disable_params([(other.client, och.channel)])
+        assert r.control(sub, rm.FIFO_DISABLE_CHANNELS, foreign) == rm.INVALID_CLIENT
+        assert r.control(sub, rm.FIFO_DISABLE_CHANNELS, disable_params([(r.client, ch.tsg)])) == (
+            rm.INVALID_CHANNEL
+        )
+        both = disable_params([(r.client, ch.channel), (other.client, och.channel)])
+        assert r.control(sub, rm.FIFO_DISABLE_CHANNELS, both) == rm.INVALID_CLIENT
+        assert chan_line(ch)["enabled"] == 1, "a refused list changes nothing"
+        assert (
+            r.control(sub, rm.FIFO_DISABLE_CHANNELS, disable_params([(r.client, ch.channel)]))
+            == rm.OK
+        )
+        assert chan_line(ch)["enabled"] == 0
+        och.close()
+    finally:
+        other.close()
+        ch.close()
+
+
+def test_tokens_are_unique(proc: tuple[Rm, int, int]) -> None:
+    r, dev, sub = proc
+    chans = [Channel(r, dev, sub, schedule=False) for _ in range(3)]
+    other = Rm()
+    try:
+        odev, osub = other.device()
+        chans.append(Channel(other, odev, osub, schedule=False))
+        tokens = [c.token for c in chans]
+        assert len(set(tokens)) == len(tokens) and 0 not in tokens
+    finally:
+        for c in chans:
+            c.close()
+        other.close()
+
+
+def test_work_runs_gp_get_advances_and_busy_time_is_exact(chan: Channel) -> None:
+    total_before, _ = busy()
+    chan.submit(
+        *[rm.kernel(2 * MS)] * 5, rm.kernel(0, rm.OP_NOP), rm.kernel(1 * MS, rm.OP_KERNEL_NOTIFY)
+    )
+    assert wait_for(lambda: chan.gp_get() == 7), f"GP_GET {chan.gp_get()}"
+    t = tsg_line(chan.r, chan.tsg)
+    assert t["kernels"] == 6
+    assert t["busy_ns"] == 11_000_000  # exactly the GPU time the entries encode
+    c = chan_line(chan)
+    assert (c["gp_get"], c["gp_put"], c["busy_ns"], c["errors"]) == (7, 7, 11_000_000, 0)
+    total, procs = busy()
+    assert total - total_before >= 11_000_000
+    assert procs[os.getpid()]["busy_ns"] >= 11_000_000
+
+    # An entry nvsim does not know RCs the channel: it stops at the entry, errors counted.
+    before = len(dmesg())
+    chan.submit(0x77 << 56, rm.kernel(1 * MS))
+    assert wait_for(lambda: chan_line(chan)["errored"] == 1)
+    c = chan_line(chan)
+    assert (c["gp_get"], c["errors"]) == (7, 1)
+    assert any("bad GPFIFO entry" in line for line in dmesg()[before:])
+
+
+def test_doorbell_required(chan: Channel, params: Callable[[str, str], None]) -> None:
+    chan.push(rm.kernel(1 * MS))
+    chan.publish()  # GP_PUT written, no doorbell: the engine does not see it
+    time.sleep(0.5)
+    assert chan.gp_get() == 0
+    chan.ring()
+    assert wait_for(lambda: chan.gp_get() == 1)
+
+    params("doorbell_required", "N")
+    chan.push(rm.kernel(1 * MS), rm.kernel(1 * MS))
+    chan.publish()
+    assert wait_for(lambda: chan.gp_get() == 3), "GP_PUT not polled with doorbell_required=N"
+    assert tsg_line(chan.r, chan.tsg)["kernels"] == 3
+
+
+def long_work(ch: Channel, n: int = 200, us: int = 10 * MS) -> None:
+    """n kernels of us each, and wait until they are running."""
+    ch.submit(*[rm.kernel(us)] * n)
+    assert wait_for(lambda: tsg_line(ch.r, ch.tsg)["busy_ns"] > 0)
+
+
+def test_schedule_disable_stops_work_and_enable_restarts_it(chan: Channel) -> None:
+    long_work(chan)
+    assert chan.schedule(False) == rm.OK
+    assert tsg_line(chan.r, chan.tsg)["runlist"] == 0
+    first = settled(chan)
+    assert settled(chan) == first, "work went on after GPFIFO_SCHEDULE(0)"
+    assert chan.schedule(True) == rm.OK
+    assert wait_for(lambda: tsg_line(chan.r, chan.tsg)["busy_ns"] > first[1])
+    assert wait_for(lambda: chan.gp_get() > first[0])
+
+
+def test_controls_effective_n_makes_disable_inert(
+    chan: Channel, params: Callable[[str, str], None]
+) -> None:
+    params("controls_effective", "N")
+    long_work(chan)
+    assert chan.schedule(False) == rm.OK
+    ts = bytearray(struct.pack("<Q", 77))
+    assert chan.r.control(chan.tsg, rm.SET_TIMESLICE, ts) == rm.OK
+    assert chan.r.control(chan.tsg, rm.GET_TIMESLICE, ts) == rm.OK
+    assert struct.unpack("<Q", ts)[0] == 77  # read back, but not used
+    t = tsg_line(chan.r, chan.tsg)
+    assert t["runlist"] == 1 and t["timeslice_us"] != 77
+    before = tsg_line(chan.r, chan.tsg)["busy_ns"]
+    assert wait_for(lambda: tsg_line(chan.r, chan.tsg)["busy_ns"] > before + 20_000_000)
+
+
+def test_preempt_is_counted_and_work_resumes(chan: Channel) -> None:
+    long_work(chan)
+    assert chan.preempt(wait=True) == rm.OK
+    t = tsg_line(chan.r, chan.tsg)
+    assert t["preemptions"] >= 1
+    assert wait_for(lambda: tsg_line(chan.r, chan.tsg)["busy_ns"] > t["busy_ns"])
+    assert chan.preempt(wait=False) == rm.OK
+    # An idle TSG is preempted at once.
+    assert chan.schedule(False) == rm.OK
+    settled(chan)
+    assert chan.preempt(wait=True, timeout_us=1000) == rm.OK
+
+
+def test_fifo_disable_channels_stops_and_enable_resumes(chan: Channel) -> None:
+    r = chan.r
+    long_work(chan)
+    off = disable_params([(r.client, chan.channel)])
+    assert r.control(chan.sub, rm.FIFO_DISABLE_CHANNELS, off) == rm.OK
+    first = settled(chan)
+    assert settled(chan) == first, "a disabled channel kept running"
+    on = disable_params([(r.client, chan.channel)], disable=False)
+    assert r.control(chan.sub, rm.FIFO_DISABLE_CHANNELS, on) == rm.OK
+    assert wait_for(lambda: chan.gp_get() > first[0])
+
+
+def run_load(seconds: float, kernel_us: int) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [str(BIN), "run", "--seconds", str(seconds), "--kernel-us", str(kernel_us), "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def finished(p: subprocess.Popen[str]) -> dict[str, Any]:
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 0, err
+    result: dict[str, Any] = json.loads(out)
+    return result
+
+
+def test_run_reports_its_kernels() -> None:
+    _, before = busy()
+    p = run_load(1, 1000)
+    pid = p.pid
+    r = finished(p)
+    assert r["kernels"] > 0 and r["busy_ns"] == r["kernels"] * 1_000_000
+    _, after = busy()
+    assert after[pid]["kernels"] == r["kernels"]
+    assert after[pid]["busy_ns"] == r["busy_ns"]
+    assert pid not in before
+
+
+def test_two_processes_share_the_gpu_about_equally() -> None:
+    a, b = run_load(4, 1000), run_load(4, 1000)
+    ra, rb = finished(a), finished(b)
+    _, procs = busy()
+    ba, bb = procs[a.pid]["busy_ns"], procs[b.pid]["busy_ns"]
+    assert 0.6 <= ba / bb <= 1.6, (ba, bb, ra, rb)
+
+
+def test_kill_mid_run_leaves_nothing_behind() -> None:
+    p = run_load(60, 1000)
+    try:
+        assert wait_for(
+            lambda: any(t["pid"] == p.pid and t["busy_ns"] > 0 for t in engine()["tsg"])
+        )
+    finally:
+        p.send_signal(signal.SIGKILL)
+        p.communicate(timeout=60)
+    assert wait_for(lambda: not engine()["tsg"]), engine()
+    assert engine()["chan"] == []
+    assert engine()["gpu"][0]["running"] == -1
+    r = Rm()
+    try:
+        _, sub = r.device()
+        assert r.fb_free_bytes(sub) == int(rm.param("fb_mib")) << 20
+    finally:
+        r.close()
+
+
+@pytest.mark.usefixtures("default_modules")
+def test_module_unloads_after_work() -> None:
+    finished(run_load(0.5, 1000))
+    for name in ("qgpu", "nvsim"):
+        if is_loaded(name):
+            r = rmmod(name)
+            assert r.returncode == 0, r.stderr
+    assert not PROC.exists()
