@@ -11,6 +11,7 @@
 #include <linux/uaccess.h>
 
 #include "qgpu_internal.h"
+#include "qgpu_rmtrack.h"
 
 /**
  * DOC: ioctl decode
@@ -223,24 +224,129 @@ static long qgpu_forward_gpu_visible(struct qgpu_file *qf, unsigned int cmd, uns
 	return ret;
 }
 
-/* RM_ALLOC: a device allocation gets the GPU-file treatment. */
+/*
+ * What RM wrote back into the tenant's parameters: the status and the new handle. Another
+ * thread can rewrite them, so they only steer qgpu's mirror of the tenant's own objects; what
+ * qgpu charges or acts on it asks RM itself (qgpu_rmtrack_rm_has(), the kernel client).
+ */
+static bool qgpu_rm_alloc_result(struct qgpu_file *qf, unsigned long arg, u32 size, u32 *hnew)
+{
+	u8 buf[sizeof(struct nvrm_nvos64_v535)];
+	struct nvrm_alloc done;
+
+	if (copy_from_user(buf, (void __user *)arg, size) ||
+	    nvrm_alloc_decode(&qf->inst->gpu->abi, buf, size, &done) || done.status != NVRM_OK)
+		return false;
+	*hnew = done.hnew;
+	return true;
+}
+
+/* RM_ALLOC: a device allocation gets the GPU-file treatment; what RM made is mirrored. */
 static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,
 			  bool compat)
 {
 	u8 buf[sizeof(struct nvrm_nvos64_v535)];
+	struct qgpu_rmtrack *t = qf->track;
 	struct nvrm_alloc a;
+	u32 hnew;
+	long ret;
 
-	if (size > sizeof(buf) || copy_from_user(buf, (void __user *)arg, size) ||
+	if (!t || size > sizeof(buf) || copy_from_user(buf, (void __user *)arg, size) ||
 	    nvrm_alloc_decode(&qf->inst->gpu->abi, buf, size, &a))
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	mutex_lock(&t->lock);
 	/*
 	 * The class is read once more by RM; if another thread changes it, RM either allocates
 	 * something else with the GPU file visible (harmless: it is the instance's own) or a device
 	 * without it (refused by RM). Nothing here is a decision RM does not check again.
 	 */
 	if (a.hclass == NVRM_CLASS_NV01_DEVICE_0)
-		return qgpu_forward_gpu_visible(qf, cmd, arg, compat);
-	return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+		ret = qgpu_forward_gpu_visible(qf, cmd, arg, compat);
+	else
+		ret = qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	if (!ret && qgpu_rm_alloc_result(qf, arg, size, &hnew))
+		qgpu_rmtrack_add(t, a.hroot, a.hparent, hnew, a.hclass);
+	mutex_unlock(&t->lock);
+	return ret;
+}
+
+/*
+ * RM_FREE: when RM says the object went, believe it only once RM, asked directly, no longer has
+ * it; then its subtree leaves the mirror (and with it whatever qgpu kept for those objects).
+ */
+static long qgpu_rm_free(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,
+			 bool compat)
+{
+	struct qgpu_rmtrack *t = qf->track;
+	struct nvrm_nvos00 p;
+	long ret;
+
+	if (!t || size != sizeof(p) || copy_from_user(&p, (void __user *)arg, size))
+		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	mutex_lock(&t->lock);
+	ret = qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	if (!ret && qgpu_rmtrack_find(t, p.hroot, p.hobject_old) &&
+	    !qgpu_rmtrack_rm_has(p.hroot, p.hobject_old))
+		qgpu_rmtrack_freed(t, p.hroot, p.hobject_old);
+	mutex_unlock(&t->lock);
+	return ret;
+}
+
+/* RM_DUP_OBJECT: the duplicate is an object of the tenant's client like any other. */
+static long qgpu_rm_dup(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,
+			bool compat)
+{
+	struct qgpu_rmtrack *t = qf->track;
+	struct qgpu_rmnode *src;
+	struct nvrm_nvos55 p, done;
+	long ret;
+
+	if (!t || size != sizeof(p) || copy_from_user(&p, (void __user *)arg, size))
+		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	mutex_lock(&t->lock);
+	ret = qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	if (!ret && !copy_from_user(&done, (void __user *)arg, size) && done.status == NVRM_OK) {
+		src = qgpu_rmtrack_find(t, p.hclient_src, p.hobject_src);
+		qgpu_rmtrack_add(t, p.hclient, p.hparent, done.hobject, src ? src->hclass : 0);
+	}
+	mutex_unlock(&t->lock);
+	return ret;
+}
+
+/* RM_VID_HEAP_CONTROL: ALLOC_* make a memory object (RM picks its class), FREE frees one. */
+static long qgpu_rm_vid_heap(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,
+			     bool compat)
+{
+	struct qgpu_rmtrack *t = qf->track;
+	struct nvrm_vidheap v, done;
+	struct nvrm_nvos32 raw;
+	u32 hclass;
+	long ret;
+
+	if (!t || size != sizeof(raw) || copy_from_user(&raw, (void __user *)arg, size) ||
+	    nvrm_vidheap_decode(&raw, size, &v) ||
+	    (!v.is_alloc && v.function != NVRM_NVOS32_FUNCTION_FREE))
+		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	mutex_lock(&t->lock);
+	ret = qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	if (ret || copy_from_user(&raw, (void __user *)arg, size) ||
+	    nvrm_vidheap_decode(&raw, size, &done) || done.status != NVRM_OK)
+		goto out_unlock;
+	if (v.is_alloc) {
+		if (v.alloc_flags & NVRM_ALLOC_FLAGS_VIRTUAL)
+			hclass = NVRM_CLASS_NV50_MEMORY_VIRTUAL;
+		else if (v.is_vidmem)
+			hclass = NVRM_CLASS_NV01_MEMORY_LOCAL_USER;
+		else
+			hclass = NVRM_CLASS_NV01_MEMORY_SYSTEM;
+		qgpu_rmtrack_add(t, v.hroot, v.hparent, done.hmemory, hclass);
+	} else if (qgpu_rmtrack_find(t, v.hroot, v.hmemory) &&
+		   !qgpu_rmtrack_rm_has(v.hroot, v.hmemory)) {
+		qgpu_rmtrack_freed(t, v.hroot, v.hmemory);
+	}
+out_unlock:
+	mutex_unlock(&t->lock);
+	return ret;
 }
 
 /* Where an RM control's parameters carry an fd (reference 1.4), or false. */
@@ -375,6 +481,12 @@ long qgpu_escape_ioctl(struct file *file, unsigned int cmd, unsigned long arg, b
 		return qgpu_rm_control(qf, cmd, arg, size, compat);
 	case NVRM_ESC_RM_ALLOC:
 		return qgpu_rm_alloc(qf, cmd, arg, size, compat);
+	case NVRM_ESC_RM_FREE:
+		return qgpu_rm_free(qf, cmd, arg, size, compat);
+	case NVRM_ESC_RM_DUP_OBJECT:
+		return qgpu_rm_dup(qf, cmd, arg, size, compat);
+	case NVRM_ESC_RM_VID_HEAP_CONTROL:
+		return qgpu_rm_vid_heap(qf, cmd, arg, size, compat);
 	default:
 		break;
 	}

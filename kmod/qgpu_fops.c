@@ -21,6 +21,7 @@
 
 #include "qgpu_compat.h"
 #include "qgpu_internal.h"
+#include "qgpu_rmtrack.h"
 
 const struct file_operations *qgpu_backend_fops[QGPU_NODES];
 
@@ -98,6 +99,13 @@ static int qgpu_fop_open(struct inode *inode, struct file *file)
 		ret = PTR_ERR(qf->real);
 		goto err_free;
 	}
+	if (node == QGPU_NODE_CTL) {
+		qf->track = qgpu_rmtrack_new(inst);
+		if (!qf->track) {
+			ret = -ENOMEM;
+			goto err_put_real;
+		}
+	}
 	qf->inst = inst;
 	qf->node = node;
 	qf->tgid = task_tgid_nr(current);
@@ -106,6 +114,8 @@ static int qgpu_fop_open(struct inode *inode, struct file *file)
 	qgpu_instance_attach_file(inst, qf);
 	return 0;
 
+err_put_real:
+	fput(qf->real);
 err_free:
 	kfree(qf);
 err_close:
@@ -117,7 +127,11 @@ static int qgpu_fop_release(struct inode *inode, struct file *file)
 {
 	struct qgpu_file *qf = qgpu_file(file);
 
-	fput(qf->real);
+	/* The tracker takes the real file: RM's clients live as long as it does. */
+	if (qf->track)
+		qgpu_rmtrack_release(qf->track, qf->real);
+	else
+		fput(qf->real);
 	qgpu_instance_close(qf->inst, qf);
 	kfree(qf);
 	return 0;

@@ -415,8 +415,9 @@ void qgpu_status_show_instances(struct seq_file *m, struct qgpu_gpu *gpu)
 			seq_printf(m, "%llu", inst->settings.mem);
 		else
 			seq_puts(m, "max");
-		seq_printf(m, ", core %u, class %s, open files %u, processes:", inst->settings.core,
-			   qgpu_class_name(inst->settings.cls), inst->open_count);
+		seq_printf(m, ", core %u, class %s, open files %u, rm objects %d, processes:",
+			   inst->settings.core, qgpu_class_name(inst->settings.cls),
+			   inst->open_count, atomic_read(&inst->rm_objects));
 		list_for_each_entry(qf, &inst->files, inst_link)
 			if (!qgpu_tgid_seen(inst, qf))
 				seq_printf(m, " %d(%s)", qf->tgid, qf->comm);

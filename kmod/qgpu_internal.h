@@ -29,6 +29,8 @@
 #include "nvrm/nvrm_decode.h"
 #include "qgpu_create_parse.h"
 
+struct qgpu_rmtrack;
+
 #define QGPU_MAX_GPUS			32	/* NV_MAX_DEVICES, 525-595 */
 #define QGPU_MAX_INSTANCES_PER_GPU	128
 #define QGPU_MAX_INSTANCES		1024	/* all GPUs together: the minor space */
@@ -68,6 +70,8 @@ enum qgpu_node {
  * @refuse_unknown_escapes: the unknown_escapes knob is "refuse" (read locklessly: a knob flip
  *	may race with calls in flight, each of which sees either value)
  * @unknown_escapes: escapes outside the decoder's known set seen on this GPU's instances
+ * @kc_device: qgpu's own device of this GPU in its kernel RM client, 0 until first use
+ * @kc_subdevice: its subdevice (both under qgpu_kclient.c's lock)
  */
 struct qgpu_gpu {
 	struct device dev;
@@ -85,6 +89,8 @@ struct qgpu_gpu {
 	unsigned int num_instances;
 	bool refuse_unknown_escapes;
 	atomic64_t unknown_escapes;
+	u32 kc_device;
+	u32 kc_subdevice;
 };
 
 /**
@@ -114,6 +120,8 @@ enum qgpu_instance_state {
  *	forwarding paths (READ_ONCE), which only need to see a removal eventually
  * @open_count: open files of its nodes, under qgpu_lock
  * @files: those files (struct qgpu_file.inst_link), under qgpu_lock
+ * @rm_objects: RM objects its tenants hold, as qgpu's mirror counts them (qgpu_rmtrack.c); they
+ *	can outlive the files (a mapping keeps the real ctl file and RM's clients)
  */
 struct qgpu_instance {
 	struct kobject kobj;
@@ -126,6 +134,7 @@ struct qgpu_instance {
 	enum qgpu_instance_state state;
 	unsigned int open_count;
 	struct list_head files;
+	atomic_t rm_objects;
 };
 
 /**
@@ -136,6 +145,8 @@ struct qgpu_instance {
  * @tgid: the opener's process, for the instance's process list
  * @comm: the opener's command name
  * @inst_link: entry in @inst->files, under qgpu_lock
+ * @track: for a nvidiactl proxy, the mirror of the RM objects allocated through it
+ *	(qgpu_rmtrack.c); NULL for the other nodes
  */
 struct qgpu_file {
 	struct file *real;
@@ -144,6 +155,7 @@ struct qgpu_file {
 	pid_t tgid;
 	char comm[TASK_COMM_LEN];
 	struct list_head inst_link;
+	struct qgpu_rmtrack *track;
 };
 
 extern struct mutex qgpu_lock;

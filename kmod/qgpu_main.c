@@ -21,6 +21,8 @@
 
 #include "qgpu_compat.h"
 #include "qgpu_internal.h"
+#include "qgpu_kclient.h"
+#include "qgpu_rmtrack.h"
 #include "qgpu_netlink.h"
 #include "qgpu_version.h"
 
@@ -62,6 +64,7 @@ static int qgpu_status_show(struct seq_file *m, void *v)
 
 	seq_printf(m, "qgpu %s\n", QGPU_VERSION);
 	seq_printf(m, "backend_dir: %s\n", backend_dir);
+	seq_printf(m, "rm_client: %s\n", qgpu_kclient_source());
 	seq_printf(m, "gpus: %u\n", qgpu_num_gpus);
 	for (i = 0; i < qgpu_num_gpus; i++) {
 		struct qgpu_gpu *gpu = qgpu_gpus[i];
@@ -105,6 +108,21 @@ static void qgpu_resolve_backend(void)
 		return;
 	}
 	qgpu_have_backend = true;
+}
+
+/*
+ * qgpu's own RM client in the backend. Without one, instances still forward; what needs it
+ * (memory-limit verification, compute scheduling) says so where it is used.
+ */
+static void qgpu_start_kclient(void)
+{
+	int ret;
+
+	if (!qgpu_num_gpus || !qgpu_gpus[0]->abi_known)
+		return;
+	ret = qgpu_kclient_init(&qgpu_gpus[0]->abi);
+	if (ret == -ENOENT)
+		pr_info("the backend exports no kernel RM interface\n");
 }
 
 static int __init qgpu_init(void)
@@ -153,12 +171,14 @@ static int __init qgpu_init(void)
 		ret = qgpu_probe_backend();
 		if (ret)
 			goto err_remove_gpus;
+		qgpu_start_kclient();
 	}
 	pr_info("version %s loaded (backend %s, %u GPU(s))\n", QGPU_VERSION, backend_dir,
 		qgpu_num_gpus);
 	return 0;
 
 err_remove_gpus:
+	qgpu_kclient_exit();
 	qgpu_gpus_remove_all();
 	path_put(&qgpu_backend_path);
 	qgpu_netlink_exit();
@@ -176,6 +196,8 @@ err_unregister_region:
 /* ORDER: the reverse of qgpu_init(). No instance exists: each holds a module reference. */
 static void __exit qgpu_exit(void)
 {
+	qgpu_rmtrack_exit();
+	qgpu_kclient_exit();
 	qgpu_gpus_remove_all();
 	if (qgpu_have_backend)
 		path_put(&qgpu_backend_path);

@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qgpu: its own RM client in the backend driver.
+ *
+ * The NVIDIA driver exports nvidia_get_rm_ops() to kernel modules (nvidia-modeset uses it): after a
+ * version handshake its op() runs FREE, ALLOC, CONTROL and DUP_OBJECT with kernel privilege on
+ * parameters in kernel memory. nvsim exports nvsim_get_rm_ops() with the same prototype and
+ * layouts (kmod/nvrm/nvrm_kapi.h), so one code path serves both. qgpu uses the client to ask RM
+ * what a tenant's call really created (memory limits) and to act on tenants' channel groups
+ * through duplicates of their handles (compute scheduling): a kernel client may duplicate any
+ * object, and what it asks and is told never passes through tenant memory.
+ *
+ * The symbol is looked up at run time (symbol_get), so qgpu loads without either driver; while
+ * qgpu holds it, the backend module cannot be unloaded.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/string.h>
+
+#include "nvrm/nvrm_kapi.h"
+#include "qgpu_internal.h"
+#include "qgpu_kclient.h"
+
+/* Interfaces tried in order: the real driver's first. */
+static const char *const qgpu_kclient_symbols[] = { "nvidia_get_rm_ops", "nvsim_get_rm_ops" };
+
+/**
+ * struct qgpu_kclient - the one kernel RM client
+ * @lock: serialises calls (RM serialises them under its API lock anyway) and guards the
+ *	per-GPU device handles
+ * @ops: the driver's table, filled by the handshake
+ * @symbol: the interface symbol held (symbol_get), or NULL when there is none
+ * @sp: the driver's stack for op()
+ * @abi: the driver's ABI (the alloc op takes NVOS21 before 575, NVOS64 from 575)
+ * @hclient: the client's handle; 0 before init
+ */
+struct qgpu_kclient {
+	struct mutex lock;	/* see above */
+	struct nvrm_kapi_rm_ops ops;
+	const char *symbol;
+	struct nvrm_kapi_stack *sp;
+	const struct nvrm_abi *abi;
+	u32 hclient;
+};
+
+static struct qgpu_kclient qgpu_kc = { .lock = __MUTEX_INITIALIZER(qgpu_kc.lock) };
+
+static void qgpu_kclient_op(struct nvrm_kapi_rmapi_ops *ops)
+{
+	lockdep_assert_held(&qgpu_kc.lock);
+	qgpu_kc.ops.op(qgpu_kc.sp, ops);
+}
+
+/* NV04_ALLOC with this driver's layout; returns the RM status and the new handle. */
+static u32 qgpu_kclient_alloc_locked(u32 hparent, u32 hclass, void *params, u32 *hnew)
+{
+	struct nvrm_kapi_rmapi_ops ops = { .op = NVRM_KAPI_OP_ALLOC };
+	const struct nvrm_abi *abi = qgpu_kc.abi;
+	struct nvrm_alloc a;
+	u32 size;
+
+	/* The common prefix of NVOS21 and NVOS64: hRoot, hObjectParent, hObjectNew, hClass, ptr. */
+	ops.params.alloc.hroot = qgpu_kc.hclient ?: *hnew;
+	ops.params.alloc.hobject_parent = hparent ?: ops.params.alloc.hroot;
+	ops.params.alloc.hobject_new = *hnew;
+	ops.params.alloc.hclass = hclass;
+	ops.params.alloc.palloc_parms = (u64)(uintptr_t)params;
+	if (abi->major >= 575) {
+		size = abi->nvos64_size;
+	} else {
+		size = sizeof(struct nvrm_nvos21_v535);
+		ops.params.alloc21.params_size = 0;	/* RM sizes params by class */
+	}
+	if (nvrm_alloc_set_status(abi, &ops.params, size, NVRM_ERR_GENERIC))
+		return NVRM_ERR_GENERIC;
+	qgpu_kclient_op(&ops);
+	if (nvrm_alloc_decode(abi, &ops.params, size, &a))
+		return NVRM_ERR_GENERIC;
+	if (a.status == NVRM_OK)
+		*hnew = a.hnew;
+	return a.status;
+}
+
+/**
+ * qgpu_kclient_init() - find the backend's kernel interface, shake hands, make the client
+ * @abi: the backend's ABI (its version string must be the driver's exact version)
+ *
+ * Context: process context (module init), after the backend was probed.
+ * Return: 0; -ENOENT when the backend exports no such interface; -EPROTO when the handshake or
+ * the client allocation failed (the kernel log says why).
+ */
+int qgpu_kclient_init(const struct nvrm_abi *abi)
+{
+	nvrm_kapi_get_rm_ops_fn get = NULL;
+	const char *symbol = NULL;
+	unsigned int i;
+	u32 status, hclient = 0;
+
+	for (i = 0; i < ARRAY_SIZE(qgpu_kclient_symbols) && !get; i++) {
+		symbol = qgpu_kclient_symbols[i];
+		get = (nvrm_kapi_get_rm_ops_fn)__symbol_get(symbol);
+	}
+	if (!get)
+		return -ENOENT;
+
+	mutex_lock(&qgpu_kc.lock);
+	memset(&qgpu_kc.ops, 0, sizeof(qgpu_kc.ops));
+	qgpu_kc.ops.version_string = abi->version;
+	status = get(&qgpu_kc.ops);
+	if (status != NVRM_OK) {
+		pr_warn("%s: version handshake failed: qgpu speaks %s, the driver is %s\n", symbol,
+			abi->version, qgpu_kc.ops.version_string ?: "?");
+		goto err_put;
+	}
+	if (qgpu_kc.ops.alloc_stack(&qgpu_kc.sp)) {
+		pr_warn("%s: no driver stack\n", symbol);
+		goto err_put;
+	}
+	qgpu_kc.abi = abi;
+	qgpu_kc.hclient = 0;
+	status = qgpu_kclient_alloc_locked(0, NVRM_CLASS_NV01_ROOT_CLIENT, NULL, &hclient);
+	if (status != NVRM_OK) {
+		pr_warn("%s: allocating qgpu's RM client failed: %s\n", symbol,
+			nvrm_status_name(status));
+		goto err_free_stack;
+	}
+	qgpu_kc.hclient = hclient;
+	qgpu_kc.symbol = symbol;
+	mutex_unlock(&qgpu_kc.lock);
+	pr_info("kernel RM client 0x%x through %s (driver %s)\n", hclient, symbol, abi->version);
+	return 0;
+
+err_free_stack:
+	qgpu_kc.ops.free_stack(qgpu_kc.sp);
+err_put:
+	mutex_unlock(&qgpu_kc.lock);
+	__symbol_put(symbol);
+	return -EPROTO;
+}
+
+/* Module exit: free the client (and everything under it) and let the backend go. */
+void qgpu_kclient_exit(void)
+{
+	struct nvrm_kapi_rmapi_ops ops = { .op = NVRM_KAPI_OP_FREE };
+
+	mutex_lock(&qgpu_kc.lock);
+	if (!qgpu_kc.symbol) {
+		mutex_unlock(&qgpu_kc.lock);
+		return;
+	}
+	ops.params.free.hroot = qgpu_kc.hclient;
+	ops.params.free.hobject_old = qgpu_kc.hclient;
+	qgpu_kclient_op(&ops);
+	qgpu_kc.ops.free_stack(qgpu_kc.sp);
+	__symbol_put(qgpu_kc.symbol);
+	qgpu_kc.symbol = NULL;
+	qgpu_kc.hclient = 0;
+	mutex_unlock(&qgpu_kc.lock);
+}
+
+bool qgpu_kclient_ready(void)
+{
+	return READ_ONCE(qgpu_kc.hclient) != 0;
+}
+
+/* Which interface the client goes through ("-" when there is none), for /proc/qgpu/status. */
+const char *qgpu_kclient_source(void)
+{
+	return qgpu_kclient_ready() ? qgpu_kc.symbol : "-";
+}
+
+u32 qgpu_kclient_client(void)
+{
+	return READ_ONCE(qgpu_kc.hclient);
+}
+
+/**
+ * qgpu_kclient_alloc() - allocate an object in qgpu's client
+ * @hparent: its parent; 0 for the client itself
+ * @hclass: its class
+ * @params: kernel copy of the class's alloc params, or NULL
+ * @hnew: the handle to use, or 0 for RM to choose; the new handle on success
+ *
+ * Context: process context; sleeps.
+ * Return: the RM status; NV_ERR_INVALID_STATE when there is no client.
+ */
+u32 qgpu_kclient_alloc(u32 hparent, u32 hclass, void *params, u32 *hnew)
+{
+	u32 status;
+
+	if (!qgpu_kclient_ready())
+		return NVRM_ERR_INVALID_STATE;
+	mutex_lock(&qgpu_kc.lock);
+	status = qgpu_kclient_alloc_locked(hparent, hclass, params, hnew);
+	mutex_unlock(&qgpu_kc.lock);
+	return status;
+}
+
+/**
+ * qgpu_kclient_free() - free an object of qgpu's client and its subtree
+ * @hobject: the object
+ *
+ * Context: process context; sleeps.
+ * Return: the RM status.
+ */
+u32 qgpu_kclient_free(u32 hobject)
+{
+	struct nvrm_kapi_rmapi_ops ops = { .op = NVRM_KAPI_OP_FREE };
+
+	if (!qgpu_kclient_ready())
+		return NVRM_ERR_INVALID_STATE;
+	mutex_lock(&qgpu_kc.lock);
+	ops.params.free.hroot = qgpu_kc.hclient;
+	ops.params.free.hobject_old = hobject;
+	ops.params.free.status = NVRM_ERR_GENERIC;
+	qgpu_kclient_op(&ops);
+	mutex_unlock(&qgpu_kc.lock);
+	return ops.params.free.status;
+}
+
+/**
+ * qgpu_kclient_control() - a control on an object of qgpu's client
+ * @hobject: the object (qgpu's client handle for NV0000 controls)
+ * @cmd: the control
+ * @params: kernel copy of its params, in and out
+ * @size: their size for this driver version
+ *
+ * Context: process context; sleeps.
+ * Return: the RM status.
+ */
+u32 qgpu_kclient_control(u32 hobject, u32 cmd, void *params, u32 size)
+{
+	struct nvrm_kapi_rmapi_ops ops = { .op = NVRM_KAPI_OP_CONTROL };
+
+	if (!qgpu_kclient_ready())
+		return NVRM_ERR_INVALID_STATE;
+	mutex_lock(&qgpu_kc.lock);
+	ops.params.control.hclient = qgpu_kc.hclient;
+	ops.params.control.hobject = hobject;
+	ops.params.control.cmd = cmd;
+	ops.params.control.params = (u64)(uintptr_t)params;
+	ops.params.control.params_size = size;
+	ops.params.control.status = NVRM_ERR_GENERIC;
+	qgpu_kclient_op(&ops);
+	mutex_unlock(&qgpu_kc.lock);
+	return ops.params.control.status;
+}
+
+/**
+ * qgpu_kclient_dup() - duplicate any client's object into qgpu's client
+ * @hparent: the parent in qgpu's client (a device of the object's GPU, or the client)
+ * @hclient_src: the object's client
+ * @hobject_src: the object
+ * @hnew: the handle to use, or 0 for RM to choose; the duplicate's handle on success
+ *
+ * Context: process context; sleeps.
+ * Return: the RM status.
+ */
+u32 qgpu_kclient_dup(u32 hparent, u32 hclient_src, u32 hobject_src, u32 *hnew)
+{
+	struct nvrm_kapi_rmapi_ops ops = { .op = NVRM_KAPI_OP_DUP_OBJECT };
+	u32 status;
+
+	if (!qgpu_kclient_ready())
+		return NVRM_ERR_INVALID_STATE;
+	mutex_lock(&qgpu_kc.lock);
+	ops.params.dup_object.hclient = qgpu_kc.hclient;
+	ops.params.dup_object.hparent = hparent ?: qgpu_kc.hclient;
+	ops.params.dup_object.hobject = *hnew;
+	ops.params.dup_object.hclient_src = hclient_src;
+	ops.params.dup_object.hobject_src = hobject_src;
+	ops.params.dup_object.status = NVRM_ERR_GENERIC;
+	qgpu_kclient_op(&ops);
+	status = ops.params.dup_object.status;
+	if (status == NVRM_OK)
+		*hnew = ops.params.dup_object.hobject;
+	mutex_unlock(&qgpu_kc.lock);
+	return status;
+}
+
+/**
+ * qgpu_kclient_subdevice() - qgpu's device and subdevice of @gpu, allocated on first use
+ * @gpu: the GPU
+ * @hsubdevice: the subdevice's handle
+ *
+ * Context: process context; sleeps.
+ * Return: the RM status.
+ */
+u32 qgpu_kclient_subdevice(struct qgpu_gpu *gpu, u32 *hsubdevice)
+{
+	struct nvrm_nv0080_alloc_params dp = { .device_id = gpu->device_instance };
+	struct nvrm_nv2080_alloc_params sp = { .sub_device_id = 0 };
+	u32 status = NVRM_OK, hdev = 0, hsub = 0;
+
+	if (!qgpu_kclient_ready())
+		return NVRM_ERR_INVALID_STATE;
+	mutex_lock(&qgpu_kc.lock);
+	if (gpu->kc_subdevice)
+		goto out;
+	status = qgpu_kclient_alloc_locked(qgpu_kc.hclient, NVRM_CLASS_NV01_DEVICE_0, &dp, &hdev);
+	if (status)
+		goto out_unlock;
+	status = qgpu_kclient_alloc_locked(hdev, NVRM_CLASS_NV20_SUBDEVICE_0, &sp, &hsub);
+	if (status) {
+		struct nvrm_kapi_rmapi_ops ops = { .op = NVRM_KAPI_OP_FREE };
+
+		ops.params.free.hroot = qgpu_kc.hclient;
+		ops.params.free.hobject_old = hdev;
+		qgpu_kclient_op(&ops);
+		goto out_unlock;
+	}
+	gpu->kc_device = hdev;
+	gpu->kc_subdevice = hsub;
+out:
+	*hsubdevice = gpu->kc_subdevice;
+out_unlock:
+	mutex_unlock(&qgpu_kc.lock);
+	return status;
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * qgpu's own RM client in the backend driver, through the driver's interface for kernel modules
+ * (nvidia_get_rm_ops(), or nvsim's identical nvsim_get_rm_ops()). Kernel privilege and kernel
+ * pointers: nothing qgpu asks or is told here passes through tenant memory.
+ */
+#ifndef QGPU_KCLIENT_H
+#define QGPU_KCLIENT_H
+
+#include <linux/types.h>
+
+#include "nvrm/nvrm_decode.h"
+
+struct qgpu_gpu;
+
+int qgpu_kclient_init(const struct nvrm_abi *abi);
+void qgpu_kclient_exit(void);
+bool qgpu_kclient_ready(void);
+const char *qgpu_kclient_source(void);
+u32 qgpu_kclient_alloc(u32 hparent, u32 hclass, void *params, u32 *hnew);
+u32 qgpu_kclient_free(u32 hobject);
+u32 qgpu_kclient_control(u32 hobject, u32 cmd, void *params, u32 size);
+u32 qgpu_kclient_dup(u32 hparent, u32 hclient_src, u32 hobject_src, u32 *hnew);
+u32 qgpu_kclient_client(void);
+u32 qgpu_kclient_subdevice(struct qgpu_gpu *gpu, u32 *hsubdevice);
+
+#endif /* QGPU_KCLIENT_H */

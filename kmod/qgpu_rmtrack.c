@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qgpu: a mirror of the RM objects allocated through each proxy ctl file.
+ *
+ * RM frees an object with its whole subtree, a client with everything in it, and every client of
+ * a ctl file when that (real) file is released. qgpu keeps per-object state of its own for some
+ * objects (memory charges, channel-group duplicates) and must drop it at exactly those moments,
+ * without scanning unrelated objects. So each proxy ctl file has a tracker: per client, the
+ * handles allocated through it as a tree. A successful RM_ALLOC, RM_DUP_OBJECT or VID_HEAP
+ * allocation adds a node; RM_FREE and VID_HEAP FREE remove a subtree; the tracker goes with the
+ * real file.
+ *
+ * The real file can outlive the proxy: a VMA of a mapping made through the ctl file, or a
+ * registered GPU file (which holds its ctl file, as the driver's REGISTER_FD does), keeps it, and
+ * with it RM's clients. A tracker whose proxy is gone therefore waits, holding the real file,
+ * until it is the file's last holder, and only then drops its state and the file: that is the
+ * moment RM frees the clients.
+ *
+ * What the tenant's parameters say after a call cannot be trusted (another thread may rewrite
+ * them), so a free is believed only after asking RM, through qgpu's own kernel client, whether
+ * the handle is really gone (qgpu_rmtrack_rm_has()).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+
+#include "qgpu_internal.h"
+#include "qgpu_kclient.h"
+#include "qgpu_rmtrack.h"
+
+/* How often a tracker waiting for its real file looks again. */
+#define QGPU_RMTRACK_POLL	(HZ / 5)
+
+/**
+ * struct qgpu_rmclient - one RM client allocated through the tracked file
+ * @root: the client's own node (@root.handle is the client handle)
+ * @nodes: handle -> node, the root included
+ * @inst: the tracker's instance, whose rm_objects counts the nodes
+ */
+struct qgpu_rmclient {
+	struct qgpu_rmnode root;
+	struct xarray nodes;
+	struct qgpu_instance *inst;
+};
+
+/* Trackers whose proxy is gone and whose real file still lives; under qgpu_rmtrack_zlock. */
+static LIST_HEAD(qgpu_rmtrack_zombies);
+static DEFINE_MUTEX(qgpu_rmtrack_zlock);
+static void qgpu_rmtrack_reap(struct work_struct *work);
+static DECLARE_DELAYED_WORK(qgpu_rmtrack_reaper, qgpu_rmtrack_reap);
+
+static bool qgpu_is_root_class(u32 hclass)
+{
+	return hclass == NVRM_CLASS_NV01_ROOT || hclass == NVRM_CLASS_NV01_ROOT_NON_PRIV ||
+	       hclass == NVRM_CLASS_NV01_ROOT_CLIENT;
+}
+
+/**
+ * qgpu_rmtrack_new() - the tracker of a new proxy ctl file
+ * @inst: its instance
+ *
+ * Return: the tracker, or NULL when out of memory.
+ */
+struct qgpu_rmtrack *qgpu_rmtrack_new(struct qgpu_instance *inst)
+{
+	struct qgpu_rmtrack *t = kzalloc(sizeof(*t), GFP_KERNEL);
+
+	if (!t)
+		return NULL;
+	mutex_init(&t->lock);
+	xa_init(&t->clients);
+	INIT_LIST_HEAD(&t->zombie);
+	kobject_get(&inst->kobj);
+	t->inst = inst;
+	return t;
+}
+
+/* Drop @node and everything under it, children first. */
+static void qgpu_rmnode_free(struct qgpu_rmclient *client, struct qgpu_rmnode *node)
+{
+	struct qgpu_rmnode *child, *tmp;
+
+	list_for_each_entry_safe(child, tmp, &node->children, sibling)
+		qgpu_rmnode_free(client, child);
+	if (node->ops)
+		node->ops->release(node);
+	xa_erase(&client->nodes, node->handle);
+	atomic_dec(&client->inst->rm_objects);
+	if (node->parent) {
+		list_del(&node->sibling);
+		kfree(node);
+	}
+}
+
+static void qgpu_rmclient_free(struct qgpu_rmtrack *t, struct qgpu_rmclient *client)
+{
+	qgpu_rmnode_free(client, &client->root);
+	xa_erase(&t->clients, client->root.handle);
+	xa_destroy(&client->nodes);
+	kfree(client);
+}
+
+static void qgpu_rmtrack_destroy(struct qgpu_rmtrack *t)
+{
+	struct qgpu_rmclient *client;
+	unsigned long h;
+
+	mutex_lock(&t->lock);
+	xa_for_each(&t->clients, h, client)
+		qgpu_rmclient_free(t, client);
+	mutex_unlock(&t->lock);
+	xa_destroy(&t->clients);
+	kobject_put(&t->inst->kobj);
+	kfree(t);
+}
+
+/*
+ * Only the tracker holds the real file any more: RM is about to free its clients. A file's count
+ * only goes down once no fd and no VMA refers to it, so a count of one stays one.
+ */
+static bool qgpu_rmtrack_real_idle(const struct qgpu_rmtrack *t)
+{
+	return file_count(t->real) == 1;
+}
+
+static void qgpu_rmtrack_reap(struct work_struct *work)
+{
+	struct qgpu_rmtrack *t, *tmp;
+	LIST_HEAD(done);
+
+	mutex_lock(&qgpu_rmtrack_zlock);
+	list_for_each_entry_safe(t, tmp, &qgpu_rmtrack_zombies, zombie)
+		if (qgpu_rmtrack_real_idle(t))
+			list_move(&t->zombie, &done);
+	if (!list_empty(&qgpu_rmtrack_zombies))
+		schedule_delayed_work(&qgpu_rmtrack_reaper, QGPU_RMTRACK_POLL);
+	mutex_unlock(&qgpu_rmtrack_zlock);
+
+	list_for_each_entry_safe(t, tmp, &done, zombie) {
+		struct file *real = t->real;
+
+		qgpu_rmtrack_destroy(t);
+		fput(real);
+	}
+}
+
+/**
+ * qgpu_rmtrack_release() - the proxy ctl file is going
+ * @t: its tracker
+ * @real: its backend file; the proxy's reference is handed over
+ *
+ * When nothing else holds @real, RM frees the clients as soon as it is put: drop the tracker
+ * now. Otherwise keep both until nothing else does (see the file comment).
+ *
+ * Context: process context (release).
+ */
+void qgpu_rmtrack_release(struct qgpu_rmtrack *t, struct file *real)
+{
+	t->real = real;
+	if (qgpu_rmtrack_real_idle(t)) {
+		qgpu_rmtrack_destroy(t);
+		fput(real);
+		return;
+	}
+	mutex_lock(&qgpu_rmtrack_zlock);
+	list_add_tail(&t->zombie, &qgpu_rmtrack_zombies);
+	schedule_delayed_work(&qgpu_rmtrack_reaper, QGPU_RMTRACK_POLL);
+	mutex_unlock(&qgpu_rmtrack_zlock);
+}
+
+/* Module exit: no proxy is open; trackers still waiting let their real files go now. */
+void qgpu_rmtrack_exit(void)
+{
+	struct qgpu_rmtrack *t, *tmp;
+
+	cancel_delayed_work_sync(&qgpu_rmtrack_reaper);
+	list_for_each_entry_safe(t, tmp, &qgpu_rmtrack_zombies, zombie) {
+		struct file *real = t->real;
+
+		list_del(&t->zombie);
+		qgpu_rmtrack_destroy(t);
+		fput(real);
+	}
+}
+
+/**
+ * qgpu_rmtrack_find() - the node of a handle, or NULL
+ * @t: the tracker (its lock held)
+ * @hclient: the client
+ * @handle: the handle; the client handle finds the client's own node
+ */
+struct qgpu_rmnode *qgpu_rmtrack_find(struct qgpu_rmtrack *t, u32 hclient, u32 handle)
+{
+	struct qgpu_rmclient *client;
+
+	lockdep_assert_held(&t->lock);
+	client = xa_load(&t->clients, hclient);
+	return client ? xa_load(&client->nodes, handle) : NULL;
+}
+
+static struct qgpu_rmnode *qgpu_rmtrack_add_client(struct qgpu_rmtrack *t, u32 hclient,
+						   u32 hclass)
+{
+	struct qgpu_rmclient *client, *old;
+
+	old = xa_load(&t->clients, hclient);
+	if (old)
+		qgpu_rmclient_free(t, old);	/* a free qgpu missed; RM reused the handle */
+	client = kzalloc(sizeof(*client), GFP_KERNEL);
+	if (!client)
+		return NULL;
+	client->root.handle = hclient;
+	client->root.hclass = hclass;
+	client->inst = t->inst;
+	INIT_LIST_HEAD(&client->root.children);
+	xa_init(&client->nodes);
+	if (xa_err(xa_store(&client->nodes, hclient, &client->root, GFP_KERNEL)) ||
+	    xa_err(xa_store(&t->clients, hclient, client, GFP_KERNEL))) {
+		xa_erase(&t->clients, hclient);
+		xa_destroy(&client->nodes);
+		kfree(client);
+		return NULL;
+	}
+	atomic_inc(&t->inst->rm_objects);
+	return &client->root;
+}
+
+/**
+ * qgpu_rmtrack_add() - RM allocated @handle: add it to the mirror
+ * @t: the tracker (its lock held)
+ * @hclient: its client (for a new client: the new client's handle)
+ * @hparent: its parent; a parent the mirror does not know puts it under the client
+ * @handle: the new handle
+ * @hclass: its class (a root class makes a new client)
+ *
+ * Return: the node, for the caller to attach state to; NULL when out of memory or the client is
+ * not tracked (nothing is tracked then, and nothing of qgpu's may be attached).
+ */
+struct qgpu_rmnode *qgpu_rmtrack_add(struct qgpu_rmtrack *t, u32 hclient, u32 hparent,
+				     u32 handle, u32 hclass)
+{
+	struct qgpu_rmclient *client;
+	struct qgpu_rmnode *parent, *node;
+
+	lockdep_assert_held(&t->lock);
+	if (qgpu_is_root_class(hclass))
+		return qgpu_rmtrack_add_client(t, handle, hclass);
+	client = xa_load(&t->clients, hclient);
+	if (!client || handle == hclient)
+		return NULL;
+	node = xa_load(&client->nodes, handle);
+	if (node)
+		qgpu_rmnode_free(client, node);	/* a free qgpu missed; RM reused the handle */
+	parent = xa_load(&client->nodes, hparent) ?: &client->root;
+	node = kzalloc(sizeof(*node), GFP_KERNEL);
+	if (!node)
+		return NULL;
+	node->handle = handle;
+	node->hclass = hclass;
+	node->parent = parent;
+	INIT_LIST_HEAD(&node->children);
+	if (xa_err(xa_store(&client->nodes, handle, node, GFP_KERNEL))) {
+		kfree(node);
+		return NULL;
+	}
+	list_add_tail(&node->sibling, &parent->children);
+	atomic_inc(&t->inst->rm_objects);
+	return node;
+}
+
+/**
+ * qgpu_rmtrack_freed() - RM freed @handle (and its subtree): drop them from the mirror
+ * @t: the tracker (its lock held)
+ * @hclient: the client
+ * @handle: the handle; the client handle drops the whole client
+ */
+void qgpu_rmtrack_freed(struct qgpu_rmtrack *t, u32 hclient, u32 handle)
+{
+	struct qgpu_rmclient *client;
+	struct qgpu_rmnode *node;
+
+	lockdep_assert_held(&t->lock);
+	client = xa_load(&t->clients, hclient);
+	if (!client)
+		return;
+	if (handle == hclient) {
+		qgpu_rmclient_free(t, client);
+		return;
+	}
+	node = xa_load(&client->nodes, handle);
+	if (node)
+		qgpu_rmnode_free(client, node);
+}
+
+/**
+ * qgpu_rmtrack_rm_has() - does RM still have this object? Asked of RM, not of the tenant
+ * @hclient: its client
+ * @handle: the object
+ *
+ * qgpu's kernel client tries to duplicate it: RM answers "not found" only for an object (or
+ * client) that does not exist; any other answer, a refusal to copy that class included, means it
+ * exists. Without a kernel client qgpu cannot ask and believes the tenant's status.
+ *
+ * Context: process context; sleeps.
+ * Return: false if RM does not have it (or cannot be asked), true if it does.
+ */
+bool qgpu_rmtrack_rm_has(u32 hclient, u32 handle)
+{
+	u32 status, hdup = 0;
+
+	status = qgpu_kclient_dup(0, hclient, handle, &hdup);
+	switch (status) {
+	case NVRM_OK:
+		qgpu_kclient_free(hdup);
+		return true;
+	case NVRM_ERR_OBJECT_NOT_FOUND:
+	case NVRM_ERR_INVALID_OBJECT_HANDLE:
+	case NVRM_ERR_INVALID_CLIENT:
+	case NVRM_ERR_INVALID_STATE:
+		return false;
+	default:
+		return true;
+	}
+}

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A mirror of the RM objects a tenant allocated through one proxy ctl file, so that qgpu knows
+ * which of its own per-object state (memory charges, channel-group duplicates) goes when RM
+ * frees an object's subtree, a whole client, or everything the real ctl file owned.
+ */
+#ifndef QGPU_RMTRACK_H
+#define QGPU_RMTRACK_H
+
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/types.h>
+#include <linux/xarray.h>
+
+struct file;
+struct qgpu_instance;
+struct qgpu_rmnode;
+
+/**
+ * struct qgpu_rmnode_ops - what qgpu keeps for one kind of tracked object
+ * @release: the object is gone (RM freed it, or its subtree, client or file); drop the state.
+ *	Called with the tracker's lock held, children before parents.
+ */
+struct qgpu_rmnode_ops {
+	void (*release)(struct qgpu_rmnode *node);
+};
+
+/**
+ * struct qgpu_rmnode - one RM handle allocated through the tracked file
+ * @handle: the handle
+ * @hclass: its class
+ * @parent: the node of its parent; NULL for a client
+ * @children: nodes allocated under it
+ * @sibling: entry in @parent->children
+ * @ops: what to do when it goes, or NULL
+ * @payload: the state @ops manages
+ */
+struct qgpu_rmnode {
+	u32 handle;
+	u32 hclass;
+	struct qgpu_rmnode *parent;
+	struct list_head children;
+	struct list_head sibling;
+	const struct qgpu_rmnode_ops *ops;
+	void *payload;
+};
+
+/**
+ * struct qgpu_rmtrack - the mirror of one proxy ctl file
+ * @lock: held around each forwarded RM_ALLOC / RM_FREE / RM_DUP_OBJECT / VID_HEAP_CONTROL and
+ *	the update that follows, so the mirror follows RM's order of events
+ * @inst: the instance (a reference on its kobject while the tracker lives)
+ * @clients: client handle -> struct qgpu_rmclient
+ * @real: the backend ctl file, when the proxy has gone but the real file lives on (a VMA or a
+ *	registered GPU file holds it): the tracker then waits for RM to release it
+ * @zombie: entry in the list of such trackers
+ */
+struct qgpu_rmtrack {
+	struct mutex lock;	/* see above */
+	struct qgpu_instance *inst;
+	struct xarray clients;
+	struct file *real;
+	struct list_head zombie;
+};
+
+struct qgpu_rmtrack *qgpu_rmtrack_new(struct qgpu_instance *inst);
+void qgpu_rmtrack_release(struct qgpu_rmtrack *t, struct file *real);
+void qgpu_rmtrack_exit(void);
+
+struct qgpu_rmnode *qgpu_rmtrack_find(struct qgpu_rmtrack *t, u32 hclient, u32 handle);
+struct qgpu_rmnode *qgpu_rmtrack_add(struct qgpu_rmtrack *t, u32 hclient, u32 hparent,
+				     u32 handle, u32 hclass);
+void qgpu_rmtrack_freed(struct qgpu_rmtrack *t, u32 hclient, u32 handle);
+bool qgpu_rmtrack_rm_has(u32 hclient, u32 handle);
+
+#endif /* QGPU_RMTRACK_H */
