@@ -4,6 +4,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitmap.h>
 #include <linux/fs.h>
 #include <linux/ioctl.h>
 #include <linux/slab.h>
@@ -78,6 +79,27 @@
  * copy in memory the tenant cannot write, needs a read-only VMA that cannot be unmapped or
  * replaced during the call, which the mm does not offer before mseal() (6.10).
  */
+
+/*
+ * Escape numbers the decoder knows, as a bitmap built once: the check runs on every forwarded
+ * ioctl, where the decoder's table search and a string compare would be measurable.
+ */
+static DECLARE_BITMAP(qgpu_known_escapes, 256);
+
+/* Module init: fill the bitmap of known escape numbers from the decoder. */
+void qgpu_escape_init(void)
+{
+	u32 nr;
+
+	for (nr = 0; nr < 256; nr++)
+		if (strcmp(nvrm_ioctl_name(nr), "UNKNOWN"))
+			__set_bit(nr, qgpu_known_escapes);
+}
+
+static bool qgpu_escape_known(u32 nr)
+{
+	return nr < 256 && test_bit(nr, qgpu_known_escapes);
+}
 
 /* What a refused fd looks like to the tenant: an errno, or a status field of the escape. */
 #define QGPU_REFUSE_ERRNO	UINT_MAX
@@ -285,8 +307,7 @@ static long qgpu_rm_free(struct qgpu_file *qf, unsigned int cmd, unsigned long a
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
 	mutex_lock(&t->lock);
 	ret = qgpu_forward_ioctl(qf->real, cmd, arg, compat);
-	if (!ret && qgpu_rmtrack_find(t, p.hroot, p.hobject_old) &&
-	    !qgpu_rmtrack_rm_has(p.hroot, p.hobject_old))
+	if (!ret && qgpu_rmtrack_gone(t, p.hroot, p.hobject_old))
 		qgpu_rmtrack_freed(t, p.hroot, p.hobject_old);
 	mutex_unlock(&t->lock);
 	return ret;
@@ -340,8 +361,7 @@ static long qgpu_rm_vid_heap(struct qgpu_file *qf, unsigned int cmd, unsigned lo
 		else
 			hclass = NVRM_CLASS_NV01_MEMORY_SYSTEM;
 		qgpu_rmtrack_add(t, v.hroot, v.hparent, done.hmemory, hclass);
-	} else if (qgpu_rmtrack_find(t, v.hroot, v.hmemory) &&
-		   !qgpu_rmtrack_rm_has(v.hroot, v.hmemory)) {
+	} else if (qgpu_rmtrack_gone(t, v.hroot, v.hmemory)) {
 		qgpu_rmtrack_freed(t, v.hroot, v.hmemory);
 	}
 out_unlock:
@@ -450,7 +470,7 @@ long qgpu_escape_ioctl(struct file *file, unsigned int cmd, unsigned long arg, b
 		cmd = _IOC(_IOC_READ | _IOC_WRITE, NVRM_IOCTL_MAGIC, nr, size);
 	}
 
-	if (!strcmp(nvrm_ioctl_name(nr), "UNKNOWN")) {
+	if (!qgpu_escape_known(nr)) {
 		atomic64_inc(&gpu->unknown_escapes);
 		if (READ_ONCE(gpu->refuse_unknown_escapes))
 			return -EINVAL;

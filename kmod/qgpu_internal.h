@@ -189,6 +189,7 @@ void qgpu_status_show_instances(struct seq_file *m, struct qgpu_gpu *gpu);
 struct file *qgpu_open_backend(enum qgpu_node node, const struct qgpu_gpu *gpu, int flags);
 
 /* qgpu_escape.c: NVIDIA ioctls on ctl and GPU nodes, UVM ioctls */
+void qgpu_escape_init(void);
 long qgpu_escape_ioctl(struct file *file, unsigned int cmd, unsigned long arg, bool compat);
 long qgpu_uvm_ioctl(struct file *file, unsigned int cmd, unsigned long arg, bool compat);
 long qgpu_forward_ioctl(struct file *real, unsigned int cmd, unsigned long arg, bool compat);

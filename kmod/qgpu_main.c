@@ -130,6 +130,7 @@ static int __init qgpu_init(void)
 	int ret;
 
 	qgpu_fdxlate_init();
+	qgpu_escape_init();
 	ret = alloc_chrdev_region(&qgpu_devt, 0, QGPU_MAX_INSTANCES * QGPU_NODES, "qgpu");
 	if (ret) {
 		pr_warn("allocating a device major failed (%d)\n", ret);

@@ -296,6 +296,31 @@ void qgpu_rmtrack_freed(struct qgpu_rmtrack *t, u32 hclient, u32 handle)
 }
 
 /**
+ * qgpu_rmtrack_gone() - after a free RM reported as done: may the mirror drop this handle?
+ * @t: the tracker (its lock held)
+ * @hclient: the client
+ * @handle: the handle the tenant's call named
+ *
+ * A node that carries nothing of qgpu's and has nothing under it is dropped on the tenant's
+ * word: if the word was false, the object merely lives on untracked, and anything allocated under
+ * it later hangs off its client (released with the client, later rather than earlier). Anything
+ * else is dropped only once RM confirms it no longer has the handle.
+ *
+ * Context: process context; sleeps.
+ * Return: true if the handle is tracked and may be dropped.
+ */
+bool qgpu_rmtrack_gone(struct qgpu_rmtrack *t, u32 hclient, u32 handle)
+{
+	struct qgpu_rmnode *node = qgpu_rmtrack_find(t, hclient, handle);
+
+	if (!node)
+		return false;
+	if (!node->ops && list_empty(&node->children))
+		return true;
+	return !qgpu_rmtrack_rm_has(hclient, handle);
+}
+
+/**
  * qgpu_rmtrack_rm_has() - does RM still have this object? Asked of RM, not of the tenant
  * @hclient: its client
  * @handle: the object

@@ -71,6 +71,7 @@ struct qgpu_rmnode *qgpu_rmtrack_find(struct qgpu_rmtrack *t, u32 hclient, u32 h
 struct qgpu_rmnode *qgpu_rmtrack_add(struct qgpu_rmtrack *t, u32 hclient, u32 hparent,
 				     u32 handle, u32 hclass);
 void qgpu_rmtrack_freed(struct qgpu_rmtrack *t, u32 hclient, u32 handle);
+bool qgpu_rmtrack_gone(struct qgpu_rmtrack *t, u32 hclient, u32 handle);
 bool qgpu_rmtrack_rm_has(u32 hclient, u32 handle);
 
 #endif /* QGPU_RMTRACK_H */
