@@ -627,6 +627,12 @@ struct nvrm_unix_event {
 #define NVRM_NV01_EVENT_NONSTALL_INTR		0x08000000u
 #define NVRM_NV01_EVENT_CLIENT_RM		0x04000000u
 #define NVRM_NV01_EVENT_FLAGS			0xFC000000u
+/*
+ * NV0005_NOTIFY_INDEX_INDEX 15:0 (cl0005.h, 525-595): RM takes the notifier index as these bits
+ * alone (event_notification.c DRF_VAL(0005, _NOTIFY_INDEX, _INDEX)); 23:16 is a subdevice number
+ * that RM-internal users set together with NV01_EVENT_SUBDEVICE_SPECIFIC.
+ */
+#define NVRM_NV0005_NOTIFY_INDEX_INDEX		0x0000FFFFu
 #define NVRM_NV2080_NOTIFIERS_GRAPHICS		12u
 #define NVRM_NV2080_NOTIFIERS_MAXCOUNT		199u	/* 595 (grows by release) */
 

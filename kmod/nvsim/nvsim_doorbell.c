@@ -10,15 +10,17 @@
  * page again (zapping the PTE through the file's own address space) and only then reads and
  * clears the token, so a store that lands after that read faults again and is not lost.
  *
- * What this model does not do (documented in README.md): two stores between one fault and the
- * worker's re-protect are seen as one ring, with the later token (the earlier token's channel
- * notices its work at its next ring, or at once with doorbell_required=N); TIME_0/1 at 0x80/0x84
- * read as zero.
+ * Two stores between one fault and the worker's re-protect are seen as one ring, with the later
+ * token. So that the earlier token's channel is not left waiting for its next ring, every ring
+ * also makes the engine re-read GP_PUT of all channels of the process that stored
+ * (nvsim_engine_doorbell() says why that is faithful enough). Stores of two processes to one
+ * doorbell page (shared after fork) can still coalesce. TIME_0/1 at 0x80/0x84 read as zero.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/file.h>
 #include <linux/mm.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
@@ -58,11 +60,13 @@ struct nvsim_usermode {
  * @node: entry in nvsim_rings
  * @file: the nvidia file whose mapping faulted (a reference)
  * @db: the doorbell (a reference)
+ * @tgid: the process whose store faulted
  */
 struct nvsim_ring {
 	struct list_head node;
 	struct file *file;
 	struct nvsim_doorbell *db;
+	pid_t tgid;
 };
 
 /* Rings not yet handled; nvsim_rings_lock protects the list (taken in fault handlers). */
@@ -162,6 +166,7 @@ static void nvsim_doorbell_rung(struct vm_area_struct *vma)
 		return;	/* the store lands; the next fault will queue it */
 	ring->file = get_file(vma->vm_file);
 	ring->db = nvsim_doorbell_get(vma->vm_private_data);
+	ring->tgid = task_tgid_nr(current);	/* a fault runs in the storing task */
 	spin_lock(&nvsim_rings_lock);
 	list_add_tail(&ring->node, &nvsim_rings);
 	spin_unlock(&nvsim_rings_lock);
@@ -183,8 +188,8 @@ static void nvsim_rings_work(struct work_struct *work)
 		unmap_mapping_range(ring->file->f_mapping, 0, PAGE_SIZE, 1);
 		va = page_address(ring->db->page);
 		token = xchg(&va[NVSIM_NOTIFY_CHANNEL_PENDING / sizeof(u32)], 0);
-		if (token)
-			nvsim_engine_doorbell(ring->db->gpu, token);
+		/* 0: an earlier pass took this store's token; its process's channels still look */
+		nvsim_engine_doorbell(ring->db->gpu, token, ring->tgid);
 		list_del(&ring->node);
 		fput(ring->file);
 		nvsim_doorbell_put(ring->db);

@@ -585,29 +585,47 @@ static int nvsim_engine_thread(void *data)
 /**
  * nvsim_engine_doorbell() - a work-submit token was written to a usermode doorbell page
  * @gpu: the GPU whose doorbell it is
- * @token: the token written
+ * @token: the token read from the page; 0 when an earlier pass already took it
+ * @tgid: the process whose store to the page was seen
  *
- * The channel with that token reads its GP_PUT from USERD and the engine runs what is new.
- * Unknown tokens are ignored, as the hardware ignores them.
+ * The channel with that token reads its GP_PUT from USERD and the engine runs what is new. So do
+ * the channels of every channel group of @tgid: nvsim sees doorbell stores through write faults,
+ * and two stores between a fault and the re-protect are read as one ring with the later token. A
+ * real doorbell write does nothing but make the engine look at the channel's GP_PUT, so looking at
+ * GP_PUT of the process's other channels as well only ever makes work visible that the process
+ * published (USERD is the process's memory) and, in the coalesced case, rang for. The difference
+ * from hardware: a channel of that process whose GP_PUT was written but never rung is seen at the
+ * process's next ring of any channel. Unknown tokens are ignored, as the hardware ignores them.
  *
  * Context: process context, no nvsim lock held; takes the engine lock.
  */
-void nvsim_engine_doorbell(struct nvsim_gpu *gpu, u32 token)
+void nvsim_engine_doorbell(struct nvsim_gpu *gpu, u32 token, pid_t tgid)
 {
 	struct nvsim_engine *e = gpu->engine;
-	struct nvsim_channel *chan;
+	struct nvsim_channel *chan = NULL;
+	struct nvsim_tsg *tsg;
 
 	if (!e)
 		return;
 	mutex_lock(&e->lock);
-	chan = xa_load(&e->tokens, token);
-	if (chan) {
-		nvsim_engine_sync(e);
-		nvsim_chan_refresh_put(chan);
-		nvsim_engine_kick(e);
-	} else {
-		pr_debug("gpu%u: doorbell with unknown token %u\n", gpu->index, token);
+	if (token) {
+		chan = xa_load(&e->tokens, token);
+		if (!chan) {
+			pr_debug("gpu%u: doorbell with unknown token %u\n", gpu->index, token);
+			goto out;
+		}
 	}
+	nvsim_engine_sync(e);
+	if (chan)
+		nvsim_chan_refresh_put(chan);
+	list_for_each_entry(tsg, &e->tsgs, all_node) {
+		if (!tgid || tsg->tgid != tgid)
+			continue;
+		list_for_each_entry(chan, &tsg->channels, tsg_node)
+			nvsim_chan_refresh_put(chan);
+	}
+	nvsim_engine_kick(e);
+out:
 	mutex_unlock(&e->lock);
 }
 

@@ -235,9 +235,6 @@ long nvsim_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	void *params;
 	int ret;
 
-	if (!nvsim_file(file)->gpu && !nvsim_file(file)->is_ctl)
-		return -EINVAL;	/* nvidia-uvm: not simulated yet */
-
 	if (nr == NVRM_ESC_IOCTL_XFER_CMD) {
 		struct nvrm_xfer_req req;
 		struct nvrm_xfer xfer;

@@ -55,7 +55,8 @@ struct nvsim_os_event {
  * @os: the key it posts through
  * @gpu: the GPU of its source resource (NULL: never signalled by a GPU)
  * @handle: the event object's handle, reported as hObject
- * @index: the notifier index (NV0005 notifyIndex without the NV01_EVENT_* flags)
+ * @index: the notifier index (NV0005 notifyIndex bits 15:0, as RM reads it: the NV01_EVENT_*
+ *	flags and the subdevice field do not take part in matching)
  * @flags: the NV01_EVENT_* flags of notifyIndex
  */
 struct nvsim_event {
@@ -259,7 +260,7 @@ u32 nvsim_event_construct(const struct nvsim_caller *caller, struct nvsim_object
 	nvsim_res_init(&ev->res, nvsim_event_release);
 	ev->gpu = src->gpu;
 	ev->handle = obj->handle;
-	ev->index = p->notify_index & ~NVRM_NV01_EVENT_FLAGS;
+	ev->index = p->notify_index & NVRM_NV0005_NOTIFY_INDEX_INDEX;
 	ev->flags = p->notify_index & NVRM_NV01_EVENT_FLAGS;
 
 	spin_lock_irqsave(&nvsim_event_lock, flags);

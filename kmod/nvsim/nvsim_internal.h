@@ -57,7 +57,8 @@ struct nvsim_gpu {
 
 /**
  * struct nvsim_file - what one open of an nvsim node is
- * @gpu: the GPU for /dev/nvidiaN, NULL for /dev/nvidiactl and /dev/nvidia-uvm
+ * @gpu: the GPU for /dev/nvidiaN, NULL for /dev/nvidiactl (/dev/nvidia-uvm files are not
+ *	nvsim_files: see nvsim_uvm.c)
  * @is_ctl: this is /dev/nvidiactl
  * @ctl_file: for a GPU file after REGISTER_FD, the ctl file it is registered to (a reference kept
  *	until this file closes, as the real driver does)
@@ -332,6 +333,8 @@ extern unsigned int nvsim_num_gpus;
 extern const char *nvsim_gpu_name;
 extern struct nvrm_abi nvsim_abi;
 extern const struct file_operations nvsim_fops;
+/* nvsim_uvm.c: /dev/nvidia-uvm */
+extern const struct file_operations nvsim_uvm_fops;
 
 /* nvsim_escape.c: the ioctl entry point */
 long nvsim_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
@@ -363,6 +366,7 @@ u32 nvsim_rm_alloc_locked(const struct nvsim_caller *caller, struct nvrm_alloc *
 			  u32 ap_size);
 u32 nvsim_rm_free_locked(const struct nvsim_caller *caller, u32 hclient, u32 hobject);
 struct nvsim_caller nvsim_user_caller(struct file *file);
+bool nvsim_gpu_file_open_in_caller(struct nvsim_gpu *gpu);
 void nvsim_fb_info_kb(const struct nvsim_gpu *gpu, u32 index, u32 *data);
 
 /* nvsim_dup.c: RM_DUP_OBJECT */
@@ -438,7 +442,7 @@ u32 nvsim_channel_construct(struct nvsim_object *obj, struct nvsim_object *paren
 /* nvsim_engine.c: the simulated engine (its own lock; see struct nvsim_engine) */
 int nvsim_engine_init(struct nvsim_gpu *gpu);
 void nvsim_engine_exit(struct nvsim_gpu *gpu);
-void nvsim_engine_doorbell(struct nvsim_gpu *gpu, u32 token);
+void nvsim_engine_doorbell(struct nvsim_gpu *gpu, u32 token, pid_t tgid);
 int nvsim_engine_add_tsg(struct nvsim_tsg *tsg, pid_t tgid);
 void nvsim_engine_remove_tsg(struct nvsim_tsg *tsg);
 int nvsim_engine_add_channel(struct nvsim_channel *chan);

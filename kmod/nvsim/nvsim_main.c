@@ -5,7 +5,7 @@
  * No machine the project is tested on has an NVIDIA GPU, so nvsim stands in for the NVIDIA driver
  * in every test, benchmark and the demo. It creates the device nodes the real driver's users
  * expect: /dev/nvidiactl (195:255), /dev/nvidia0..N-1 (195:N) and /dev/nvidia-uvm (dynamic
- * major).
+ * major, nvsim_uvm.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -118,13 +118,6 @@ const struct file_operations nvsim_fops = {
 	.compat_ioctl	= nvsim_ioctl,
 	.mmap		= nvsim_mmap,
 	.poll		= nvsim_poll,
-};
-
-static const struct file_operations nvsim_uvm_fops = {
-	.owner		= THIS_MODULE,
-	.open		= nvsim_open,
-	.release	= nvsim_release,
-	.unlocked_ioctl	= nvsim_ioctl,
 };
 
 /* The real nodes are world-usable (nvidia-modprobe creates them 0666); access control is RM's. */

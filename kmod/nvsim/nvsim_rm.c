@@ -288,11 +288,17 @@ static int nvsim_match_gpu_file(const void *data, struct file *f, unsigned int f
 	return nf->gpu == m->gpu;
 }
 
-/*
- * nv_is_gpu_accessible(): allocating a device needs a real /dev/nvidiaN of that GPU open somewhere
+/**
+ * nvsim_gpu_file_open_in_caller() - nv_is_gpu_accessible()
+ * @gpu: the GPU
+ *
+ * Allocating a device (and UVM_REGISTER_GPU) needs a real /dev/nvidiaN of that GPU open somewhere
  * in the calling process (550+: judged by f_op, as here).
+ *
+ * Context: process context.
+ * Return: whether the caller has a file of @gpu open.
  */
-static bool nvsim_gpu_file_open_in_caller(struct nvsim_gpu *gpu)
+bool nvsim_gpu_file_open_in_caller(struct nvsim_gpu *gpu)
 {
 	struct nvsim_gpu_file_match m = { .gpu = gpu };
 

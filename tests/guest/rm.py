@@ -395,3 +395,42 @@ class Channel:
         self.doorbell.close()
         for fd in self.fds:
             os.close(fd)
+
+
+# nvidia-uvm (kmod/nvrm/nvrm_uvm.h): raw command numbers, sizeof(params) copies, rmStatus last
+UVM_INITIALIZE, UVM_DEINITIALIZE = 0x30000001, 0x30000002
+UVM_REGISTER_GPU, UVM_UNREGISTER_GPU, UVM_PAGEABLE_MEM_ACCESS, UVM_MM_INITIALIZE = 37, 38, 39, 75
+UVM_FLAGS_DISABLE_HMM, UVM_FLAGS_MULTI_PROCESS = 1, 2
+BUSY_RETRY = 0x03
+GPU_UUID_NOT_FOUND = 0x12
+ILLEGAL_ACTION = 0x16
+IN_USE = 0x17
+INVALID_STATE = 0x40
+PAGE_TABLE_NOT_AVAIL = 0x5D
+WARN_NOTHING_TO_DO = 0x10006
+
+
+def uvm_ioctl(fd: int, cmd: int, buf: bytearray) -> int:
+    """A UVM ioctl; returns rmStatus (the last u32 of buf, or of its 8-byte-aligned part)."""
+    fcntl.ioctl(fd, cmd, buf, True)
+    off = 8 if cmd == UVM_INITIALIZE else len(buf) - 4
+    return int(struct.unpack_from("<I", buf, off)[0])
+
+
+def uvm_initialize(fd: int, flags: int = 0) -> int:
+    return uvm_ioctl(fd, UVM_INITIALIZE, bytearray(struct.pack("<QI4x", flags, 0)))
+
+
+def uvm_mm_initialize(fd: int, uvm_fd: int) -> int:
+    return uvm_ioctl(fd, UVM_MM_INITIALIZE, bytearray(struct.pack("<iI", uvm_fd, 0)))
+
+
+def gpu_uuid_bytes(uuid: str) -> bytes:
+    """The 16 raw bytes UVM names a GPU by, from "GPU-xxxxxxxx-xxxx-..."."""
+    return bytes.fromhex(uuid.removeprefix("GPU-").replace("-", ""))
+
+
+def uvm_register_gpu(fd: int, uuid: bytes, hclient: int = 0) -> tuple[int, bytearray]:
+    """UVM_REGISTER_GPU (40 B); returns (rmStatus, the params as written back)."""
+    buf = bytearray(uuid + struct.pack("<B3xiiIII", 0, 0, -1, hclient, 0, 0))
+    return uvm_ioctl(fd, UVM_REGISTER_GPU, buf), buf

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 import rm
-from kernel import PROJECT, dmesg, is_loaded, rmmod
+from kernel import PROJECT, dmesg, insmod, is_loaded, rmmod
 from rm import Channel, Rm
 
 BIN = PROJECT / "build" / "bin" / "nvsim-load"
@@ -275,6 +275,30 @@ def test_doorbell_required(chan: Channel, params: Callable[[str, str], None]) ->
     assert tsg_line(chan.r, chan.tsg)["kernels"] == 3
 
 
+def test_two_channels_ringing_back_to_back_both_progress(proc: tuple[Rm, int, int]) -> None:
+    """Stores to one doorbell page in a tight loop coalesce between a write fault and the
+    re-protect; every channel of the ringing process still sees its GP_PUT."""
+    a, b = Channel(*proc), Channel(*proc)
+    try:
+        rounds = 200
+        for _ in range(rounds):
+            a.push(rm.kernel(10))
+            a.publish()
+            struct.pack_into("<I", a.doorbell, rm.DOORBELL, a.token)
+            b.push(rm.kernel(10))
+            b.publish()
+            struct.pack_into("<I", a.doorbell, rm.DOORBELL, b.token)  # the same page
+        assert wait_for(lambda: a.gp_get() == rounds and b.gp_get() == rounds), (
+            a.gp_get(),
+            b.gp_get(),
+        )
+        assert tsg_line(a.r, a.tsg)["kernels"] == rounds
+        assert tsg_line(b.r, b.tsg)["kernels"] == rounds
+    finally:
+        a.close()
+        b.close()
+
+
 def long_work(ch: Channel, n: int = 200, us: int = 10 * MS) -> None:
     """n kernels of us each, and wait until they are running."""
     ch.submit(*[rm.kernel(us)] * n)
@@ -331,6 +355,59 @@ def test_fifo_disable_channels_stops_and_enable_resumes(chan: Channel) -> None:
     on = disable_params([(r.client, chan.channel)], disable=False)
     assert r.control(chan.sub, rm.FIFO_DISABLE_CHANNELS, on) == rm.OK
     assert wait_for(lambda: chan.gp_get() > first[0])
+
+
+# A kernel client on a user's TSG: how qgpu's scheduler acts (tests/harness/kclient)
+
+KCLIENT = Path("/sys/module/qgpu_kclient_test/parameters")
+
+
+def kernel_tsg_op(op: str) -> dict[str, int]:
+    """Issue one control on the kernel client's dup; returns its op_result as ints."""
+    (KCLIENT / "tsg_op").write_text(op)
+    words = (KCLIENT / "op_result").read_text().split()
+    return {k: int(v, 0) for k, v in (w.split("=") for w in words)}
+
+
+def test_kernel_dup_of_a_tsg_schedules_and_times_it(chan: Channel) -> None:
+    r = chan.r
+    tsg_id = tsg_line(r, chan.tsg)["tsg"]
+    loaded = insmod("qgpu_kclient_test", f"hclient={r.client}", f"hobject={chan.tsg}", "keep=1")
+    assert loaded.returncode == 0, loaded.stderr
+    try:
+        res = Path(KCLIENT / "result").read_text()
+        assert "dup=0x0" in res, res
+        assert kernel_tsg_op("get_timeslice") == {"status": 0, "timeslice_us": 1024}
+        assert kernel_tsg_op("timeslice 5000")["status"] == rm.OK
+        ts = bytearray(8)
+        assert r.control(chan.tsg, rm.GET_TIMESLICE, ts) == rm.OK
+        assert struct.unpack("<Q", ts)[0] == 5000  # one TSG behind both handles
+        assert tsg_line(r, chan.tsg)["timeslice_us"] == 5000
+
+        # The kernel takes the user's work off the runlist and puts it back.
+        long_work(chan)
+        assert kernel_tsg_op("schedule 0")["status"] == rm.OK
+        assert tsg_line(r, chan.tsg)["runlist"] == 0
+        first = settled(chan)
+        assert settled(chan) == first, "work went on after the kernel's GPFIFO_SCHEDULE(0)"
+        assert kernel_tsg_op("schedule 1")["status"] == rm.OK
+        assert wait_for(lambda: tsg_line(r, chan.tsg)["busy_ns"] > first[1])
+        assert wait_for(lambda: chan.gp_get() > first[0])
+
+        # The user frees its TSG handle: its channels go with it (they are its children), the
+        # TSG resource lives on behind the kernel's dup, idle, still controllable.
+        assert r.free(chan.tsg) == rm.OK
+        (t,) = [t for t in engine()["tsg"] if t["tsg"] == tsg_id]
+        assert t["channels"] == 0
+        assert not [c for c in engine()["chan"] if c["tsg"] == tsg_id]
+        assert engine()["gpu"][0]["running"] != tsg_id
+        assert kernel_tsg_op("get_timeslice") == {"status": 0, "timeslice_us": 5000}
+        assert kernel_tsg_op("schedule 0")["status"] == rm.OK
+        assert kernel_tsg_op("schedule 1")["status"] == rm.OK
+    finally:
+        assert rmmod("qgpu_kclient_test").returncode == 0
+    # The kernel client's dup was the last handle: the TSG is gone.
+    assert not [t for t in engine()["tsg"] if t["tsg"] == tsg_id]
 
 
 def run_load(seconds: float, kernel_us: int) -> subprocess.Popen[str]:

@@ -12,6 +12,11 @@
  *   5. issues FB_GET_INFO_V2 (HEAP_FREE) on its own subdevice;
  *   6. frees its client, unless keep=1: then the client lives until the module is unloaded.
  * Each step's RM status is reported in the read-only parameter "result" as "name=0xSTATUS" pairs.
+ *
+ * With keep=1 and a user channel group (TSG) as hobject, the kernel client then acts on its dup the
+ * way qgpu's scheduler will: writing "schedule 0", "schedule 1", "timeslice US" or "get_timeslice"
+ * to the parameter "tsg_op" issues NVA06C GPFIFO_SCHEDULE, SET_TIMESLICE or GET_TIMESLICE on the
+ * dup, and the parameter "op_result" reads "status=0xSTATUS timeslice_us=N" for the last one.
  * Never built into anything that ships.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -44,10 +49,16 @@ static char result[512];
 module_param_string(result, result, sizeof(result), 0444);
 MODULE_PARM_DESC(result, "What each step returned");
 
+static char op_result[64];
+module_param_string(op_result, op_result, sizeof(op_result), 0444);
+MODULE_PARM_DESC(op_result, "What the last tsg_op returned");
+
 static nvrm_kapi_get_rm_ops_fn get_rm_ops;
 static struct nvrm_kapi_rm_ops rm_ops;
 static struct nvrm_kapi_stack *stack;
 static u32 kclient;
+static u32 hdup;		/* the dup of hobject, while kclient lives */
+static unsigned int major;	/* the driver's major version */
 static bool use_nvos64;
 
 static void report(const char *name, u32 value)
@@ -144,12 +155,67 @@ static u32 op_heap_free_kb(u32 hsub, unsigned int major, u32 *kb)
 	return status;
 }
 
+static u32 op_control(u32 hobj, u32 cmd, void *params, u32 size)
+{
+	struct nvrm_kapi_rmapi_ops ops = { .op = NVRM_KAPI_OP_CONTROL };
+
+	ops.params.control.hclient = kclient;
+	ops.params.control.hobject = hobj;
+	ops.params.control.cmd = cmd;
+	ops.params.control.params = (uintptr_t)params;
+	ops.params.control.params_size = size;
+	ops.params.control.status = ~0u;
+	rm_ops.op(stack, &ops);
+	return ops.params.control.status;
+}
+
+/*
+ * tsg_op: one NVA06C control on the dup. Parameter writes are serialised by the module's parameter
+ * lock, and only ever happen between init and exit, so kclient and hdup are stable here.
+ */
+static int tsg_op_set(const char *val, const struct kernel_param *kp)
+{
+	struct nvrm_gpfifo_schedule sched = { 0 };
+	struct nvrm_tsg_timeslice ts = { 0 };
+	char word[16];
+	u64 arg = 0;
+	u32 status;
+	int n;
+
+	if (!kclient || !hdup)
+		return -ENODEV;
+	n = sscanf(val, "%15s %llu", word, &arg);
+	if (n < 1)
+		return -EINVAL;
+	if (!strcmp(word, "schedule") && n == 2) {
+		sched.enable = !!arg;
+		status = op_control(hdup, NVRM_CTRL_CMD_NVA06C_GPFIFO_SCHEDULE, &sched,
+				    major >= 575 ? NVRM_GPFIFO_SCHEDULE_SIZE_V575 :
+						   NVRM_GPFIFO_SCHEDULE_SIZE_V525);
+	} else if (!strcmp(word, "timeslice") && n == 2) {
+		ts.timeslice_us = arg;
+		status = op_control(hdup, NVRM_CTRL_CMD_NVA06C_SET_TIMESLICE, &ts, sizeof(ts));
+	} else if (!strcmp(word, "get_timeslice")) {
+		status = op_control(hdup, NVRM_CTRL_CMD_NVA06C_GET_TIMESLICE, &ts, sizeof(ts));
+	} else {
+		return -EINVAL;
+	}
+	snprintf(op_result, sizeof(op_result), "status=0x%x timeslice_us=%llu", status,
+		 ts.timeslice_us);
+	return 0;
+}
+
+static const struct kernel_param_ops tsg_op_ops = {
+	.set = tsg_op_set,
+};
+module_param_cb(tsg_op, &tsg_op_ops, NULL, 0200);
+MODULE_PARM_DESC(tsg_op, "schedule 0|1, timeslice US or get_timeslice on the dup of hobject");
+
 static int __init qgpu_kclient_test_init(void)
 {
 	struct nvrm_nv0080_alloc_params dev_params = { .device_id = 0 };
 	struct nvrm_nv2080_alloc_params sub_params = { 0 };
-	u32 hdev = 0, hsub = 0, hdup = 0, hbad = 0, kb = 0, status;
-	unsigned int major = 0;
+	u32 hdev = 0, hsub = 0, hbad = 0, kb = 0, status;
 	char version[NVRM_RM_API_VERSION_STRING_LENGTH];
 
 	get_rm_ops = symbol_get(nvsim_get_rm_ops);
@@ -191,6 +257,7 @@ static int __init qgpu_kclient_test_init(void)
 	if (!keep) {
 		report("free", op_free(kclient, kclient));
 		kclient = 0;
+		hdup = 0;
 	}
 	return 0;
 

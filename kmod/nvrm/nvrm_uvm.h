@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * nvidia-uvm ioctl ABI facts that nvsim simulates, in our own words. The ioctl numbers and the
+ * sizes qgpu needs are in nvrm_abi.h section 11; this adds the parameter layouts and behaviour.
+ *
+ * Sources (NVIDIA open-gpu-kernel-modules, checked at 525.60.13, 535.104.05 and 580.95.05):
+ *   kernel-open/nvidia-uvm/uvm.c          uvm_ioctl(), uvm_api_initialize(),
+ *                                         uvm_api_mm_initialize(), uvm_mmap(), uvm_release()
+ *   kernel-open/nvidia-uvm/uvm_api.h      __UVM_ROUTE_CMD_STACK / _ALLOC
+ *   kernel-open/nvidia-uvm/uvm_ioctl.h    parameter structs
+ *   kernel-open/nvidia-uvm/uvm_linux_ioctl.h  UVM_INITIALIZE / UVM_DEINITIALIZE
+ *   kernel-open/nvidia-uvm/uvm_types.h    UVM_INIT_FLAGS_*
+ *   kernel-open/nvidia-uvm/uvm_test.c     uvm_test_ioctl() (unknown commands)
+ *   kernel-open/nvidia-uvm/uvm_gpu.c, uvm_va_space.c, src/nvidia/src/kernel/rmapi/nv_gpu_ops.c
+ *                                         UVM_REGISTER_GPU / UVM_UNREGISTER_GPU statuses
+ *
+ * Dispatch (uvm_ioctl, same 525-595):
+ * - The command is a plain number (UVM_IOCTL_BASE(i) is i on Linux); nothing in it says a size.
+ *   Each known command copies exactly sizeof(its params) from the user pointer; a failed copy in
+ *   or out is -EFAULT. There is no "wrong size": a caller's shorter buffer is simply read past.
+ * - rmStatus carries the result and the ioctl returns 0 (the params are copied back).
+ * - UVM_DEINITIALIZE returns 0 and does nothing.
+ * - Every command except UVM_INITIALIZE and UVM_MM_INITIALIZE first checks the file is an
+ *   initialised VA-space file; if not, rmStatus = NV_ERR_ILLEGAL_ACTION (not an errno).
+ * - An unknown command goes on to uvm_test_ioctl(), which without the module parameter
+ *   uvm_enable_builtin_tests returns -EINVAL up to 565.x and, from 570.86.15, minus errno 38
+ *   ("Function not implemented" on Linux, asm-generic/errno.h).
+ *
+ * A file's type (uvm_fd_type.h): UNINITIALIZED after open; VA_SPACE after UVM_INITIALIZE; MM after
+ * UVM_MM_INITIALIZE on it (535+). mmap of a file that is not a VA-space file is -EBADFD.
+ */
+#ifndef NVRM_UVM_H
+#define NVRM_UVM_H
+
+#include "nvrm_abi.h"
+
+#define NVRM_UVM_UNREGISTER_GPU			38u
+#define NVRM_UVM_UUID_LEN			16u	/* NvProcessorUuid: 16 raw bytes */
+
+/* UVM_INIT_FLAGS_* (uvm_types.h, 525-595); any other bit: NV_ERR_INVALID_ARGUMENT */
+#define NVRM_UVM_INIT_FLAGS_DISABLE_HMM		0x1ull
+#define NVRM_UVM_INIT_FLAGS_MULTI_PROCESS_SHARING_MODE 0x2ull
+#define NVRM_UVM_INIT_FLAGS_MASK		0x3ull
+
+/* Status codes UVM returns that RM proper does not use elsewhere in nvrm_abi.h */
+#define NVRM_ERR_GPU_UUID_NOT_FOUND		0x00000012u
+#define NVRM_ERR_PAGE_TABLE_NOT_AVAIL		0x0000005Du
+#define NVRM_WARN_NOTHING_TO_DO			0x00010006u
+
+/* First driver major with UVM_MM_INITIALIZE (absent in 525.x and 530.x, present from 535.43.02) */
+#define NVRM_UVM_MM_INITIALIZE_SINCE		535u
+/* First driver major whose unknown UVM commands are -NVRM_UVM_ERRNO_UNKNOWN_CMD, not -EINVAL */
+#define NVRM_UVM_UNKNOWN_CMD_ERRNO_SINCE	570u
+#define NVRM_UVM_ERRNO_UNKNOWN_CMD		38	/* "Function not implemented" */
+
+/*
+ * UVM_INITIALIZE_PARAMS, 16 B. On an UNINITIALIZED file: flags checked against the mask, the file
+ * becomes a VA space (recording current->mm unless MULTI_PROCESS_SHARING_MODE). On a VA-space file:
+ * NV_OK if flags equal the first call's, else NV_ERR_INVALID_ARGUMENT. On an MM file:
+ * NV_ERR_INVALID_ARGUMENT.
+ */
+struct nvrm_uvm_initialize {
+	u64 flags;		/* @0 */
+	u32 rm_status;		/* @8 */
+	u8 _pad0[4];
+};
+
+/*
+ * UVM_MM_INITIALIZE_PARAMS, 8 B (535+), issued on a second, fresh nvidia-uvm file. Checks, in
+ * order: uvmFd fget-able with the UVM f_op, else NV_ERR_INVALID_ARGUMENT; that file a VA space,
+ * else NV_ERR_INVALID_ARGUMENT; its VA space associated with an mm (not
+ * MULTI_PROCESS_SHARING_MODE), else NV_WARN_NOTHING_TO_DO; this file UNINITIALIZED, else
+ * NV_ERR_IN_USE; the VA space's mm not already claimed by an MM file (NV_ERR_INVALID_STATE), not
+ * released by a closed MM file and still alive (NV_ERR_PAGE_TABLE_NOT_AVAIL). On success this file
+ * keeps a reference to uvmFd's file until it is released.
+ */
+struct nvrm_uvm_mm_initialize {
+	s32 uvm_fd;		/* @0 */
+	u32 rm_status;		/* @4 */
+};
+
+/*
+ * UVM_REGISTER_GPU_PARAMS, 40 B (525-595). The GPU is named by its raw 16-byte UUID (the SHA1-type
+ * binary form of "GPU-xxxxxxxx-..."). Statuses: no such GPU NV_ERR_GPU_UUID_NOT_FOUND; no
+ * /dev/nvidiaN of it open in the caller (nvGpuOpsGetGpuInfo -> osIsGpuAccessible)
+ * NV_ERR_INSUFFICIENT_PERMISSIONS; already registered in this VA space NV_ERR_INVALID_DEVICE. On
+ * success gpu_uuid is rewritten (to the GPU instance's UUID, the same one without MIG); a GPU
+ * without NUMA memory reports numaEnabled 0 and numaNodeId -1. rmCtrlFd is not used (reference
+ * section 1.4).
+ */
+struct nvrm_uvm_register_gpu {
+	u8 gpu_uuid[NVRM_UVM_UUID_LEN];	/* @0 */
+	u8 numa_enabled;		/* @16, NvBool */
+	u8 _pad0[3];
+	s32 numa_node_id;		/* @20 */
+	s32 rm_ctrl_fd;			/* @24 */
+	u32 hclient;			/* @28 */
+	u32 hsmc_part_ref;		/* @32 */
+	u32 rm_status;			/* @36 */
+};
+
+/* UVM_UNREGISTER_GPU_PARAMS, 20 B (525-595): a GPU not registered is NV_ERR_INVALID_DEVICE. */
+struct nvrm_uvm_unregister_gpu {
+	u8 gpu_uuid[NVRM_UVM_UUID_LEN];	/* @0 */
+	u32 rm_status;			/* @16 */
+};
+
+/* UVM_PAGEABLE_MEM_ACCESS_PARAMS, 8 B (525-595): whether the VA space has ATS or HMM. */
+struct nvrm_uvm_pageable_mem_access {
+	u8 pageable_mem_access;	/* @0, NvBool */
+	u8 _pad0[3];
+	u32 rm_status;		/* @4 */
+};
+
+NVRM_ASSERT_SIZE(struct nvrm_uvm_initialize, NVRM_UVM_INITIALIZE_SIZE);
+NVRM_ASSERT_SIZE(struct nvrm_uvm_mm_initialize, NVRM_UVM_MM_INITIALIZE_SIZE);
+NVRM_ASSERT_SIZE(struct nvrm_uvm_register_gpu, NVRM_UVM_REGISTER_GPU_SIZE);
+NVRM_ASSERT_OFFSET(struct nvrm_uvm_register_gpu, rm_ctrl_fd,
+		   NVRM_UVM_REGISTER_GPU_RM_CTRL_FD_OFFSET);
+NVRM_ASSERT_OFFSET(struct nvrm_uvm_register_gpu, hclient, NVRM_UVM_REGISTER_GPU_HCLIENT_OFFSET);
+NVRM_ASSERT_OFFSET(struct nvrm_uvm_register_gpu, rm_status, 36);
+NVRM_ASSERT_SIZE(struct nvrm_uvm_unregister_gpu, 20);
+NVRM_ASSERT_SIZE(struct nvrm_uvm_pageable_mem_access, 8);
+
+#endif /* NVRM_UVM_H */
