@@ -128,10 +128,12 @@ static int qgpu_fop_release(struct inode *inode, struct file *file)
 	struct qgpu_file *qf = qgpu_file(file);
 
 	/* The tracker takes the real file: RM's clients live as long as it does. */
-	if (qf->track)
+	if (qf->track) {
 		qgpu_rmtrack_release(qf->track, qf->real);
-	else
+	} else {
 		fput(qf->real);
+		qgpu_rmtrack_kick();
+	}
 	qgpu_instance_close(qf->inst, qf);
 	kfree(qf);
 	return 0;

@@ -31,8 +31,12 @@
 #include "qgpu_kclient.h"
 #include "qgpu_rmtrack.h"
 
-/* How often a tracker waiting for its real file looks again. */
-#define QGPU_RMTRACK_POLL	(HZ / 5)
+/*
+ * How often a tracker waiting for its real file looks again. Any proxy's release also looks at
+ * once (qgpu_rmtrack_kick()): the last holder is usually another proxy's real file, released
+ * right after it (a registered GPU file, at process exit).
+ */
+#define QGPU_RMTRACK_POLL	(HZ / 50)
 
 /**
  * struct qgpu_rmclient - one RM client allocated through the tracked file
@@ -168,6 +172,19 @@ void qgpu_rmtrack_release(struct qgpu_rmtrack *t, struct file *real)
 	mutex_lock(&qgpu_rmtrack_zlock);
 	list_add_tail(&t->zombie, &qgpu_rmtrack_zombies);
 	schedule_delayed_work(&qgpu_rmtrack_reaper, QGPU_RMTRACK_POLL);
+	mutex_unlock(&qgpu_rmtrack_zlock);
+}
+
+/**
+ * qgpu_rmtrack_kick() - a proxy went: waiting trackers may be free to go; look now
+ *
+ * Context: any process context.
+ */
+void qgpu_rmtrack_kick(void)
+{
+	mutex_lock(&qgpu_rmtrack_zlock);
+	if (!list_empty(&qgpu_rmtrack_zombies))
+		mod_delayed_work(system_wq, &qgpu_rmtrack_reaper, 0);
 	mutex_unlock(&qgpu_rmtrack_zlock);
 }
 

@@ -65,6 +65,7 @@ struct qgpu_rmtrack {
 
 struct qgpu_rmtrack *qgpu_rmtrack_new(struct qgpu_instance *inst);
 void qgpu_rmtrack_release(struct qgpu_rmtrack *t, struct file *real);
+void qgpu_rmtrack_kick(void);
 void qgpu_rmtrack_exit(void);
 
 struct qgpu_rmnode *qgpu_rmtrack_find(struct qgpu_rmtrack *t, u32 hclient, u32 handle);

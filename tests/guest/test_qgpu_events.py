@@ -51,14 +51,14 @@ def test_qgpuctl_events_prints_them() -> None:
     )
     try:
         # The CLI subscribes at some point after it starts; create until it has seen one.
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 240  # the CLI's start-up is slow under emulation
         n = 0
         while cli.poll() is None and time.monotonic() < deadline:
             create(f"evt{n}")
             remove(f"evt{n}")
             n += 1
             time.sleep(0.5)
-        out, err = cli.communicate(timeout=10)
+        out, err = cli.communicate(timeout=60)
     finally:
         if cli.poll() is None:
             cli.kill()
