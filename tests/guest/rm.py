@@ -434,3 +434,38 @@ def uvm_register_gpu(fd: int, uuid: bytes, hclient: int = 0) -> tuple[int, bytea
     """UVM_REGISTER_GPU (40 B); returns (rmStatus, the params as written back)."""
     buf = bytearray(uuid + struct.pack("<B3xiiIII", 0, 0, -1, hclient, 0, 0))
     return uvm_ioctl(fd, UVM_REGISTER_GPU, buf), buf
+
+
+def mapped(fd: int, length: int, offset: int = 0, flags: int = mmap.MAP_SHARED) -> mmap.mmap:
+    """Python's mmap of an nvidia file (it keeps a dup() of fd while mapped)."""
+    return mmap.mmap(fd, length, flags, mmap.PROT_READ | mmap.PROT_WRITE, offset=offset)
+
+
+class LibcMapping:
+    """A read-write shared mapping made with libc's mmap, which keeps no fd of its own.
+
+    For tests that close every fd and need the VMA alone to hold the file.
+    """
+
+    _libc = ctypes.CDLL(None, use_errno=True)
+    _libc.mmap.restype = ctypes.c_void_p
+    _libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t] + [ctypes.c_int] * 3 + [ctypes.c_long]
+    _libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+
+    def __init__(self, fd: int, length: int) -> None:
+        prot, flags = mmap.PROT_READ | mmap.PROT_WRITE, mmap.MAP_SHARED
+        addr = self._libc.mmap(None, length, prot, flags, fd, 0)
+        if addr in (None, ctypes.c_void_p(-1).value):
+            err = ctypes.get_errno()
+            raise OSError(err, os.strerror(err))
+        self.addr: int = addr
+        self.length = length
+
+    def write(self, offset: int, data: bytes) -> None:
+        ctypes.memmove(self.addr + offset, data, len(data))
+
+    def read(self, offset: int, n: int) -> bytes:
+        return ctypes.string_at(self.addr + offset, n)
+
+    def unmap(self) -> None:
+        assert self._libc.munmap(self.addr, self.length) == 0

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 import pytest
 import rm
-from rm import Rm
+from rm import Rm, mapped
 
 MIB = 1 << 20
 
@@ -26,10 +26,6 @@ def proc(request: pytest.FixtureRequest) -> Iterator[Rm]:
     r = Rm(xfer=request.param)
     yield r
     r.close()
-
-
-def mapped(fd: int, length: int, offset: int = 0, flags: int = mmap.MAP_SHARED) -> mmap.mmap:
-    return mmap.mmap(fd, length, flags, mmap.PROT_READ | mmap.PROT_WRITE, offset=offset)
 
 
 def test_vidmem_maps_through_a_gpu_file_and_two_mappings_share_the_pages(proc: Rm) -> None:

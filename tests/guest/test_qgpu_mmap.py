@@ -3,8 +3,6 @@ doorbell work exactly as on the driver's own nodes."""
 
 from __future__ import annotations
 
-import ctypes
-import mmap
 import os
 import struct
 import time
@@ -15,7 +13,7 @@ import rm
 from qgpu_sysfs import inst_dir as inst_path
 from qgpu_sysfs import instance, read
 from qgpu_sysfs import remove as remove_instance
-from rm import Rm
+from rm import LibcMapping, Rm, mapped
 
 MIB = 1 << 20
 
@@ -28,10 +26,6 @@ def proc() -> Iterator[Rm]:
             yield r
         finally:
             r.close()
-
-
-def mapped(fd: int, length: int) -> mmap.mmap:
-    return mmap.mmap(fd, length, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
 
 
 def test_vidmem_maps_through_instance_files(proc: Rm) -> None:
@@ -95,19 +89,13 @@ def test_a_mapping_outlives_its_proxy_fd_and_then_lets_the_instance_go() -> None
         gpu = r.open_gpu()
         assert r.map_memory(dev, mem, 0, MIB, gpu)[0] == rm.OK
         # libc's mmap, not Python's: mmap.mmap keeps a dup() of the fd.
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.mmap.restype = ctypes.c_void_p
-        libc.mmap.argtypes = (
-            [ctypes.c_void_p, ctypes.c_size_t] + [ctypes.c_int] * 3 + [ctypes.c_long]
-        )
-        addr = libc.mmap(None, MIB, mmap.PROT_READ | mmap.PROT_WRITE, mmap.MAP_SHARED, gpu, 0)
-        assert addr not in (None, ctypes.c_void_p(-1).value), os.strerror(ctypes.get_errno())
+        m = LibcMapping(gpu, MIB)
         os.close(gpu)
-        ctypes.memmove(addr, b"live", 4)
-        assert ctypes.string_at(addr, 4) == b"live"
+        m.write(0, b"live")
+        assert m.read(0, 4) == b"live"
         r.close()
         # The VMA holds the real file, not the proxy: nothing of the instance is open.
         assert read(inst_path("keep") / "processes") == ""
-        assert libc.munmap(ctypes.c_void_p(addr), ctypes.c_size_t(MIB)) == 0
+        m.unmap()
         remove_instance("keep")
         assert not inst_path("keep").exists()

@@ -7,8 +7,6 @@ outlive the tenant's fd while a mapping holds it. /proc/qgpu/status counts the m
 
 from __future__ import annotations
 
-import ctypes
-import mmap
 import os
 import re
 import signal
@@ -18,7 +16,7 @@ from pathlib import Path
 import rm
 from kernel import rmmod
 from qgpu_sysfs import instance
-from rm import Rm
+from rm import LibcMapping, Rm
 
 MIB = 1 << 20
 
@@ -76,18 +74,12 @@ def test_the_mirror_lives_as_long_as_the_real_ctl_file() -> None:
         status_, mem, _, _ = r.memory(rm.SYSMEM, dev, 64 * 1024, rm.ATTR_LOCATION_PCI)
         assert status_ == rm.OK
         assert r.map_memory(dev, mem, 0, 4096, r.ctl)[0] == rm.OK
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.mmap.restype = ctypes.c_void_p
-        libc.mmap.argtypes = (
-            [ctypes.c_void_p, ctypes.c_size_t] + [ctypes.c_int] * 3 + [ctypes.c_long]
-        )
-        addr = libc.mmap(None, 4096, mmap.PROT_READ | mmap.PROT_WRITE, mmap.MAP_SHARED, r.ctl, 0)
-        assert addr not in (None, ctypes.c_void_p(-1).value)
+        m = LibcMapping(r.ctl, 4096)
         held = objects("zomb")
         r.close()
         time.sleep(0.5)
         assert objects("zomb") == held, "RM still has the clients: so must the mirror"
-        assert libc.munmap(ctypes.c_void_p(addr), ctypes.c_size_t(4096)) == 0
+        m.unmap()
         assert wait_objects("zomb", 0) == 0
 
 
