@@ -138,6 +138,7 @@ static long qgpu_card_info(struct qgpu_file *qf, void __user *uarg, u32 size)
 		return -ENOMEM;
 	cards[0] = gpu->card;
 	cards[0].minor_number = 0;
+	cards[0].fb_size = qgpu_mem_card_fb_size(qf->inst, cards[0].fb_size);
 	if (!strncmp((const char *)cards[0].dev_name, "nvidia", 6)) {
 		memset(cards[0].dev_name, 0, sizeof(cards[0].dev_name));
 		strscpy((char *)cards[0].dev_name, "nvidia0", sizeof(cards[0].dev_name));
@@ -269,6 +270,7 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 {
 	u8 buf[sizeof(struct nvrm_nvos64_v535)];
 	struct qgpu_rmtrack *t = qf->track;
+	struct qgpu_rmnode *node;
 	struct nvrm_alloc a;
 	u32 hnew;
 	long ret;
@@ -277,6 +279,10 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 	    nvrm_alloc_decode(&qf->inst->gpu->abi, buf, size, &a))
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
 	mutex_lock(&t->lock);
+	if (a.hclass == NVRM_CLASS_NV01_MEMORY_LOCAL_USER) {
+		ret = qgpu_mem_rm_alloc(qf, cmd, arg, size, compat, &a);
+		goto out_unlock;
+	}
 	/*
 	 * The class is read once more by RM; if another thread changes it, RM either allocates
 	 * something else with the GPU file visible (harmless: it is the instance's own) or a device
@@ -286,8 +292,11 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 		ret = qgpu_forward_gpu_visible(qf, cmd, arg, compat);
 	else
 		ret = qgpu_forward_ioctl(qf->real, cmd, arg, compat);
-	if (!ret && qgpu_rm_alloc_result(qf, arg, size, &hnew))
-		qgpu_rmtrack_add(t, a.hroot, a.hparent, hnew, a.hclass);
+	if (!ret && qgpu_rm_alloc_result(qf, arg, size, &hnew)) {
+		node = qgpu_rmtrack_add(t, a.hroot, a.hparent, hnew, a.hclass);
+		ret = qgpu_mem_rm_alloc_done(qf, arg, &a, node, hnew);
+	}
+out_unlock:
 	mutex_unlock(&t->lock);
 	return ret;
 }
@@ -324,11 +333,15 @@ static long qgpu_rm_dup(struct qgpu_file *qf, unsigned int cmd, unsigned long ar
 
 	if (!t || size != sizeof(p) || copy_from_user(&p, (void __user *)arg, size))
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	if (qgpu_mem_dup_refused(qf, &p, arg, &ret))
+		return ret;
 	mutex_lock(&t->lock);
 	ret = qgpu_forward_ioctl(qf->real, cmd, arg, compat);
 	if (!ret && !copy_from_user(&done, (void __user *)arg, size) && done.status == NVRM_OK) {
 		src = qgpu_rmtrack_find(t, p.hclient_src, p.hobject_src);
-		qgpu_rmtrack_add(t, p.hclient, p.hparent, done.hobject, src ? src->hclass : 0);
+		/* A source in another ctl file's mirror has a class qgpu does not know here. */
+		qgpu_mem_dup_done(qf, &p, qgpu_rmtrack_add(t, p.hclient, p.hparent, done.hobject,
+							   src ? src->hclass : QGPU_CLASS_UNKNOWN));
 	}
 	mutex_unlock(&t->lock);
 	return ret;
@@ -345,10 +358,17 @@ static long qgpu_rm_vid_heap(struct qgpu_file *qf, unsigned int cmd, unsigned lo
 	long ret;
 
 	if (!t || size != sizeof(raw) || copy_from_user(&raw, (void __user *)arg, size) ||
-	    nvrm_vidheap_decode(&raw, size, &v) ||
-	    (!v.is_alloc && v.function != NVRM_NVOS32_FUNCTION_FREE))
+	    nvrm_vidheap_decode(&raw, size, &v))
+		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	if (v.function == NVRM_NVOS32_FUNCTION_INFO && qgpu_mem_vid_heap_info(qf, arg, &v, &ret))
+		return ret;
+	if (!v.is_alloc && v.function != NVRM_NVOS32_FUNCTION_FREE)
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
 	mutex_lock(&t->lock);
+	if (v.is_alloc && v.is_vidmem) {
+		ret = qgpu_mem_vid_heap_alloc(qf, cmd, arg, size, compat, &v);
+		goto out_unlock;
+	}
 	ret = qgpu_forward_ioctl(qf->real, cmd, arg, compat);
 	if (ret || copy_from_user(&raw, (void __user *)arg, size) ||
 	    nvrm_vidheap_decode(&raw, size, &done) || done.status != NVRM_OK)
@@ -361,6 +381,7 @@ static long qgpu_rm_vid_heap(struct qgpu_file *qf, unsigned int cmd, unsigned lo
 		else
 			hclass = NVRM_CLASS_NV01_MEMORY_SYSTEM;
 		qgpu_rmtrack_add(t, v.hroot, v.hparent, done.hmemory, hclass);
+		ret = qgpu_mem_vid_heap_done(qf, arg, &v, done.hmemory);
 	} else if (qgpu_rmtrack_gone(t, v.hroot, v.hmemory)) {
 		qgpu_rmtrack_freed(t, v.hroot, v.hmemory);
 	}
@@ -411,10 +432,15 @@ static long qgpu_rm_control(struct qgpu_file *qf, unsigned int cmd, unsigned lon
 	struct nvrm_control c;
 	u32 __user *ustatus;
 	bool wide;
+	long ret;
 	u32 off;
 
 	if (size != sizeof(raw) || copy_from_user(&raw, (void __user *)arg, size) ||
-	    nvrm_control_decode(&raw, size, &c) || !qgpu_control_fd(&c, &off, &wide))
+	    nvrm_control_decode(&raw, size, &c))
+		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	if (qgpu_mem_control(qf, &c, arg, &ret))
+		return ret;
+	if (!qgpu_control_fd(&c, &off, &wide))
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
 	ustatus = (u32 __user *)(arg + offsetof(struct nvrm_nvos54, status));
 	return qgpu_forward_with_fd(qf, cmd, arg, u64_to_user_ptr(c.params_ptr + off), wide,
@@ -491,12 +517,17 @@ long qgpu_escape_ioctl(struct file *file, unsigned int cmd, unsigned long arg, b
 		return qgpu_fd_escape(qf, cmd, arg, size,
 				      offsetof(struct nvrm_nvos33_with_fd, fd),
 				      offsetof(struct nvrm_nvos33, status), compat);
-	case NVRM_ESC_RM_ALLOC_MEMORY:
+	case NVRM_ESC_RM_ALLOC_MEMORY: {
+		long ret;
+
 		if (size != sizeof(struct nvrm_nvos02_with_fd))
 			break;
-		return qgpu_fd_escape(qf, cmd, arg, size,
-				      offsetof(struct nvrm_nvos02_with_fd, fd),
-				      offsetof(struct nvrm_nvos02, status), compat);
+		ret = qgpu_fd_escape(qf, cmd, arg, size, offsetof(struct nvrm_nvos02_with_fd, fd),
+				     offsetof(struct nvrm_nvos02, status), compat);
+		if (!ret)
+			qgpu_mem_alloc_memory_done(qf, arg, size);
+		return ret;
+	}
 	case NVRM_ESC_RM_CONTROL:
 		return qgpu_rm_control(qf, cmd, arg, size, compat);
 	case NVRM_ESC_RM_ALLOC:

@@ -173,9 +173,13 @@ static long qgpu_fop_compat_ioctl(struct file *file, unsigned int cmd, unsigned 
 static int qgpu_fop_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct file *real = qgpu_real_file(file);
+	int ret;
 
 	if (IS_ERR(real))
 		return PTR_ERR(real);
+	ret = qgpu_mem_uvm_mmap(file->private_data, vma);
+	if (ret)
+		return ret;
 	if (!real->f_op->mmap)
 		return -ENODEV;
 	if (WARN_ON(file != vma->vm_file))

@@ -157,6 +157,7 @@ static struct attribute *qgpu_gpu_attrs[] = {
 	&dev_attr_gpu_id.attr,
 	&dev_attr_unknown_escapes.attr,
 	&dev_attr_unknown_escapes_seen.attr,
+	&dev_attr_overcommit.attr,	/* qgpu_mem.c */
 	NULL,
 };
 ATTRIBUTE_GROUPS(qgpu_gpu);

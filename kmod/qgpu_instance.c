@@ -23,10 +23,11 @@
  *
  * /sys/class/qgpu/gpu<N>/instances/<name>/:
  *
- * - ``mem_max`` (0444): the memory limit in bytes, or ``max``.
+ * - ``mem_max`` (0644), ``mem_current``, ``mem_peak``, ``events`` (0444), ``managed`` (0644):
+ *   the memory limit and its accounting (qgpu_mem.c, DOC: memory limits).
  * - ``core`` (0444): the compute share in percent.
  * - ``class`` (0444): ``online`` or ``offline``.
- *   (Stored and shown now; issues 5 and 6 enforce them.)
+ *   (Stored and shown now; issue 6 enforces them.)
  * - ``processes`` (0444): one line ``PID COMM`` per process (host pid namespace) that has one of
  *   the instance's nodes open.
  * - ``remove`` (0200): write ``1`` to remove the instance. While any process has one of its
@@ -66,15 +67,6 @@ static struct qgpu_instance *to_qgpu_instance(struct kobject *kobj)
 {
 	return container_of(kobj, struct qgpu_instance, kobj);
 }
-
-static ssize_t mem_max_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
-{
-	u64 mem = to_qgpu_instance(kobj)->settings.mem;
-
-	return mem ? sysfs_emit(buf, "%llu\n", mem) : sysfs_emit(buf, "max\n");
-}
-
-static struct kobj_attribute qgpu_attr_mem_max = __ATTR_RO(mem_max);
 
 static ssize_t core_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
@@ -178,17 +170,27 @@ static ssize_t remove_store(struct kobject *kobj, struct kobj_attribute *attr, c
 static struct kobj_attribute qgpu_attr_remove = __ATTR_WO(remove);
 
 static struct attribute *qgpu_instance_attrs[] = {
-	&qgpu_attr_mem_max.attr,
 	&qgpu_attr_core.attr,
 	&qgpu_attr_class.attr,
 	&qgpu_attr_processes.attr,
 	&qgpu_attr_remove.attr,
 	NULL,
 };
-ATTRIBUTE_GROUPS(qgpu_instance);
+
+static const struct attribute_group qgpu_instance_group = {
+	.attrs = qgpu_instance_attrs,
+};
+
+/* The memory knobs (mem_max, mem_current, mem_peak, events, managed) are qgpu_mem.c's. */
+static const struct attribute_group *qgpu_instance_groups[] = {
+	&qgpu_instance_group,
+	&qgpu_mem_instance_group,
+	NULL,
+};
 
 static void qgpu_instance_release(struct kobject *kobj)
 {
+	qgpu_mem_inst_destroy(to_qgpu_instance(kobj));
 	kfree(to_qgpu_instance(kobj));
 }
 
@@ -260,7 +262,8 @@ static void qgpu_instance_teardown(struct qgpu_instance *inst)
  * Context: process context (a sysfs write); takes qgpu_lock.
  * Return: 0; -EOPNOTSUPP if qgpu does not know the backend's driver version; -EINVAL for a
  * memory limit above the GPU's memory or a name already in use; -ENOSPC when the GPU or the
- * minor space is full; -ENOMEM or a driver-core error.
+ * minor space is full, or the limit does not fit next to the others while the GPU's overcommit
+ * is off; -ENOMEM or a driver-core error.
  */
 int qgpu_instance_create(struct qgpu_gpu *gpu, const struct qgpu_create_req *req)
 {
@@ -281,6 +284,7 @@ int qgpu_instance_create(struct qgpu_gpu *gpu, const struct qgpu_create_req *req
 	inst->gpu = gpu;
 	strscpy(inst->name, req->name, sizeof(inst->name));
 	inst->settings = *req;
+	qgpu_mem_inst_init(inst, req->mem);
 	inst->state = QGPU_INST_CREATING;
 	INIT_LIST_HEAD(&inst->files);
 	kobject_init(&inst->kobj, &qgpu_instance_ktype);
@@ -290,7 +294,8 @@ int qgpu_instance_create(struct qgpu_gpu *gpu, const struct qgpu_create_req *req
 	if (qgpu_name_taken(req->name))
 		goto err_unlock;
 	ret = -ENOSPC;
-	if (gpu->num_instances >= QGPU_MAX_INSTANCES_PER_GPU)
+	if (gpu->num_instances >= QGPU_MAX_INSTANCES_PER_GPU ||
+	    !qgpu_mem_create_fits(gpu, req->mem))
 		goto err_unlock;
 	inst->slot = ida_alloc_max(&qgpu_slots, QGPU_MAX_INSTANCES - 1, GFP_KERNEL);
 	if (inst->slot < 0) {

@@ -28,6 +28,7 @@
 
 #include "nvrm/nvrm_decode.h"
 #include "qgpu_create_parse.h"
+#include "qgpu_mem.h"
 
 struct qgpu_rmtrack;
 
@@ -72,6 +73,8 @@ enum qgpu_node {
  * @unknown_escapes: escapes outside the decoder's known set seen on this GPU's instances
  * @kc_device: qgpu's own device of this GPU in its kernel RM client, 0 until first use
  * @kc_subdevice: its subdevice (both under qgpu_kclient.c's lock)
+ * @overcommit: the sum of its instances' memory limits may exceed @memory (written under
+ *	qgpu_lock, read locklessly)
  */
 struct qgpu_gpu {
 	struct device dev;
@@ -91,6 +94,7 @@ struct qgpu_gpu {
 	atomic64_t unknown_escapes;
 	u32 kc_device;
 	u32 kc_subdevice;
+	bool overcommit;
 };
 
 /**
@@ -122,6 +126,7 @@ enum qgpu_instance_state {
  * @files: those files (struct qgpu_file.inst_link), under qgpu_lock
  * @rm_objects: RM objects its tenants hold, as qgpu's mirror counts them (qgpu_rmtrack.c); they
  *	can outlive the files (a mapping keeps the real ctl file and RM's clients)
+ * @mem: its memory limit and charges (qgpu_mem.c)
  */
 struct qgpu_instance {
 	struct kobject kobj;
@@ -135,6 +140,7 @@ struct qgpu_instance {
 	unsigned int open_count;
 	struct list_head files;
 	atomic_t rm_objects;
+	struct qgpu_mem_inst mem;
 };
 
 /**

@@ -63,6 +63,9 @@ struct qgpu_rmtrack {
 	struct list_head zombie;
 };
 
+/* The class of a mirrored duplicate whose source qgpu does not mirror (0 would be NV01_ROOT). */
+#define QGPU_CLASS_UNKNOWN	0xffffffffu
+
 struct qgpu_rmtrack *qgpu_rmtrack_new(struct qgpu_instance *inst);
 void qgpu_rmtrack_release(struct qgpu_rmtrack *t, struct file *real);
 void qgpu_rmtrack_kick(void);

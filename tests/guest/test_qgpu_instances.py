@@ -38,6 +38,7 @@ def no_instances_left() -> Iterator[None]:
         left = instances()
         for name in left:
             remove(name, force=True)
+        write(gpu_dir() / "overcommit", "0\n")
         assert left == [], "a test left instances behind"
 
 
@@ -82,12 +83,14 @@ def test_create_shows_settings_and_nodes_then_remove() -> None:
         in Path("/proc/qgpu/status").read_text()
     )
 
+    write(gpu_dir() / "overcommit", "1\n")  # t2's default limit is the whole GPU, as t1's 1G is
     create("t2")
     d2 = inst_dir("t2")
     assert (read(d2 / "mem_max"), read(d2 / "core"), read(d2 / "class")) == ("max", "100", "online")
     assert instances() == ["t1", "t2"]
     remove("t1")
     remove("t2")
+    write(gpu_dir() / "overcommit", "0\n")
     assert instances() == []
     assert not (DEV / "t1").exists()
     assert read(gpu_dir() / "available_instances") == str(PER_GPU)
@@ -136,6 +139,7 @@ def test_name_may_be_32_characters() -> None:
 
 def test_many_instances_on_one_gpu() -> None:
     names = [f"i{n}" for n in range(PER_GPU)]
+    write(gpu_dir() / "overcommit", "1\n")  # 128 unlimited instances
     try:
         for name in names:
             create(name)

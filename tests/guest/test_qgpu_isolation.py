@@ -16,7 +16,9 @@ from rm import Rm
 
 @pytest.fixture
 def two() -> Iterator[tuple[str, str]]:
-    with instance("iso-a") as a, instance("iso-b") as b:
+    # Two limits that fill the GPU exactly (no overcommit).
+    half = f"mem={int(rm.param('fb_mib')) // 2}M"
+    with instance("iso-a", opts=half) as a, instance("iso-b", opts=half) as b:
         yield a, b
 
 
@@ -45,7 +47,7 @@ def test_handles_of_one_instance_are_unusable_through_another(two: tuple[str, st
         buf = bytearray(rm.NVOS00.pack(ra.client, 0, ra.client, 0))
         rm.ioctl(rb.ctl, rm.RM_FREE, buf)
         assert rm.NVOS00.unpack(buf)[3] == rm.INVALID_CLIENT
-        assert ra.fb_info(sub, rm.FB_TOTAL_RAM_SIZE) == [fb_bytes() >> 10]
+        assert ra.fb_info(sub, rm.FB_TOTAL_RAM_SIZE) == [fb_bytes() // 2 >> 10]
     finally:
         rb.close()
         ra.close()

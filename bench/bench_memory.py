@@ -1,0 +1,118 @@
+"""Memory accounting cost: video-memory alloc+free through a limited qgpu instance vs straight to
+nvsim, with 1, 1 000 and 100 000 live allocations held (by the same process, in the same client).
+
+Runs inside the test VM (scripts/bench.sh). Per live count, the direct and the qgpu side each hold
+that many 4 KiB allocations, then alternate rounds of RM_ALLOC(0x40, 4 KiB) + RM_FREE pairs.
+Reports ns per pair (median of the rounds) and the ratio qgpu / direct: the cost must not grow with
+the live count (qgpu keeps no list it scans) and should stay near the direct cost. Writes
+build/bench/memory.json (or $QGPU_BENCH_RESULTS/memory.json).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import statistics
+import struct
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "guest"))
+
+import rm  # noqa: E402
+from qgpu_sysfs import inst_dir, instance, read  # noqa: E402
+
+ROUNDS = 5
+PAIRS = 1000
+LIVE = (1, 1000, 100000)
+PAGE_4K = 1 << 23
+
+
+class Side:
+    """One process view (direct or through the instance) holding `live` allocations."""
+
+    def __init__(self, d: str) -> None:
+        self.r = rm.Rm(dev=d)
+        self.dev, _ = self.r.device()
+        params = bytearray(rm.MEM_PARAMS_SIZE)
+        struct.pack_into("<I", params, 0, self.r.client)
+        struct.pack_into("<I", params, 24, PAGE_4K)
+        struct.pack_into("<Q", params, 64, 4096)
+        self.params = ctypes.create_string_buffer(bytes(params), len(params))
+        self.alloc_buf = bytearray(rm.NVOS64.size)
+        self.free_buf = bytearray(rm.NVOS00.size)
+        self.held: list[int] = []
+
+    def alloc(self) -> int:
+        rm.NVOS64.pack_into(
+            self.alloc_buf,
+            0,
+            self.r.client,
+            self.dev,
+            0,
+            rm.VIDMEM,
+            ctypes.addressof(self.params),
+            0,
+            0,
+            0,
+            0xFFFFFFFF,
+        )
+        rm.ioctl(self.r.ctl, rm.RM_ALLOC, self.alloc_buf)
+        f = rm.NVOS64.unpack(self.alloc_buf)
+        assert f[8] == rm.OK, hex(f[8])
+        return int(f[2])
+
+    def free(self, h: int) -> None:
+        rm.NVOS00.pack_into(self.free_buf, 0, self.r.client, 0, h, 0xFFFFFFFF)
+        rm.ioctl(self.r.ctl, rm.RM_FREE, self.free_buf)
+        assert rm.NVOS00.unpack(self.free_buf)[3] == rm.OK
+
+    def hold(self, n: int) -> None:
+        while len(self.held) < n:
+            self.held.append(self.alloc())
+
+    def pairs_ns(self, n: int) -> float:
+        start = time.perf_counter_ns()
+        for _ in range(n):
+            self.free(self.alloc())
+        return (time.perf_counter_ns() - start) / n
+
+    def close(self) -> None:
+        self.r.close()
+
+
+def main() -> int:
+    out_dir = Path(os.environ.get("QGPU_BENCH_RESULTS", "build/bench"))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    results: dict[str, object] = {"pairs_per_round": PAIRS, "rounds": ROUNDS, "live": {}}
+    with instance("bench-mem", opts="mem=8G") as inst:
+        direct, qgpu = Side("/dev"), Side(inst)
+        try:
+            for live in LIVE:
+                direct.hold(live)
+                qgpu.hold(live)
+                runs: dict[str, list[float]] = {"direct": [], "qgpu": []}
+                for _ in range(ROUNDS):
+                    runs["direct"].append(direct.pairs_ns(PAIRS))
+                    runs["qgpu"].append(qgpu.pairs_ns(PAIRS))
+                d = statistics.median(runs["direct"])
+                q = statistics.median(runs["qgpu"])
+                results["live"][str(live)] = {  # type: ignore[index]
+                    "direct_ns_per_alloc_free": round(d),
+                    "qgpu_ns_per_alloc_free": round(q),
+                    "ratio": round(q / d, 3),
+                    "mem_current": int(read(inst_dir("bench-mem") / "mem_current")),
+                }
+        finally:
+            direct.close()
+            qgpu.close()
+    path = out_dir / "memory.json"
+    path.write_text(json.dumps(results, indent=2) + "\n")
+    print(json.dumps(results, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

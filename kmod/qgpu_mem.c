@@ -1,0 +1,1141 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qgpu: per-instance video-memory limits.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/device.h>
+#include <linux/ioctl.h>
+#include <linux/mm.h>
+#include <linux/mman.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/rcupdate.h>
+#include <linux/refcount.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "nvrm/nvrm_ctrl_mem.h"
+#include "qgpu_internal.h"
+#include "qgpu_kclient.h"
+#include "qgpu_mem.h"
+#include "qgpu_mem_limit.h"
+#include "qgpu_netlink.h"
+#include "qgpu_rmtrack.h"
+
+/**
+ * DOC: memory limits
+ *
+ * Charged: RM_ALLOC of NV01_MEMORY_LOCAL_USER (0x40) and RM_VID_HEAP_CONTROL ALLOC_* placed in
+ * video memory, direct or XFER-wrapped (qgpu_escape.c unwraps XFER), at the size RM allocated.
+ *
+ * 1. Before forwarding, qgpu decodes its kernel copy of the request and reserves the requested
+ *    size rounded to the page size attr asks for (qgpu_mem_reserve_size()). If that does not fit
+ *    under ``mem_max`` the call is not forwarded: its status is NV_ERR_NO_MEMORY, ``events``
+ *    counts it, pollers of ``events`` wake and the netlink ``oom`` event names the instance, the
+ *    process (initial pid namespace) and the size.
+ * 2. After RM succeeded, qgpu asks RM, through its own kernel client, what it created: it
+ *    duplicates the new handle into its client, reads NV0041 GET_SURFACE_INFO ADDR_SPACE_TYPE and
+ *    PHYS_SIZE on the duplicate and frees it (three kernel-client calls). The charge becomes that
+ *    size. If it is larger than reserved and no longer fits, qgpu frees the object through the
+ *    tenant's own real ctl file and the call fails with NV_ERR_NO_MEMORY.
+ * 3. The handle qgpu verifies is the one RM wrote back to user memory, which a sibling thread can
+ *    rewrite. It must be the handle the kernel copy named (when it named one), must not be an
+ *    object qgpu already mirrors, and must be video memory in RM; otherwise the tenant raced its
+ *    own call, and qgpu frees the tenant's whole client (RM frees everything in it). A client
+ *    that survives that too keeps the reservation charged until RM frees the client.
+ *    RM_ALLOC of any other class is verified as well (one kernel-client call for classes RM does
+ *    not duplicate), so flipping a request's class to 0x40 after qgpu looked is caught the same
+ *    way.
+ *
+ * A charge is a refcounted record (struct qgpu_mem_charge) attached to the mirror node of every
+ * handle that refers to the memory (qgpu_rmtrack.c): the allocation and its duplicates within
+ * the instance. It goes when the last such node goes, which is when RM frees the memory: RM_FREE
+ * of the object or an ancestor, of the client, release of the real ctl file (process death
+ * included). Costs per call: one xarray store or erase, no scan of live allocations.
+ *
+ * RM_DUP_OBJECT whose source client is not one of the instance's (struct qgpu_mem_inst.clients,
+ * every client allocated through any proxy ctl file of the instance) is refused with
+ * NV_ERR_INVALID_CLIENT, before RM sees it.
+ */
+
+/**
+ * struct qgpu_mem_charge - video memory charged to an instance
+ * @ref: one per mirror node (handle) that refers to the memory
+ * @size: bytes charged
+ * @inst: the instance charged
+ * @rcu: freed after a grace period (qgpu_mem_dup_done() looks it up under RCU)
+ */
+struct qgpu_mem_charge {
+	refcount_t ref;
+	u64 size;
+	struct qgpu_instance *inst;
+	struct rcu_head rcu;
+};
+
+/**
+ * struct qgpu_mem_client - payload of a tenant client's mirror node
+ * @inst: its instance
+ * @held: bytes charged to the client as a whole (an allocation qgpu could not pin on a handle)
+ */
+struct qgpu_mem_client {
+	struct qgpu_instance *inst;
+	u64 held;
+};
+
+static inline unsigned long qgpu_mem_key(u32 hclient, u32 handle)
+{
+	BUILD_BUG_ON(sizeof(unsigned long) < sizeof(u64));	/* NVIDIA's driver is 64-bit only */
+	return (unsigned long)hclient << 32 | handle;
+}
+
+/* Accounting, under the instance's lock */
+
+static bool qgpu_mem_try_charge(struct qgpu_instance *inst, u64 size)
+{
+	struct qgpu_mem_inst *m = &inst->mem;
+	bool ok;
+
+	spin_lock(&m->lock);
+	ok = qgpu_mem_fits(m->used, m->max, size);
+	if (ok) {
+		m->used += size;
+		m->peak = max(m->peak, m->used);
+	}
+	spin_unlock(&m->lock);
+	return ok;
+}
+
+/* Charge what RM holds whatever the limit says (it could not be refused any more). */
+static void qgpu_mem_force_charge(struct qgpu_instance *inst, u64 size)
+{
+	struct qgpu_mem_inst *m = &inst->mem;
+
+	spin_lock(&m->lock);
+	m->used += size;
+	m->peak = max(m->peak, m->used);
+	spin_unlock(&m->lock);
+}
+
+static void qgpu_mem_uncharge(struct qgpu_instance *inst, u64 size)
+{
+	struct qgpu_mem_inst *m = &inst->mem;
+
+	spin_lock(&m->lock);
+	if (WARN_ON_ONCE(m->used < size))
+		m->used = 0;
+	else
+		m->used -= size;
+	spin_unlock(&m->lock);
+}
+
+/* An allocation was refused for the limit: count it, wake pollers, tell netlink listeners. */
+static void qgpu_mem_refused(struct qgpu_instance *inst, u64 size)
+{
+	struct qgpu_event ev = {
+		.event = "oom",
+		.gpu = inst->gpu->index,
+		.instance = inst->name,
+		.pid = task_tgid_nr(current),
+		.size = size,
+	};
+
+	atomic64_inc(&inst->mem.events);
+	sysfs_notify(&inst->kobj, NULL, "events");
+	qgpu_event_emit(&ev);
+}
+
+/* Mirror node payloads */
+
+static void qgpu_mem_charge_put(struct qgpu_mem_charge *c)
+{
+	if (refcount_dec_and_test(&c->ref)) {
+		qgpu_mem_uncharge(c->inst, c->size);
+		kfree_rcu(c, rcu);
+	}
+}
+
+static u32 qgpu_rmnode_client(const struct qgpu_rmnode *node)
+{
+	while (node->parent)
+		node = node->parent;
+	return node->handle;
+}
+
+static void qgpu_mem_node_release(struct qgpu_rmnode *node)
+{
+	struct qgpu_mem_charge *c = node->payload;
+
+	xa_cmpxchg(&c->inst->mem.charges, qgpu_mem_key(qgpu_rmnode_client(node), node->handle),
+		   c, NULL, GFP_KERNEL);
+	qgpu_mem_charge_put(c);
+}
+
+static const struct qgpu_rmnode_ops qgpu_mem_node_ops = {
+	.release = qgpu_mem_node_release,
+};
+
+static void qgpu_mem_client_release(struct qgpu_rmnode *node)
+{
+	struct qgpu_mem_client *mc = node->payload;
+
+	xa_cmpxchg(&mc->inst->mem.clients, node->handle, mc, NULL, GFP_KERNEL);
+	if (mc->held)
+		qgpu_mem_uncharge(mc->inst, mc->held);
+	kfree(mc);
+}
+
+static const struct qgpu_rmnode_ops qgpu_mem_client_ops = {
+	.release = qgpu_mem_client_release,
+};
+
+/* Attach a new charge of @size (already counted in used) to @node; false when out of memory. */
+static bool qgpu_mem_attach(struct qgpu_instance *inst, struct qgpu_rmnode *node, u32 hclient,
+			    struct qgpu_mem_charge *c)
+{
+	if (node->ops || xa_err(xa_store(&inst->mem.charges, qgpu_mem_key(hclient, node->handle),
+					 c, GFP_KERNEL)))
+		return false;
+	node->ops = &qgpu_mem_node_ops;
+	node->payload = c;
+	return true;
+}
+
+/* Asking RM, and acting on the tenant's behalf */
+
+/**
+ * qgpu_mem_rm_query() - what RM holds under a tenant's handle
+ * @gpu: the instance's GPU
+ * @hclient: the tenant's client
+ * @handle: the object
+ * @size: the bytes of video memory it is
+ *
+ * Return: 0 for video memory (@size set); -ENOENT when RM has no such object; -EINVAL when it is
+ * something else; -ENODEV when qgpu cannot ask (no kernel client).
+ */
+static int qgpu_mem_rm_query(struct qgpu_gpu *gpu, u32 hclient, u32 handle, u64 *size)
+{
+	struct nvrm_surface_info list[2] = {
+		{ .index = NVRM_SURFACE_INFO_INDEX_ADDR_SPACE_TYPE },
+		{ .index = NVRM_SURFACE_INFO_INDEX_PHYS_SIZE },
+	};
+	struct nvrm_get_surface_info p = {
+		.surface_info_list_size = ARRAY_SIZE(list),
+		.surface_info_list = (u64)(uintptr_t)list,
+	};
+	u32 hsub, hdup = 0, status;
+
+	if (!qgpu_kclient_ready() || qgpu_kclient_subdevice(gpu, &hsub) != NVRM_OK)
+		return -ENODEV;
+	status = qgpu_kclient_dup(READ_ONCE(gpu->kc_device), hclient, handle, &hdup);
+	switch (status) {
+	case NVRM_OK:
+		break;
+	case NVRM_ERR_OBJECT_NOT_FOUND:
+	case NVRM_ERR_INVALID_OBJECT_HANDLE:
+	case NVRM_ERR_INVALID_CLIENT:
+		return -ENOENT;
+	default:
+		return -EINVAL;	/* a class RM does not duplicate: not memory */
+	}
+	status = qgpu_kclient_control(hdup, NVRM_CTRL_CMD_NV0041_GET_SURFACE_INFO, &p, sizeof(p));
+	qgpu_kclient_free(hdup);
+	if (status != NVRM_OK || list[0].data != NVRM_ADDR_SPACE_TYPE_VIDMEM)
+		return -EINVAL;
+	*size = (u64)list[1].data * NVRM_SURFACE_INFO_PHYS_SIZE_SCALE;
+	return 0;
+}
+
+/*
+ * RM_FREE through the tenant's own real ctl file, as the tenant could have issued it. The
+ * parameters sit in a fresh anonymous page of the caller's mm (the driver reads user memory).
+ */
+static void qgpu_mem_tenant_free(struct qgpu_file *qf, u32 hclient, u32 hobject)
+{
+	struct nvrm_nvos00 p = {
+		.hroot = hclient,
+		.hobject_old = hobject,
+		.status = NVRM_ERR_GENERIC,
+	};
+	unsigned long addr;
+
+	addr = vm_mmap(NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, 0);
+	if (IS_ERR_VALUE(addr))
+		return;
+	if (!copy_to_user((void __user *)addr, &p, sizeof(p)))
+		qgpu_forward_ioctl(qf->real, _IOC(_IOC_READ | _IOC_WRITE, NVRM_IOCTL_MAGIC,
+						  NVRM_ESC_RM_FREE, sizeof(p)), addr, false);
+	vm_munmap(addr, PAGE_SIZE);
+}
+
+/**
+ * struct qgpu_mem_req - one charged allocation in flight
+ * @hclient: the tenant's client
+ * @hparent: the parent the request named
+ * @handle: the handle the kernel copy named, 0 when RM chooses
+ * @reserved: bytes reserved before forwarding
+ * @ustatus: the status field in the tenant's parameters
+ */
+struct qgpu_mem_req {
+	u32 hclient;
+	u32 hparent;
+	u32 handle;
+	u64 reserved;
+	u32 __user *ustatus;
+};
+
+static long qgpu_mem_fail(const struct qgpu_mem_req *r)
+{
+	return put_user(NVRM_ERR_NO_MEMORY, r->ustatus) ? -EFAULT : 0;
+}
+
+/*
+ * The tenant raced its own call: what RM made is not what qgpu can name. Free the whole client;
+ * if even that does not take, the reservation stays charged to the client until RM frees it.
+ */
+static long qgpu_mem_tampered(struct qgpu_file *qf, const struct qgpu_mem_req *r)
+{
+	struct qgpu_rmtrack *t = qf->track;
+	struct qgpu_rmnode *root;
+
+	pr_warn_ratelimited("instance %s: pid %d raced its own allocation; freeing its RM client 0x%x\n",
+			    qf->inst->name, task_tgid_nr(current), r->hclient);
+	qgpu_mem_tenant_free(qf, r->hclient, r->hclient);
+	if (!qgpu_rmtrack_rm_has(r->hclient, r->hclient)) {
+		qgpu_rmtrack_freed(t, r->hclient, r->hclient);
+		qgpu_mem_uncharge(qf->inst, r->reserved);
+	} else {
+		root = qgpu_rmtrack_find(t, r->hclient, r->hclient);
+		if (root && root->ops == &qgpu_mem_client_ops)
+			((struct qgpu_mem_client *)root->payload)->held += r->reserved;
+	}
+	return qgpu_mem_fail(r);
+}
+
+/*
+ * RM said it allocated @hnew: verify, settle the reservation into a charge on its mirror node.
+ * Context: the tracker's lock held.
+ */
+static long qgpu_mem_settle(struct qgpu_file *qf, const struct qgpu_mem_req *r, u32 hnew)
+{
+	struct qgpu_instance *inst = qf->inst;
+	struct qgpu_rmtrack *t = qf->track;
+	struct qgpu_mem_charge *c;
+	struct qgpu_rmnode *node;
+	u64 actual = r->reserved;
+	int q;
+
+	if (!hnew || (r->handle && hnew != r->handle) || qgpu_rmtrack_find(t, r->hclient, hnew))
+		return qgpu_mem_tampered(qf, r);
+	q = qgpu_mem_rm_query(inst->gpu, r->hclient, hnew, &actual);
+	if (q && q != -ENODEV)
+		return qgpu_mem_tampered(qf, r);
+
+	if (actual > r->reserved && !qgpu_mem_try_charge(inst, actual - r->reserved)) {
+		qgpu_mem_uncharge(inst, r->reserved);
+		qgpu_mem_refused(inst, actual);
+		qgpu_mem_tenant_free(qf, r->hclient, hnew);
+		if (!qgpu_rmtrack_rm_has(r->hclient, hnew))
+			return qgpu_mem_fail(r);
+		qgpu_mem_force_charge(inst, actual);	/* the free did not take: keep it counted */
+	} else if (actual < r->reserved) {
+		qgpu_mem_uncharge(inst, r->reserved - actual);
+	}
+
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	node = qgpu_rmtrack_add(t, r->hclient, r->hparent, hnew, NVRM_CLASS_NV01_MEMORY_LOCAL_USER);
+	if (c && node) {
+		refcount_set(&c->ref, 1);
+		c->size = actual;
+		c->inst = inst;
+		if (qgpu_mem_attach(inst, node, r->hclient, c))
+			return 0;
+	}
+	kfree(c);
+	/* Out of memory for the record: RM's object cannot be accounted, so it goes. */
+	qgpu_mem_tenant_free(qf, r->hclient, hnew);
+	if (!qgpu_rmtrack_rm_has(r->hclient, hnew)) {
+		qgpu_rmtrack_freed(t, r->hclient, hnew);
+		qgpu_mem_uncharge(inst, actual);
+		return qgpu_mem_fail(r);
+	}
+	return 0;	/* stays charged, never uncharged: errs on the tenant's side of the limit */
+}
+
+/* Reserve before forwarding; false (status written) when it does not fit. */
+static bool qgpu_mem_reserve(struct qgpu_file *qf, struct qgpu_mem_req *r, u64 size, u32 attr,
+			     long *ret)
+{
+	u64 want = qgpu_mem_reserve_size(size, attr);
+
+	if (want && qgpu_mem_try_charge(qf->inst, want)) {
+		r->reserved = want;
+		return true;
+	}
+	qgpu_mem_refused(qf->inst, want ?: size);
+	*ret = qgpu_mem_fail(r);
+	return false;
+}
+
+/**
+ * qgpu_mem_rm_alloc() - RM_ALLOC of NV01_MEMORY_LOCAL_USER: reserve, forward, verify, charge
+ * @qf: the proxy ctl file
+ * @cmd: the command to forward
+ * @arg: the tenant's NVOS21/NVOS64
+ * @size: its size
+ * @compat: forward to compat_ioctl
+ * @a: qgpu's decoded kernel copy of it
+ *
+ * Context: the tracker's lock held.
+ * Return: what the ioctl returns.
+ */
+long qgpu_mem_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,
+		       bool compat, const struct nvrm_alloc *a)
+{
+	const struct nvrm_abi *abi = &qf->inst->gpu->abi;
+	u8 ap[sizeof(struct nvrm_memory_allocation_params)];
+	u32 ap_size = abi->mem_alloc_params_size;
+	u8 buf[sizeof(struct nvrm_nvos64_v535)];
+	struct qgpu_mem_req r = {
+		.hclient = a->hroot,
+		.hparent = a->hparent,
+		.handle = a->hnew,
+	};
+	struct nvrm_mem_alloc m;
+	struct nvrm_alloc done;
+	long ret;
+
+	r.ustatus = (u32 __user *)(arg + (a->is_nvos64 ? abi->nvos64_status_off :
+					  abi->nvos21_status_off));
+	/*
+	 * Parameters qgpu cannot read, or that RM refuses for 0x40 (not vidmem), reserve nothing:
+	 * RM fails the call, or, if a sibling fixed them meanwhile, verification charges it.
+	 */
+	if (a->params_ptr && ap_size <= sizeof(ap) &&
+	    !copy_from_user(ap, u64_to_user_ptr(a->params_ptr), ap_size) &&
+	    !nvrm_mem_alloc_decode(abi, ap, ap_size, &m) && m.is_vidmem &&
+	    !qgpu_mem_reserve(qf, &r, m.size, m.attr, &ret))
+		return ret;
+
+	ret = qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	if (ret || copy_from_user(buf, (void __user *)arg, size) ||
+	    nvrm_alloc_decode(abi, buf, size, &done) || done.status != NVRM_OK) {
+		/* Failed, or the status was rewritten: verification tells which. */
+		if (!ret && r.handle && qgpu_rmtrack_rm_has(r.hclient, r.handle) &&
+		    !qgpu_rmtrack_find(qf->track, r.hclient, r.handle))
+			return qgpu_mem_settle(qf, &r, r.handle);
+		qgpu_mem_uncharge(qf->inst, r.reserved);
+		return ret;
+	}
+	ret = qgpu_mem_settle(qf, &r, done.hnew);
+	return ret;
+}
+
+/**
+ * qgpu_mem_rm_alloc_done() - RM_ALLOC of another class succeeded and is mirrored
+ * @qf: the proxy ctl file
+ * @arg: the tenant's NVOS21/NVOS64
+ * @a: the kernel copy of the request
+ * @node: its mirror node, or NULL
+ * @hnew: the handle RM wrote back
+ *
+ * A new client joins the instance's clients. Anything else is asked of RM: video memory here
+ * means the tenant changed the class after qgpu looked (see DOC: memory limits).
+ *
+ * Context: the tracker's lock held.
+ * Return: 0, or what the ioctl returns instead (its status then says NV_ERR_NO_MEMORY).
+ */
+long qgpu_mem_rm_alloc_done(struct qgpu_file *qf, unsigned long arg, const struct nvrm_alloc *a,
+			    struct qgpu_rmnode *node, u32 hnew)
+{
+	const struct nvrm_abi *abi = &qf->inst->gpu->abi;
+	struct qgpu_mem_req r = { .hclient = a->hroot };
+	struct qgpu_mem_client *mc;
+	u64 size;
+
+	if (node && !node->parent) {
+		mc = kzalloc(sizeof(*mc), GFP_KERNEL);
+		if (!mc)
+			return 0;
+		mc->inst = qf->inst;
+		if (xa_err(xa_store(&qf->inst->mem.clients, node->handle, mc, GFP_KERNEL))) {
+			kfree(mc);
+			return 0;
+		}
+		node->ops = &qgpu_mem_client_ops;
+		node->payload = mc;
+		return 0;
+	}
+	r.ustatus = (u32 __user *)(arg + (a->is_nvos64 ? abi->nvos64_status_off :
+					  abi->nvos21_status_off));
+	if (qgpu_mem_rm_query(qf->inst->gpu, a->hroot, hnew, &size))
+		return 0;
+	return qgpu_mem_tampered(qf, &r);
+}
+
+/**
+ * qgpu_mem_vid_heap_done() - RM_VID_HEAP_CONTROL ALLOC_* outside video memory succeeded
+ * @qf: the proxy ctl file
+ * @arg: the tenant's NVOS32
+ * @v: the kernel copy of the request
+ * @hmemory: the handle RM wrote back
+ *
+ * Video memory here means the tenant changed the request after qgpu looked.
+ *
+ * Context: the tracker's lock held.
+ * Return: 0, or what the ioctl returns instead (its status then says NV_ERR_NO_MEMORY).
+ */
+long qgpu_mem_vid_heap_done(struct qgpu_file *qf, unsigned long arg,
+			    const struct nvrm_vidheap *v, u32 hmemory)
+{
+	struct qgpu_mem_req r = {
+		.hclient = v->hroot,
+		.ustatus = (u32 __user *)(arg + offsetof(struct nvrm_nvos32, status)),
+	};
+	u64 size;
+
+	if (qgpu_mem_rm_query(qf->inst->gpu, v->hroot, hmemory, &size))
+		return 0;
+	return qgpu_mem_tampered(qf, &r);
+}
+
+/**
+ * qgpu_mem_vid_heap_alloc() - RM_VID_HEAP_CONTROL ALLOC_* in video memory
+ * @qf: the proxy ctl file
+ * @cmd: the command to forward
+ * @arg: the tenant's NVOS32
+ * @size: its size
+ * @compat: forward to compat_ioctl
+ * @v: qgpu's decoded kernel copy of it
+ *
+ * Context: the tracker's lock held.
+ * Return: what the ioctl returns.
+ */
+long qgpu_mem_vid_heap_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
+			     u32 size, bool compat, const struct nvrm_vidheap *v)
+{
+	struct qgpu_mem_req r = {
+		.hclient = v->hroot,
+		.hparent = v->hparent,
+		.ustatus = (u32 __user *)(arg + offsetof(struct nvrm_nvos32, status)),
+	};
+	struct nvrm_vidheap done;
+	struct nvrm_nvos32 raw;
+	long ret;
+
+	if (v->alloc_flags & NVRM_ALLOC_FLAGS_MEMORY_HANDLE_PROVIDED)
+		r.handle = v->hmemory;
+	if (!qgpu_mem_reserve(qf, &r, v->size, v->attr, &ret))
+		return ret;
+	ret = qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	if (ret || copy_from_user(&raw, (void __user *)arg, size) ||
+	    nvrm_vidheap_decode(&raw, size, &done) || done.status != NVRM_OK) {
+		if (!ret && r.handle && qgpu_rmtrack_rm_has(r.hclient, r.handle) &&
+		    !qgpu_rmtrack_find(qf->track, r.hclient, r.handle))
+			return qgpu_mem_settle(qf, &r, r.handle);
+		qgpu_mem_uncharge(qf->inst, r.reserved);
+		return ret;
+	}
+	return qgpu_mem_settle(qf, &r, done.hmemory);
+}
+
+/**
+ * qgpu_mem_dup_refused() - RM_DUP_OBJECT from a client outside the instance is refused
+ * @qf: the proxy ctl file
+ * @p: qgpu's kernel copy of NVOS55
+ * @arg: the tenant's NVOS55
+ * @ret: what the ioctl returns, when refused
+ *
+ * Return: true if refused (NV_ERR_INVALID_CLIENT in the status; RM never sees the call).
+ */
+bool qgpu_mem_dup_refused(struct qgpu_file *qf, const struct nvrm_nvos55 *p, unsigned long arg,
+			  long *ret)
+{
+	u32 __user *ustatus = (u32 __user *)(arg + offsetof(struct nvrm_nvos55, status));
+
+	if (xa_load(&qf->inst->mem.clients, p->hclient_src))
+		return false;
+	*ret = put_user(NVRM_ERR_INVALID_CLIENT, ustatus) ? -EFAULT : 0;
+	return true;
+}
+
+/**
+ * qgpu_mem_dup_done() - a duplicate was made and mirrored: it shares its source's charge
+ * @qf: the proxy ctl file
+ * @p: qgpu's kernel copy of NVOS55
+ * @node: the duplicate's mirror node
+ *
+ * Context: the tracker's lock held.
+ */
+void qgpu_mem_dup_done(struct qgpu_file *qf, const struct nvrm_nvos55 *p,
+		       struct qgpu_rmnode *node)
+{
+	struct qgpu_instance *inst = qf->inst;
+	struct qgpu_mem_charge *c;
+
+	if (!node)
+		return;
+	rcu_read_lock();
+	c = xa_load(&inst->mem.charges, qgpu_mem_key(p->hclient_src, p->hobject_src));
+	if (c && !refcount_inc_not_zero(&c->ref))
+		c = NULL;
+	rcu_read_unlock();
+	if (c && !qgpu_mem_attach(inst, node, p->hclient, c))
+		qgpu_mem_charge_put(c);
+}
+
+/* The tenant's view */
+
+/* The instance's total and free, from the GPU's real free (bytes). */
+static void qgpu_mem_view(struct qgpu_instance *inst, u64 real_free, u64 *total, u64 *free)
+{
+	struct qgpu_mem_inst *m = &inst->mem;
+	u64 memory = inst->gpu->memory;
+
+	spin_lock(&m->lock);
+	*total = qgpu_mem_effective_max(m->max, memory);
+	*free = qgpu_mem_view_free(m->max, m->used, memory, real_free);
+	spin_unlock(&m->lock);
+}
+
+/*
+ * FB_GET_INFO_V2 on qgpu's own subdevice of the GPU with the tenant's indices, rewritten for the
+ * instance: @p is a kernel buffer of the version's size.
+ */
+static u32 qgpu_mem_fb_info(struct qgpu_instance *inst, struct nvrm_fb_get_info_v2 *p, u32 psize)
+{
+	u32 i, hsub, status, free_kb = 0, n = p->fb_info_list_size;
+	bool found = false;
+	u64 total, free;
+
+	status = qgpu_kclient_subdevice(inst->gpu, &hsub);
+	if (status)
+		return status;
+	status = qgpu_kclient_control(hsub, NVRM_CTRL_CMD_FB_GET_INFO_V2, p, psize);
+	if (status)
+		return status;
+	for (i = 0; i < n; i++) {
+		if (p->fb_info_list[i].index == NVRM_FB_INFO_INDEX_HEAP_FREE) {
+			free_kb = p->fb_info_list[i].data;
+			found = true;
+		}
+	}
+	if (!found) {
+		struct nvrm_fb_get_info_v2 *q = kzalloc(psize, GFP_KERNEL);
+
+		if (!q)
+			return NVRM_ERR_NO_MEMORY;
+		q->fb_info_list_size = 1;
+		q->fb_info_list[0].index = NVRM_FB_INFO_INDEX_HEAP_FREE;
+		status = qgpu_kclient_control(hsub, NVRM_CTRL_CMD_FB_GET_INFO_V2, q, psize);
+		free_kb = q->fb_info_list[0].data;
+		kfree(q);
+		if (status)
+			return status;
+	}
+	qgpu_mem_view(inst, (u64)free_kb << 10, &total, &free);
+	for (i = 0; i < n; i++)
+		qgpu_mem_fb_index_view(p->fb_info_list[i].index, total, free,
+				       &p->fb_info_list[i].data);
+	return NVRM_OK;
+}
+
+/* Is the object a control names the tenant's subdevice? Asked of the mirror. */
+static bool qgpu_mem_is_subdevice(struct qgpu_file *qf, u32 hclient, u32 hobject)
+{
+	struct qgpu_rmnode *node;
+	bool ok;
+
+	if (!qf->track)
+		return false;
+	mutex_lock(&qf->track->lock);
+	node = qgpu_rmtrack_find(qf->track, hclient, hobject);
+	ok = node && node->hclass == NVRM_CLASS_NV20_SUBDEVICE_0;
+	mutex_unlock(&qf->track->lock);
+	return ok;
+}
+
+static u32 qgpu_mem_ctrl_fb_info(struct qgpu_file *qf, const struct nvrm_control *c)
+{
+	const struct nvrm_abi *abi = &qf->inst->gpu->abi;
+	u32 psize = abi->fb_get_info_v2_size, status, n;
+	struct nvrm_fb_get_info_v2 *p;
+	struct nvrm_fb_get_info v1;
+
+	if (c->cmd == NVRM_CTRL_CMD_FB_GET_INFO_V2 && c->params_size != psize)
+		return NVRM_ERR_INVALID_PARAM_STRUCT;
+	if (c->cmd == NVRM_CTRL_CMD_FB_GET_INFO && c->params_size != sizeof(v1))
+		return NVRM_ERR_INVALID_PARAM_STRUCT;
+	p = kzalloc(psize, GFP_KERNEL);
+	if (!p)
+		return NVRM_ERR_NO_MEMORY;
+	status = NVRM_ERR_INVALID_ADDRESS;
+	if (c->cmd == NVRM_CTRL_CMD_FB_GET_INFO_V2) {
+		if (copy_from_user(p, u64_to_user_ptr(c->params_ptr), psize))
+			goto out;
+		status = NVRM_ERR_INVALID_ARGUMENT;
+		if (p->fb_info_list_size > abi->fb_info_max_list_size)
+			goto out;
+		status = qgpu_mem_fb_info(qf->inst, p, psize);
+		if (!status && copy_to_user(u64_to_user_ptr(c->params_ptr), p, psize))
+			status = NVRM_ERR_INVALID_ADDRESS;
+		goto out;
+	}
+	/* v1: the list behind a user pointer, answered as V2 (as RM converts it) */
+	if (copy_from_user(&v1, u64_to_user_ptr(c->params_ptr), sizeof(v1)))
+		goto out;
+	n = v1.fb_info_list_size;
+	status = NVRM_ERR_INVALID_ARGUMENT;
+	if (!n || n > abi->fb_info_max_list_size)
+		goto out;
+	status = NVRM_ERR_INVALID_ADDRESS;
+	if (copy_from_user(p->fb_info_list, u64_to_user_ptr(v1.fb_info_list),
+			   n * sizeof(p->fb_info_list[0])))
+		goto out;
+	p->fb_info_list_size = n;
+	status = qgpu_mem_fb_info(qf->inst, p, psize);
+	if (!status && copy_to_user(u64_to_user_ptr(v1.fb_info_list), p->fb_info_list,
+				    n * sizeof(p->fb_info_list[0])))
+		status = NVRM_ERR_INVALID_ADDRESS;
+out:
+	kfree(p);
+	return status;
+}
+
+/* Is RM's pid number @nr (in @ns) a process with a file of @inst open? */
+static bool qgpu_mem_pid_in(struct qgpu_instance *inst, struct pid_namespace *ns, u32 nr)
+{
+	struct qgpu_file *qf;
+	pid_t global;
+	bool found = false;
+
+	rcu_read_lock();
+	global = pid_nr(find_pid_ns(nr, ns));
+	rcu_read_unlock();
+	if (!global)
+		return false;
+	mutex_lock(&qgpu_lock);
+	list_for_each_entry(qf, &inst->files, inst_link) {
+		if (qf->tgid == global) {
+			found = true;
+			break;
+		}
+	}
+	mutex_unlock(&qgpu_lock);
+	return found;
+}
+
+/* GET_PIDS / GET_PID_INFO through qgpu's client, filtered to the instance's processes. */
+static u32 qgpu_mem_ctrl_pids(struct qgpu_file *qf, const struct nvrm_control *c)
+{
+	struct qgpu_instance *inst = qf->inst;
+	struct pid_namespace *ns = inst->gpu->abi.has_pid_namespaces ?
+				   task_active_pid_ns(current) : &init_pid_ns;
+	u32 psize, status, hsub, i, n = 0;
+	struct nvrm_gpu_get_pid_info *pi;
+	struct nvrm_gpu_get_pids *pp;
+	void *p;
+
+	psize = c->cmd == NVRM_CTRL_CMD_GPU_GET_PIDS ? sizeof(*pp) : sizeof(*pi);
+	if (c->params_size != psize)
+		return NVRM_ERR_INVALID_PARAM_STRUCT;
+	p = kvmalloc(psize, GFP_KERNEL);
+	if (!p)
+		return NVRM_ERR_NO_MEMORY;
+	status = NVRM_ERR_INVALID_ADDRESS;
+	if (copy_from_user(p, u64_to_user_ptr(c->params_ptr), psize))
+		goto out;
+	status = qgpu_kclient_subdevice(inst->gpu, &hsub);
+	if (!status)
+		status = qgpu_kclient_control(hsub, c->cmd, p, psize);
+	if (status)
+		goto out;
+	if (c->cmd == NVRM_CTRL_CMD_GPU_GET_PIDS) {
+		pp = p;
+		for (i = 0; i < pp->pid_tbl_count && i < NVRM_GPU_GET_PIDS_MAX_COUNT; i++)
+			if (qgpu_mem_pid_in(inst, ns, pp->pid_tbl[i]))
+				pp->pid_tbl[n++] = pp->pid_tbl[i];
+		for (i = n; i < NVRM_GPU_GET_PIDS_MAX_COUNT; i++)
+			pp->pid_tbl[i] = 0;
+		pp->pid_tbl_count = n;
+	} else {
+		pi = p;
+		for (i = 0; i < pi->pid_info_list_count && i < NVRM_GPU_GET_PID_INFO_MAX_COUNT;
+		     i++) {
+			struct nvrm_gpu_pid_info *e = &pi->pid_info_list[i];
+
+			if (e->result != NVRM_OK || qgpu_mem_pid_in(inst, ns, e->pid))
+				continue;
+			e->mem_private = 0;	/* another instance's process: nothing to see */
+			e->mem_shared_owned = 0;
+			e->mem_shared_duped = 0;
+			e->protected_mem_private = 0;
+			e->protected_mem_shared_owned = 0;
+			e->protected_mem_shared_duped = 0;
+		}
+	}
+	if (copy_to_user(u64_to_user_ptr(c->params_ptr), p, psize))
+		status = NVRM_ERR_INVALID_ADDRESS;
+out:
+	kvfree(p);
+	return status;
+}
+
+/**
+ * qgpu_mem_control() - RM_CONTROLs that show the GPU's memory or processes, answered for the
+ *	instance
+ * @qf: the proxy
+ * @c: qgpu's decoded kernel copy of NVOS54
+ * @arg: the tenant's NVOS54
+ * @ret: what the ioctl returns, when answered here
+ *
+ * FB_GET_INFO(_V2), GPU_GET_PIDS and GPU_GET_PID_INFO on the tenant's subdevice are issued on
+ * qgpu's own subdevice of the GPU through its kernel client, rewritten, and copied out once: the
+ * GPU's values never sit in tenant memory. Calls on anything but a subdevice qgpu mirrors for
+ * the client are forwarded: RM refuses them (with its own error), so they show nothing.
+ *
+ * Return: true if answered here.
+ */
+bool qgpu_mem_control(struct qgpu_file *qf, const struct nvrm_control *c, unsigned long arg,
+		      long *ret)
+{
+	u32 __user *ustatus = (u32 __user *)(arg + offsetof(struct nvrm_nvos54, status));
+	u32 status;
+
+	switch (c->cmd) {
+	case NVRM_CTRL_CMD_FB_GET_INFO:
+	case NVRM_CTRL_CMD_FB_GET_INFO_V2:
+	case NVRM_CTRL_CMD_GPU_GET_PIDS:
+	case NVRM_CTRL_CMD_GPU_GET_PID_INFO:
+		break;
+	default:
+		return false;
+	}
+	if (c->finn_serialized || !qgpu_kclient_ready() || qf->node != QGPU_NODE_CTL)
+		return false;
+	/* Not the tenant's subdevice: RM refuses it, with its own error. */
+	if (!c->params_ptr || !qgpu_mem_is_subdevice(qf, c->hclient, c->hobject))
+		return false;
+	if (c->cmd == NVRM_CTRL_CMD_FB_GET_INFO || c->cmd == NVRM_CTRL_CMD_FB_GET_INFO_V2)
+		status = qgpu_mem_ctrl_fb_info(qf, c);
+	else
+		status = qgpu_mem_ctrl_pids(qf, c);
+	*ret = put_user(status, ustatus) ? -EFAULT : 0;
+	return true;
+}
+
+/**
+ * qgpu_mem_vid_heap_info() - RM_VID_HEAP_CONTROL INFO, answered for the instance
+ * @qf: the proxy ctl file
+ * @arg: the tenant's NVOS32
+ * @v: qgpu's decoded kernel copy
+ * @ret: what the ioctl returns, when answered here
+ *
+ * Return: true if answered here (the parent is the tenant's device or subdevice).
+ */
+bool qgpu_mem_vid_heap_info(struct qgpu_file *qf, unsigned long arg,
+			    const struct nvrm_vidheap *v, long *ret)
+{
+	u32 psize = qf->inst->gpu->abi.fb_get_info_v2_size;
+	struct nvrm_fb_get_info_v2 *p;
+	struct qgpu_rmnode *node;
+	struct nvrm_nvos32 raw;
+	u64 total, free, base;
+	u32 status;
+
+	if (!qgpu_kclient_ready() || !qf->track)
+		return false;
+	mutex_lock(&qf->track->lock);
+	node = qgpu_rmtrack_find(qf->track, v->hroot, v->hparent);
+	if (!node || (node->hclass != NVRM_CLASS_NV01_DEVICE_0 &&
+		      node->hclass != NVRM_CLASS_NV20_SUBDEVICE_0)) {
+		mutex_unlock(&qf->track->lock);
+		return false;	/* RM refuses it */
+	}
+	mutex_unlock(&qf->track->lock);
+	if (copy_from_user(&raw, (void __user *)arg, sizeof(raw))) {
+		*ret = -EFAULT;
+		return true;
+	}
+	p = kzalloc(psize, GFP_KERNEL);
+	if (!p) {
+		*ret = -ENOMEM;
+		return true;
+	}
+	p->fb_info_list_size = 3;
+	p->fb_info_list[0].index = NVRM_FB_INFO_INDEX_HEAP_SIZE;
+	p->fb_info_list[1].index = NVRM_FB_INFO_INDEX_HEAP_FREE;
+	p->fb_info_list[2].index = NVRM_FB_INFO_INDEX_HEAP_BASE_KB;
+	status = qgpu_mem_fb_info(qf->inst, p, psize);
+	total = (u64)p->fb_info_list[0].data << 10;
+	free = (u64)p->fb_info_list[1].data << 10;
+	base = (u64)p->fb_info_list[2].data << 10;
+	kfree(p);
+	raw.status = status;
+	if (!status) {
+		raw.total = total;
+		raw.free = free;
+		memcpy(raw.data.raw + NVRM_NVOS32_INFO_BASE_OFF - 40, &base, sizeof(base));
+		memcpy(raw.data.raw + NVRM_NVOS32_INFO_SIZE_OFF - 40, &free, sizeof(free));
+		memset(raw.data.raw + NVRM_NVOS32_INFO_OFFSET_OFF - 40, 0, sizeof(u64));
+	}
+	*ret = copy_to_user((void __user *)arg, &raw, sizeof(raw)) ? -EFAULT : 0;
+	return true;
+}
+
+/**
+ * qgpu_mem_alloc_memory_done() - RM_ALLOC_MEMORY returned: a 0x40 limit shows the instance
+ * @qf: the proxy
+ * @arg: the tenant's NVOS02 with fd
+ * @size: its size
+ *
+ * For NV01_MEMORY_LOCAL_USER RM allocates nothing and returns the heap size as limit. RM writes
+ * it to tenant memory before qgpu can rewrite it: the one place where the GPU's total is visible
+ * to a tenant, for the duration of the call (documented).
+ */
+void qgpu_mem_alloc_memory_done(struct qgpu_file *qf, unsigned long arg, u32 size)
+{
+	struct nvrm_nvos02_with_fd p;
+	u64 total, free;
+
+	if (size != sizeof(p) || copy_from_user(&p, (void __user *)arg, sizeof(p)) ||
+	    p.params.hclass != NVRM_CLASS_NV01_MEMORY_LOCAL_USER || p.params.status != NVRM_OK)
+		return;
+	qgpu_mem_view(qf->inst, U64_MAX, &total, &free);
+	if (p.params.limit >= total)
+		p.params.limit = total - 1;
+	if (copy_to_user((void __user *)(arg + offsetof(struct nvrm_nvos02, limit)),
+			 &p.params.limit, sizeof(p.params.limit)))
+		return;
+}
+
+/**
+ * qgpu_mem_card_fb_size() - CARD_INFO fb_size as the instance sees it
+ * @inst: the instance
+ * @fb_size: the GPU's
+ *
+ * Return: never more than the instance's limit.
+ */
+u64 qgpu_mem_card_fb_size(struct qgpu_instance *inst, u64 fb_size)
+{
+	u64 max = READ_ONCE(inst->mem.max);
+
+	return max && max < fb_size ? max : fb_size;
+}
+
+/**
+ * qgpu_mem_uvm_mmap() - mmap() of an instance's nvidia-uvm node
+ * @qf: the proxy
+ * @vma: the mapping
+ *
+ * Managed memory grows by GPU page faults, which no ioctl can charge; UVM creates managed ranges
+ * by mmap() of its node. With ``managed`` at refuse that fails, so the limit is hard.
+ *
+ * Return: 0, or -EPERM when refused.
+ */
+int qgpu_mem_uvm_mmap(struct qgpu_file *qf, struct vm_area_struct *vma)
+{
+	if (qf->node == QGPU_NODE_UVM && READ_ONCE(qf->inst->mem.refuse_managed))
+		return -EPERM;
+	return 0;
+}
+
+/* Instance life */
+
+/**
+ * qgpu_mem_inst_init() - the memory state of a new instance
+ * @inst: the instance
+ * @max: its limit, 0 for unlimited
+ */
+void qgpu_mem_inst_init(struct qgpu_instance *inst, u64 max)
+{
+	struct qgpu_mem_inst *m = &inst->mem;
+
+	spin_lock_init(&m->lock);
+	m->max = max;
+	atomic64_set(&m->events, 0);
+	xa_init(&m->clients);
+	xa_init(&m->charges);
+}
+
+/*
+ * The instance is freed: its trackers, and with them every charge, went before (except a charge
+ * kept on purpose for an object RM would not free, see qgpu_mem_settle(): nothing to return then).
+ */
+void qgpu_mem_inst_destroy(struct qgpu_instance *inst)
+{
+	xa_destroy(&inst->mem.clients);
+	xa_destroy(&inst->mem.charges);
+}
+
+/* Sum of the effective limits of @gpu's instances other than @skip. Under qgpu_lock. */
+static u64 qgpu_mem_limits_sum(struct qgpu_gpu *gpu, struct qgpu_instance *skip)
+{
+	struct qgpu_instance *inst;
+	u64 sum = 0;
+
+	lockdep_assert_held(&qgpu_lock);
+	list_for_each_entry(inst, &gpu->instances, gpu_link)
+		if (inst != skip)
+			sum += qgpu_mem_committed(inst->mem.max, gpu->memory);
+	return sum;
+}
+
+/**
+ * qgpu_mem_create_fits() - may an instance with limit @max be created on @gpu?
+ * @gpu: the GPU
+ * @max: the new limit, 0 for unlimited
+ *
+ * Context: qgpu_lock held.
+ * Return: true with overcommit on, or if the limits still fit in the GPU's memory.
+ */
+bool qgpu_mem_create_fits(struct qgpu_gpu *gpu, u64 max)
+{
+	return READ_ONCE(gpu->overcommit) ||
+	       qgpu_mem_sum_fits(qgpu_mem_limits_sum(gpu, NULL), max, gpu->memory);
+}
+
+/* sysfs */
+
+static struct qgpu_instance *to_inst(struct kobject *kobj)
+{
+	return container_of(kobj, struct qgpu_instance, kobj);
+}
+
+static ssize_t mem_max_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	u64 max = READ_ONCE(to_inst(kobj)->mem.max);
+
+	return max ? sysfs_emit(buf, "%llu\n", max) : sysfs_emit(buf, "max\n");
+}
+
+static ssize_t mem_max_store(struct kobject *kobj, struct kobj_attribute *attr, const char *buf,
+			     size_t count)
+{
+	struct qgpu_instance *inst = to_inst(kobj);
+	struct qgpu_gpu *gpu = inst->gpu;
+	int ret = 0;
+	u64 max;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (qgpu_mem_parse_max(buf, count, &max))
+		return -EINVAL;
+	mutex_lock(&qgpu_lock);
+	if (!READ_ONCE(gpu->overcommit) &&
+	    !qgpu_mem_sum_fits(qgpu_mem_limits_sum(gpu, inst), max, gpu->memory))
+		ret = -ENOSPC;
+	if (!ret) {
+		spin_lock(&inst->mem.lock);
+		if (max && max < inst->mem.used)
+			ret = -EBUSY;
+		else
+			WRITE_ONCE(inst->mem.max, max);
+		spin_unlock(&inst->mem.lock);
+	}
+	if (!ret)
+		inst->settings.mem = max;
+	mutex_unlock(&qgpu_lock);
+	return ret ?: count;
+}
+
+static ssize_t mem_current_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	struct qgpu_mem_inst *m = &to_inst(kobj)->mem;
+	u64 v;
+
+	spin_lock(&m->lock);
+	v = m->used;
+	spin_unlock(&m->lock);
+	return sysfs_emit(buf, "%llu\n", v);
+}
+
+static ssize_t mem_peak_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	struct qgpu_mem_inst *m = &to_inst(kobj)->mem;
+	u64 v;
+
+	spin_lock(&m->lock);
+	v = m->peak;
+	spin_unlock(&m->lock);
+	return sysfs_emit(buf, "%llu\n", v);
+}
+
+static ssize_t events_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%lld\n", (long long)atomic64_read(&to_inst(kobj)->mem.events));
+}
+
+static ssize_t managed_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", READ_ONCE(to_inst(kobj)->mem.refuse_managed) ?
+			  "refuse" : "allow");
+}
+
+static ssize_t managed_store(struct kobject *kobj, struct kobj_attribute *attr, const char *buf,
+			     size_t count)
+{
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (sysfs_streq(buf, "allow"))
+		WRITE_ONCE(to_inst(kobj)->mem.refuse_managed, false);
+	else if (sysfs_streq(buf, "refuse"))
+		WRITE_ONCE(to_inst(kobj)->mem.refuse_managed, true);
+	else
+		return -EINVAL;
+	return count;
+}
+
+static struct kobj_attribute qgpu_attr_mem_max = __ATTR_RW(mem_max);
+static struct kobj_attribute qgpu_attr_mem_current = __ATTR_RO(mem_current);
+static struct kobj_attribute qgpu_attr_mem_peak = __ATTR_RO(mem_peak);
+static struct kobj_attribute qgpu_attr_events = __ATTR_RO(events);
+static struct kobj_attribute qgpu_attr_managed = __ATTR_RW(managed);
+
+static struct attribute *qgpu_mem_instance_attrs[] = {
+	&qgpu_attr_mem_max.attr,
+	&qgpu_attr_mem_current.attr,
+	&qgpu_attr_mem_peak.attr,
+	&qgpu_attr_events.attr,
+	&qgpu_attr_managed.attr,
+	NULL,
+};
+
+const struct attribute_group qgpu_mem_instance_group = {
+	.attrs = qgpu_mem_instance_attrs,
+};
+
+static ssize_t overcommit_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	struct qgpu_gpu *gpu = container_of(dev, struct qgpu_gpu, dev);
+
+	return sysfs_emit(buf, "%d\n", READ_ONCE(gpu->overcommit) ? 1 : 0);
+}
+
+static ssize_t overcommit_store(struct device *dev, struct device_attribute *attr,
+				const char *buf, size_t count)
+{
+	struct qgpu_gpu *gpu = container_of(dev, struct qgpu_gpu, dev);
+	int ret = 0;
+	bool on;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (sysfs_streq(buf, "1"))
+		on = true;
+	else if (sysfs_streq(buf, "0"))
+		on = false;
+	else
+		return -EINVAL;
+	mutex_lock(&qgpu_lock);
+	if (!on && qgpu_mem_limits_sum(gpu, NULL) > gpu->memory)
+		ret = -EINVAL;
+	else
+		WRITE_ONCE(gpu->overcommit, on);
+	mutex_unlock(&qgpu_lock);
+	return ret ?: count;
+}
+
+DEVICE_ATTR_RW(overcommit);

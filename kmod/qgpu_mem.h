@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * qgpu: per-instance video-memory limits (issue 5): charging, refusal, uncharging, and what the
+ * tenant is shown of the GPU's memory. See DOC: memory limits in qgpu_mem.c.
+ */
+#ifndef QGPU_MEM_H
+#define QGPU_MEM_H
+
+#include <linux/atomic.h>
+#include <linux/spinlock.h>
+#include <linux/sysfs.h>
+#include <linux/types.h>
+#include <linux/xarray.h>
+
+#include "nvrm/nvrm_decode.h"
+
+struct device_attribute;
+struct qgpu_file;
+struct qgpu_gpu;
+struct qgpu_instance;
+struct qgpu_rmnode;
+struct vm_area_struct;
+
+/**
+ * struct qgpu_mem_inst - the memory state of one instance
+ * @lock: protects @max, @used and @peak (a spinlock: taken on every charge, never across a call)
+ * @max: the limit in bytes, 0 for unlimited; also written under qgpu_lock (limit sums)
+ * @used: bytes charged now (mem_current)
+ * @peak: highest @used seen (mem_peak)
+ * @events: allocations refused for the limit
+ * @refuse_managed: the ``managed`` knob is "refuse" (read locklessly)
+ * @clients: RM client handle -> struct qgpu_mem_client, for the instance's tenants' clients on
+ *	all its proxy ctl files (the DUP isolation check); internal locking of the xarray
+ * @charges: (client << 32 | handle) -> struct qgpu_mem_charge, every handle that holds a charge
+ *	(the allocation and its duplicates); internal locking, lookups under RCU
+ */
+struct qgpu_mem_inst {
+	spinlock_t lock;	/* see above */
+	u64 max;
+	u64 used;
+	u64 peak;
+	atomic64_t events;
+	bool refuse_managed;
+	struct xarray clients;
+	struct xarray charges;
+};
+
+extern const struct attribute_group qgpu_mem_instance_group;
+extern struct device_attribute dev_attr_overcommit;
+
+void qgpu_mem_inst_init(struct qgpu_instance *inst, u64 max);
+void qgpu_mem_inst_destroy(struct qgpu_instance *inst);
+bool qgpu_mem_create_fits(struct qgpu_gpu *gpu, u64 max);
+
+/* Hooks of qgpu_escape.c; the tracker's lock is held around the alloc/dup/free ones. */
+long qgpu_mem_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,
+		       bool compat, const struct nvrm_alloc *a);
+long qgpu_mem_rm_alloc_done(struct qgpu_file *qf, unsigned long arg, const struct nvrm_alloc *a,
+			    struct qgpu_rmnode *node, u32 hnew);
+long qgpu_mem_vid_heap_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
+			     u32 size, bool compat, const struct nvrm_vidheap *v);
+long qgpu_mem_vid_heap_done(struct qgpu_file *qf, unsigned long arg,
+			    const struct nvrm_vidheap *v, u32 hmemory);
+bool qgpu_mem_vid_heap_info(struct qgpu_file *qf, unsigned long arg,
+			    const struct nvrm_vidheap *v, long *ret);
+bool qgpu_mem_dup_refused(struct qgpu_file *qf, const struct nvrm_nvos55 *p,
+			  unsigned long arg, long *ret);
+void qgpu_mem_dup_done(struct qgpu_file *qf, const struct nvrm_nvos55 *p,
+		       struct qgpu_rmnode *node);
+bool qgpu_mem_control(struct qgpu_file *qf, const struct nvrm_control *c, unsigned long arg,
+		      long *ret);
+void qgpu_mem_alloc_memory_done(struct qgpu_file *qf, unsigned long arg, u32 size);
+u64 qgpu_mem_card_fb_size(struct qgpu_instance *inst, u64 fb_size);
+int qgpu_mem_uvm_mmap(struct qgpu_file *qf, struct vm_area_struct *vma);
+
+#endif /* QGPU_MEM_H */

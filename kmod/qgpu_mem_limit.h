@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Pure arithmetic of per-instance memory limits: what fits under a limit, the size qgpu reserves
+ * for a request, the sum of limits against a GPU's memory, the `mem_max` knob's syntax, and the
+ * values an instance sees for the framebuffer info indices. Builds in the kernel and in the
+ * user-space unit tests (kmod/nvrm/nvrm_types.h): no allocation, no kernel-only calls.
+ */
+#ifndef QGPU_MEM_LIMIT_H
+#define QGPU_MEM_LIMIT_H
+
+#include "nvrm/nvrm_types.h"
+
+bool qgpu_mem_fits(u64 used, u64 max, u64 size);
+u64 qgpu_mem_reserve_size(u64 size, u32 attr);
+u64 qgpu_mem_effective_max(u64 max, u64 memory);
+u64 qgpu_mem_committed(u64 max, u64 memory);
+bool qgpu_mem_sum_fits(u64 others, u64 max, u64 memory);
+int qgpu_mem_parse_max(const char *buf, size_t len, u64 *out);
+u64 qgpu_mem_view_free(u64 max, u64 used, u64 memory, u64 real_free);
+bool qgpu_mem_fb_index_view(u32 index, u64 total, u64 free, u32 *data);
+
+#endif /* QGPU_MEM_LIMIT_H */

@@ -1,0 +1,442 @@
+"""Per-instance video-memory limits (issue 5): charging, refusal, uncharging, the knobs, the
+tenant's view of the GPU, and DUP isolation, against nvsim."""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import json
+import mmap
+import os
+import random
+import select
+import signal
+import struct
+import subprocess
+import time
+from collections.abc import Iterator
+
+import pytest
+import rm
+from kernel import PROJECT
+from qgpu_sysfs import gpu_dir, inst_dir, instance, read, write
+from rm import Rm
+
+KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
+PAGE_4K = 1 << 23  # NVOS32 ATTR PAGE_SIZE=4KB
+LOAD = PROJECT / "build" / "bin" / "nvsim-load"
+
+
+def fb_bytes() -> int:
+    return int(rm.param("fb_mib")) << 20
+
+
+def knob(name: str, attr: str) -> str:
+    return read(inst_dir(name) / attr)
+
+
+def current(name: str) -> int:
+    return int(knob(name, "mem_current"))
+
+
+def wait_current(name: str, n: int, seconds: float = 5) -> int:
+    deadline = time.monotonic() + seconds
+    while current(name) != n and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return current(name)
+
+
+def errno_of_write(path: object, text: str) -> int:
+    try:
+        write(path, text)  # type: ignore[arg-type]
+    except OSError as e:
+        return e.errno
+    return 0
+
+
+@pytest.fixture(autouse=True)
+def overcommit_off() -> Iterator[None]:
+    yield
+    write(gpu_dir() / "overcommit", "0\n")
+
+
+def test_knobs_and_their_errors() -> None:
+    g = gpu_dir()
+    assert read(g / "overcommit") == "0"
+    with instance("k1", opts="mem=4G"):
+        d = inst_dir("k1")
+        assert (knob("k1", "mem_max"), knob("k1", "mem_current")) == (str(4 * GIB), "0")
+        assert (knob("k1", "mem_peak"), knob("k1", "events"), knob("k1", "managed")) == (
+            "0",
+            "0",
+            "allow",
+        )
+        assert os.stat(d / "mem_max").st_mode & 0o777 == 0o644
+        assert os.stat(d / "mem_current").st_mode & 0o777 == 0o444
+        write(d / "mem_max", "2G\n")
+        assert knob("k1", "mem_max") == str(2 * GIB)
+        write(d / "mem_max", "512m")
+        assert knob("k1", "mem_max") == str(512 * MIB)
+        for bad in ("0", "4X", "-1", "1.5G", "\n", "max max"):
+            assert errno_of_write(d / "mem_max", bad) == errno.EINVAL, bad
+        assert errno_of_write(d / "mem_max", str(fb_bytes() + 4096)) == errno.ENOSPC
+        assert errno_of_write(d / "mem_current", "0") in (errno.EACCES, errno.EPERM, errno.EIO)
+        # Without overcommit the limits may not add up to more than the GPU.
+        with pytest.raises(OSError) as exc:
+            write(g / "create", "k2\n")  # max counts as the whole GPU
+        assert exc.value.errno == errno.ENOSPC
+        write(g / "create", f"k2 mem={fb_bytes() - 512 * MIB}\n")
+        try:
+            assert errno_of_write(d / "mem_max", "1G") == errno.ENOSPC
+            assert errno_of_write(g / "overcommit", "2") == errno.EINVAL
+            write(g / "overcommit", "1")
+            write(d / "mem_max", "max")
+            assert knob("k1", "mem_max") == "max"
+            assert errno_of_write(g / "overcommit", "0") == errno.EINVAL  # sum is over now
+            write(d / "mem_max", "512M")
+            write(g / "overcommit", "0")
+        finally:
+            write(inst_dir("k2") / "remove", "1")
+        write(d / "managed", "refuse")
+        assert knob("k1", "managed") == "refuse"
+        assert errno_of_write(d / "managed", "maybe") == errno.EINVAL
+        write(d / "managed", "allow")
+
+
+def test_exactly_at_the_limit_succeeds_one_page_over_fails() -> None:
+    with instance("edge", opts="mem=1M") as d:
+        r = Rm(dev=d)
+        try:
+            dev, _ = r.device()
+            status, h, got = r.vidmem(dev, MIB - 4 * KIB, PAGE_4K)
+            assert (status, got) == (rm.OK, MIB - 4 * KIB)
+            assert current("edge") == MIB - 4 * KIB
+            status, h2, got = r.vidmem(dev, 4 * KIB, PAGE_4K)
+            assert (status, got) == (rm.OK, 4 * KIB)
+            assert current("edge") == MIB
+            assert knob("edge", "events") == "0"
+            status, _, _ = r.vidmem(dev, 4 * KIB, PAGE_4K)
+            assert status == rm.NO_MEMORY
+            assert knob("edge", "events") == "1"
+            assert current("edge") == MIB
+            # Lowering the limit below what is in use is refused; raising it is live.
+            assert errno_of_write(inst_dir("edge") / "mem_max", "512K") == errno.EBUSY
+            write(inst_dir("edge") / "mem_max", "2M")
+            assert r.vidmem(dev, 4 * KIB, PAGE_4K)[0] == rm.OK
+            assert r.free(h) == rm.OK
+            assert current("edge") == 4 * KIB + 4 * KIB
+            assert int(knob("edge", "mem_peak")) == MIB + 4 * KIB
+            # the size RM really allocates is charged: 1 byte at the default page size is 64 KiB
+            status, _, got = r.vidmem(dev, 1)
+            assert (status, got) == (rm.OK, 64 * KIB)
+            assert current("edge") == 8 * KIB + 64 * KIB
+        finally:
+            r.close()
+        assert current("edge") == 0
+
+
+@pytest.mark.parametrize("xfer", [False, True], ids=["direct", "xfer"])
+def test_vid_heap_and_rm_alloc_both_charged(xfer: bool) -> None:
+    with instance("vh", opts="mem=1M") as d:
+        r = Rm(dev=d, xfer=xfer)
+        try:
+            dev, _ = r.device()
+            heap = r.vid_heap(rm.NVOS32_ALLOC_SIZE, dev, size=512 * KIB, attr=PAGE_4K)
+            assert struct.unpack_from("<I", heap, 20)[0] == rm.OK
+            hmem = struct.unpack_from("<I", heap, 44)[0]
+            assert current("vh") == 512 * KIB
+            assert r.vidmem(dev, 512 * KIB, PAGE_4K)[0] == rm.OK
+            assert current("vh") == MIB
+            heap = r.vid_heap(rm.NVOS32_ALLOC_SIZE, dev, size=4 * KIB, attr=PAGE_4K)
+            assert struct.unpack_from("<I", heap, 20)[0] == rm.NO_MEMORY
+            assert struct.unpack_from("<I", heap, 44)[0] == 0  # nothing was allocated
+            # system memory is not charged
+            status, _, _, _ = r.memory(rm.SYSMEM, dev, 64 * KIB, rm.ATTR_LOCATION_PCI)
+            assert status == rm.OK
+            assert current("vh") == MIB
+            heap = r.vid_heap(rm.NVOS32_FREE, dev, hmemory=hmem)
+            assert struct.unpack_from("<I", heap, 20)[0] == rm.OK
+            assert current("vh") == 512 * KIB
+        finally:
+            r.close()
+        assert current("vh") == 0
+
+
+def test_freeing_a_device_or_client_uncharges_its_children() -> None:
+    with instance("tree", opts="mem=64M") as d:
+        r = Rm(dev=d)
+        try:
+            dev, sub = r.device()
+            for _ in range(4):
+                assert r.vidmem(sub, MIB)[0] == rm.OK
+                assert r.vidmem(dev, MIB)[0] == rm.OK
+            assert current("tree") == 8 * MIB
+            assert r.free(dev) == rm.OK
+            assert current("tree") == 0
+            dev, _ = r.device()
+            assert r.vidmem(dev, 2 * MIB)[0] == rm.OK
+            assert r.free(r.client) == rm.OK
+            assert current("tree") == 0
+        finally:
+            r.close()
+
+
+def test_dup_shares_the_charge_and_other_instances_clients_are_refused() -> None:
+    with instance("da", opts="mem=8M") as a, instance("db", opts="mem=8M") as b:
+        ra, ra2, rb = Rm(dev=a), Rm(dev=a), Rm(dev=b)
+        try:
+            dev, _ = ra.device()
+            status, h, _ = ra.vidmem(dev, 2 * MIB)
+            assert status == rm.OK
+            dev2, _ = ra2.device()
+            status, hd = ra2.dup(dev2, ra.client, h)
+            assert status == rm.OK
+            assert current("da") == 2 * MIB  # a duplicate adds no charge
+            assert ra.free(h) == rm.OK
+            assert current("da") == 2 * MIB  # the duplicate keeps the memory
+            assert ra2.free(hd) == rm.OK
+            assert current("da") == 0
+            status, h, _ = ra.vidmem(dev, MIB)
+            devb, _ = rb.device()
+            assert rb.dup(devb, ra.client, h)[0] == rm.INVALID_CLIENT
+            assert current("db") == 0
+        finally:
+            for r in (rb, ra2, ra):
+                r.close()
+
+
+def test_one_instance_at_its_limit_does_not_affect_the_other() -> None:
+    with instance("full", opts="mem=2M") as a, instance("free", opts="mem=8M") as b:
+        ra, rb = Rm(dev=a), Rm(dev=b)
+        try:
+            deva, _ = ra.device()
+            devb, _ = rb.device()
+            assert ra.vidmem(deva, 2 * MIB)[0] == rm.OK
+            assert ra.vidmem(deva, 64 * KIB)[0] == rm.NO_MEMORY
+            for _ in range(8):
+                assert rb.vidmem(devb, MIB)[0] == rm.OK
+            assert rb.vidmem(devb, 64 * KIB)[0] == rm.NO_MEMORY
+            assert (knob("full", "events"), knob("free", "events")) == ("1", "1")
+            assert (current("full"), current("free")) == (2 * MIB, 8 * MIB)
+        finally:
+            ra.close()
+            rb.close()
+
+
+def _worker(dev: str, seed: int, steps: int, wfd: int, rfd: int) -> None:
+    """Child: random allocs and frees; after each step reports its live charged bytes."""
+    rnd = random.Random(seed)
+    r = Rm(dev=dev)
+    d, sub = r.device()
+    live: dict[int, int] = {}
+    for _ in range(steps):
+        os.read(rfd, 1)  # the parent's turn signal: one step at a time, in lockstep
+        if live and rnd.random() < 0.4:
+            h = rnd.choice(list(live))
+            assert r.free(h) == rm.OK
+            del live[h]
+        elif rnd.random() < 0.1 and live:
+            # a parent's free takes everything under it
+            assert r.free(d) == rm.OK
+            live.clear()
+            d, sub = r.device()
+        else:
+            size = rnd.choice([4 * KIB, 60 * KIB, 64 * KIB, 200 * KIB, MIB])
+            attr = rnd.choice([0, PAGE_4K])
+            parent = rnd.choice([d, sub])
+            status, h, got = r.vidmem(parent, size, attr)
+            if status == rm.OK:
+                live[h] = got
+            else:
+                assert status == rm.NO_MEMORY, hex(status)
+        os.write(wfd, struct.pack("<Q", sum(live.values())))
+    time.sleep(600)
+
+
+def test_property_random_alloc_free_in_two_instances() -> None:
+    steps, per_inst = 40, 2
+    with instance("pa", opts="mem=6M") as a, instance("pb", opts="mem=3M") as b:
+        kids = []
+        for n, dev in enumerate([a] * per_inst + [b] * per_inst):
+            up_r, up_w = os.pipe()
+            down_r, down_w = os.pipe()
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    os.close(up_r)
+                    os.close(down_w)
+                    _worker(dev, 1000 + n, steps, up_w, down_r)
+                finally:
+                    os._exit(1)
+            os.close(up_w)
+            os.close(down_r)
+            kids.append((pid, "pa" if dev == a else "pb", up_r, down_w))
+        live = {k[0]: 0 for k in kids}
+        try:
+            for _ in range(steps):
+                for pid, _, up, down in kids:
+                    os.write(down, b"x")
+                    got = os.read(up, 8)
+                    assert len(got) == 8, "a worker died"
+                    live[pid] = struct.unpack("<Q", got)[0]
+                    for name in ("pa", "pb"):
+                        want = sum(live[p] for p, n, _, _ in kids if n == name)
+                        assert current(name) == want, (name, want)
+            assert int(knob("pa", "mem_current")) <= 6 * MIB
+            assert int(knob("pb", "mem_current")) <= 3 * MIB
+        finally:
+            for i, (pid, _, _, _) in enumerate(kids):
+                os.kill(pid, signal.SIGKILL if i % 2 else signal.SIGTERM)
+                os.waitpid(pid, 0)
+        assert wait_current("pa", 0) == 0
+        assert wait_current("pb", 0) == 0
+
+
+def test_kill_9_uncharges_even_with_a_mapping_alive_until_it_goes() -> None:
+    with instance("k9", opts="mem=16M") as d:
+        rfd, wfd = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            r = Rm(dev=d)
+            dev, _ = r.device()
+            r.vidmem(dev, 4 * MIB)
+            os.write(wfd, b"x")
+            time.sleep(60)
+            os._exit(0)
+        assert os.read(rfd, 1) == b"x"
+        assert current("k9") == 4 * MIB
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        assert wait_current("k9", 0) == 0
+        assert int(knob("k9", "mem_peak")) == 4 * MIB
+
+
+def test_refusal_wakes_pollers_of_events() -> None:
+    with instance("poll", opts="mem=64K") as d:
+        r = Rm(dev=d)
+        try:
+            dev, _ = r.device()
+            f = open(inst_dir("poll") / "events", "rb")  # noqa: SIM115
+            f.read()
+            p = select.poll()
+            p.register(f, select.POLLPRI | select.POLLERR)
+            assert r.vidmem(dev, 128 * KIB)[0] == rm.NO_MEMORY
+            assert p.poll(2000), "sysfs_notify on events"
+            f.seek(0)
+            assert f.read().strip() == b"1"
+            f.close()
+        finally:
+            r.close()
+
+
+def test_oom_netlink_event() -> None:
+    from qgpuctl.backends.netlink import QgpuEventSocket
+
+    with instance("nl", opts="mem=64K") as d:
+        sock = QgpuEventSocket()
+        r = Rm(dev=d)
+        try:
+            dev, _ = r.device()
+            assert r.vidmem(dev, 128 * KIB)[0] == rm.NO_MEMORY
+            old = signal.signal(signal.SIGALRM, lambda *_: (_ for _ in ()).throw(TimeoutError()))
+            signal.alarm(20)
+            try:
+                ev = next(e for e in sock.events() if e.event == "oom")
+            finally:
+                signal.alarm(0)
+                signal.signal(signal.SIGALRM, old)
+            assert (ev.instance, ev.gpu, ev.pid, ev.size) == ("nl", 0, os.getpid(), 128 * KIB)
+        finally:
+            r.close()
+            sock.close()
+
+
+def test_the_tenant_sees_its_limit() -> None:
+    with instance("view", opts="mem=4G") as d:
+        r = Rm(dev=d)
+        try:
+            dev, sub = r.device()
+            assert r.vidmem(dev, GIB)[0] == rm.OK
+            total, free, heap, usable = r.fb_info(
+                sub, rm.FB_TOTAL_RAM_SIZE, rm.FB_HEAP_FREE, 0x09, 0x20
+            )
+            assert (total, free, heap, usable) == (4 * MIB, 3 * MIB, 4 * MIB, 4 * MIB)
+            info = r.vid_heap(5, dev)  # NVOS32 FUNCTION_INFO
+            assert struct.unpack_from("<I", info, 20)[0] == rm.OK
+            assert struct.unpack_from("<QQ", info, 24) == (4 * GIB, 3 * GIB)
+            cards = rm.card_info(r.ctl)
+            assert cards[0][2] <= 4 * GIB
+            # the control on something that is not the tenant's subdevice is RM's to refuse
+            params = bytearray(rm.FB_V2_SIZE[580])
+            assert r.control(dev, rm.FB_GET_INFO_V2, params) != rm.OK
+        finally:
+            r.close()
+
+
+def test_nvsim_load_sees_the_limit_and_fails_cleanly_past_it() -> None:
+    with instance("ld", opts="mem=256M") as d:
+        i = subprocess.run(
+            [str(LOAD), "--dev", d, "info", "--json"], capture_output=True, text=True, timeout=60
+        )
+        assert i.returncode == 0, i.stderr
+        info = json.loads(i.stdout)
+        assert (info["fb_total_bytes"], info["fb_free_bytes"]) == (256 * MIB, 256 * MIB)
+        a = subprocess.run(
+            [str(LOAD), "--dev", d, "alloc", "64M", "--count", "5", "--json"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        out = json.loads(a.stdout)
+        assert (out["succeeded"], out["failed"]) == (4, 1)
+        assert out["statuses"][-1] == "NV_ERR_NO_MEMORY"
+        assert knob("ld", "events") == "1"
+        assert wait_current("ld", 0) == 0
+
+
+def test_get_pids_shows_only_the_instances_processes() -> None:
+    with instance("pida", opts="mem=8M") as a, instance("pidb", opts="mem=8M") as b:
+        rfd, wfd = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            r = Rm(dev=b)
+            dev, _ = r.device()
+            r.vidmem(dev, MIB)
+            os.write(wfd, b"x")
+            time.sleep(60)
+            os._exit(0)
+        assert os.read(rfd, 1) == b"x"
+        ra = Rm(dev=a)
+        try:
+            dev, sub = ra.device()
+            assert ra.vidmem(dev, 2 * MIB)[0] == rm.OK
+            status, pids = ra.pids(sub)
+            assert status == rm.OK
+            assert pids == [os.getpid()]
+            st, res, priv, _, _ = ra.pid_info(sub, os.getpid())
+            assert (st, res, priv) == (rm.OK, rm.OK, 2 * MIB)
+            st, res, priv, _, _ = ra.pid_info(sub, pid)
+            assert (st, priv) == (rm.OK, 0)  # another instance's process shows nothing
+        finally:
+            ra.close()
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+
+
+def test_managed_refuse_fails_mmap_of_the_uvm_node() -> None:
+    with instance("uvm", opts="mem=8M") as d:
+        write(inst_dir("uvm") / "managed", "refuse")
+        fd = os.open(f"{d}/nvidia-uvm", os.O_RDWR)
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.mmap.restype = ctypes.c_void_p
+            libc.mmap.argtypes = (
+                [ctypes.c_void_p, ctypes.c_size_t] + [ctypes.c_int] * 3 + [ctypes.c_long]
+            )
+            addr = libc.mmap(
+                None, 2 * MIB, mmap.PROT_READ | mmap.PROT_WRITE, mmap.MAP_SHARED, fd, 0
+            )
+            assert addr == ctypes.c_void_p(-1).value
+            assert ctypes.get_errno() == errno.EPERM
+        finally:
+            os.close(fd)
