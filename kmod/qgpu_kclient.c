@@ -221,6 +221,58 @@ u32 qgpu_kclient_free(u32 hobject)
 }
 
 /**
+ * qgpu_kclient_free_in() - free an object (and its subtree) of any client, with kernel privilege
+ * @hclient: the client (a tenant's: RM does not bind clients for kernel calls)
+ * @hobject: the object; @hclient frees the whole client
+ *
+ * Context: process context; sleeps.
+ * Return: the RM status.
+ */
+u32 qgpu_kclient_free_in(u32 hclient, u32 hobject)
+{
+	struct nvrm_kapi_rmapi_ops ops = { .op = NVRM_KAPI_OP_FREE };
+
+	if (!qgpu_kclient_ready())
+		return NVRM_ERR_INVALID_STATE;
+	mutex_lock(&qgpu_kc.lock);
+	ops.params.free.hroot = hclient;
+	ops.params.free.hobject_old = hobject;
+	ops.params.free.status = NVRM_ERR_GENERIC;
+	qgpu_kclient_op(&ops);
+	mutex_unlock(&qgpu_kc.lock);
+	return ops.params.free.status;
+}
+
+/**
+ * qgpu_kclient_control_in() - a control on an object of any client, with kernel privilege
+ * @hclient: the client (a tenant's: RM binds clients to files only for user calls)
+ * @hobject: the object (@hclient itself for NV0000 controls)
+ * @cmd: the control
+ * @params: kernel copy of its params, in and out
+ * @size: their size for this driver version
+ *
+ * Context: process context; sleeps.
+ * Return: the RM status.
+ */
+u32 qgpu_kclient_control_in(u32 hclient, u32 hobject, u32 cmd, void *params, u32 size)
+{
+	struct nvrm_kapi_rmapi_ops ops = { .op = NVRM_KAPI_OP_CONTROL };
+
+	if (!qgpu_kclient_ready())
+		return NVRM_ERR_INVALID_STATE;
+	mutex_lock(&qgpu_kc.lock);
+	ops.params.control.hclient = hclient;
+	ops.params.control.hobject = hobject;
+	ops.params.control.cmd = cmd;
+	ops.params.control.params = (u64)(uintptr_t)params;
+	ops.params.control.params_size = size;
+	ops.params.control.status = NVRM_ERR_GENERIC;
+	qgpu_kclient_op(&ops);
+	mutex_unlock(&qgpu_kc.lock);
+	return ops.params.control.status;
+}
+
+/**
  * qgpu_kclient_control() - a control on an object of qgpu's client
  * @hobject: the object (qgpu's client handle for NV0000 controls)
  * @cmd: the control
@@ -232,20 +284,7 @@ u32 qgpu_kclient_free(u32 hobject)
  */
 u32 qgpu_kclient_control(u32 hobject, u32 cmd, void *params, u32 size)
 {
-	struct nvrm_kapi_rmapi_ops ops = { .op = NVRM_KAPI_OP_CONTROL };
-
-	if (!qgpu_kclient_ready())
-		return NVRM_ERR_INVALID_STATE;
-	mutex_lock(&qgpu_kc.lock);
-	ops.params.control.hclient = qgpu_kc.hclient;
-	ops.params.control.hobject = hobject;
-	ops.params.control.cmd = cmd;
-	ops.params.control.params = (u64)(uintptr_t)params;
-	ops.params.control.params_size = size;
-	ops.params.control.status = NVRM_ERR_GENERIC;
-	qgpu_kclient_op(&ops);
-	mutex_unlock(&qgpu_kc.lock);
-	return ops.params.control.status;
+	return qgpu_kclient_control_in(qgpu_kclient_client(), hobject, cmd, params, size);
 }
 
 /**

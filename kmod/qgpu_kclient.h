@@ -20,6 +20,8 @@ const char *qgpu_kclient_source(void);
 u32 qgpu_kclient_alloc(u32 hparent, u32 hclass, void *params, u32 *hnew);
 u32 qgpu_kclient_free(u32 hobject);
 u32 qgpu_kclient_control(u32 hobject, u32 cmd, void *params, u32 size);
+u32 qgpu_kclient_control_in(u32 hclient, u32 hobject, u32 cmd, void *params, u32 size);
+u32 qgpu_kclient_free_in(u32 hclient, u32 hobject);
 u32 qgpu_kclient_dup(u32 hparent, u32 hclient_src, u32 hobject_src, u32 *hnew);
 u32 qgpu_kclient_client(void);
 u32 qgpu_kclient_subdevice(struct qgpu_gpu *gpu, u32 *hsubdevice);

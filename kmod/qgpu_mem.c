@@ -8,7 +8,6 @@
 #include <linux/device.h>
 #include <linux/ioctl.h>
 #include <linux/mm.h>
-#include <linux/mman.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
 #include <linux/rcupdate.h>
@@ -225,11 +224,13 @@ static int qgpu_mem_rm_query(struct qgpu_gpu *gpu, u32 hclient, u32 handle, u64 
 		.surface_info_list_size = ARRAY_SIZE(list),
 		.surface_info_list = (u64)(uintptr_t)list,
 	};
-	u32 hsub, hdup = 0, status;
+	u32 status;
 
-	if (!qgpu_kclient_ready() || qgpu_kclient_subdevice(gpu, &hsub) != NVRM_OK)
+	if (!qgpu_kclient_ready())
 		return -ENODEV;
-	status = qgpu_kclient_dup(READ_ONCE(gpu->kc_device), hclient, handle, &hdup);
+	/* Kernel calls may name the tenant's client: ask about its handle directly. */
+	status = qgpu_kclient_control_in(hclient, handle, NVRM_CTRL_CMD_NV0041_GET_SURFACE_INFO,
+					 &p, sizeof(p));
 	switch (status) {
 	case NVRM_OK:
 		break;
@@ -238,36 +239,22 @@ static int qgpu_mem_rm_query(struct qgpu_gpu *gpu, u32 hclient, u32 handle, u64 
 	case NVRM_ERR_INVALID_CLIENT:
 		return -ENOENT;
 	default:
-		return -EINVAL;	/* a class RM does not duplicate: not memory */
+		return -EINVAL;	/* not a memory object */
 	}
-	status = qgpu_kclient_control(hdup, NVRM_CTRL_CMD_NV0041_GET_SURFACE_INFO, &p, sizeof(p));
-	qgpu_kclient_free(hdup);
-	if (status != NVRM_OK || list[0].data != NVRM_ADDR_SPACE_TYPE_VIDMEM)
+	if (list[0].data != NVRM_ADDR_SPACE_TYPE_VIDMEM)
 		return -EINVAL;
 	*size = (u64)list[1].data * NVRM_SURFACE_INFO_PHYS_SIZE_SCALE;
 	return 0;
 }
 
 /*
- * RM_FREE through the tenant's own real ctl file, as the tenant could have issued it. The
- * parameters sit in a fresh anonymous page of the caller's mm (the driver reads user memory).
+ * Free a tenant's object as RM's kernel interface lets a kernel module do: kernel calls may name
+ * any client, and nothing passes through the tenant's memory (which a sibling thread could
+ * change, and which is gone while a killed process exits).
  */
 static void qgpu_mem_tenant_free(struct qgpu_file *qf, u32 hclient, u32 hobject)
 {
-	struct nvrm_nvos00 p = {
-		.hroot = hclient,
-		.hobject_old = hobject,
-		.status = NVRM_ERR_GENERIC,
-	};
-	unsigned long addr;
-
-	addr = vm_mmap(NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, 0);
-	if (IS_ERR_VALUE(addr))
-		return;
-	if (!copy_to_user((void __user *)addr, &p, sizeof(p)))
-		qgpu_forward_ioctl(qf->real, _IOC(_IOC_READ | _IOC_WRITE, NVRM_IOCTL_MAGIC,
-						  NVRM_ESC_RM_FREE, sizeof(p)), addr, false);
-	vm_munmap(addr, PAGE_SIZE);
+	qgpu_kclient_free_in(hclient, hobject);
 }
 
 /**

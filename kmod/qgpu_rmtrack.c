@@ -27,6 +27,7 @@
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
+#include "nvrm/nvrm_ctrl_mem.h"
 #include "qgpu_internal.h"
 #include "qgpu_kclient.h"
 #include "qgpu_rmtrack.h"
@@ -342,21 +343,27 @@ bool qgpu_rmtrack_gone(struct qgpu_rmtrack *t, u32 hclient, u32 handle)
  * @hclient: its client
  * @handle: the object
  *
- * qgpu's kernel client tries to duplicate it: RM answers "not found" only for an object (or
- * client) that does not exist; any other answer, a refusal to copy that class included, means it
- * exists. Without a kernel client qgpu cannot ask and believes the tenant's status.
+ * qgpu's kernel client asks the tenant's client itself (NV0000 CLIENT_GET_HANDLE_INFO; kernel
+ * calls may name any client): "not found" or "no such client" means gone; any other answer means
+ * it exists. Without a kernel client qgpu cannot ask and believes the tenant's status.
  *
  * Context: process context; sleeps.
  * Return: false if RM does not have it (or cannot be asked), true if it does.
  */
 bool qgpu_rmtrack_rm_has(u32 hclient, u32 handle)
 {
-	u32 status, hdup = 0;
+	struct nvrm_client_get_handle_info p = {
+		.hobject = handle,
+		.index = NVRM_HANDLE_INFO_INDEX_PARENT,
+	};
+	const u32 cmd = NVRM_CTRL_CMD_NV0000_CLIENT_GET_HANDLE_INFO;
+	u32 status;
 
-	status = qgpu_kclient_dup(0, hclient, handle, &hdup);
+	if (handle == hclient)	/* the client itself: any NV0000 control tells */
+		p.index = NVRM_HANDLE_INFO_INDEX_CLASSID;
+	status = qgpu_kclient_control_in(hclient, hclient, cmd, &p, sizeof(p));
 	switch (status) {
 	case NVRM_OK:
-		qgpu_kclient_free(hdup);
 		return true;
 	case NVRM_ERR_OBJECT_NOT_FOUND:
 	case NVRM_ERR_INVALID_OBJECT_HANDLE:

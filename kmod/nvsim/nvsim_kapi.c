@@ -7,8 +7,9 @@
  * nvsim_get_rm_ops() checks the caller's version_string against the ABI version nvsim speaks
  * (strcmp, as nvidia_get_rm_ops); on a mismatch it writes its own version back and returns
  * NV_ERR_GENERIC. op() runs FREE, ALLOC, CONTROL, DUP_OBJECT and VID_HEAP_CONTROL with kernel
- * privilege: pointers inside the parameters are kernel pointers, clients are bound to one kernel
- * session rather than a file (kernel clients live until freed), devices need no open GPU file and
+ * privilege: pointers inside the parameters are kernel pointers, the clients it creates belong to
+ * one kernel session rather than a file (they live until freed), any client may be named (RM
+ * checks the binding only for calls that carry OS info), devices need no open GPU file and
  * DUP_OBJECT may take any object. The other ops leave the parameters untouched.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt

@@ -35,6 +35,10 @@ static u32 nvsim_next_client;
  * @hclient: the client handle it names
  * @out: the client, on success
  *
+ * A kernel-privileged call may name any client: rmclientValidate() (client.c, 525-595) checks
+ * the binding only for calls that carry the caller's OS info, and kernel calls carry none
+ * (entry_points.c: a zeroed API_SECURITY_INFO at kernel privilege).
+ *
  * Context: under nvsim_rm_lock.
  * Return: NV_OK or NV_ERR_INVALID_CLIENT.
  */
@@ -44,7 +48,7 @@ u32 nvsim_client_get(const struct nvsim_caller *caller, u32 hclient, struct nvsi
 
 	lockdep_assert_held(&nvsim_rm_lock);
 	client = xa_load(&nvsim_clients, hclient);
-	if (!client || client->owner != caller->owner)
+	if (!client || (!caller->kernel && client->owner != caller->owner))
 		return NVRM_ERR_INVALID_CLIENT;
 	*out = client;
 	return NVRM_OK;
