@@ -1,6 +1,7 @@
 """qgpu's generic-netlink event stream (family ``qgpu``, multicast group ``events``).
 
-The only module that imports pyroute2. :class:`QgpuEventSocket` subscribes to
+The only module that imports pyroute2 (and only ``qgpuctl events`` imports this
+module). :class:`QgpuEventSocket` subscribes to
 the kernel's events; :class:`ReplaySource` decodes recorded messages through
 the same decoder, so tests (and ``qgpuctl events`` on a recording) run with no
 kernel at all.
@@ -11,15 +12,26 @@ from __future__ import annotations
 import errno
 import struct
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from pyroute2.netlink import genlmsg
 from pyroute2.netlink.exceptions import NetlinkError
 from pyroute2.netlink.generic import GenericNetlinkSocket
 
 from qgpuctl.backends import schema as k
+from qgpuctl.backends.events import EventSource, QgpuEvent
 from qgpuctl.errors import KernelInterfaceError
+
+__all__ = [
+    "EventSource",
+    "QgpuEvent",
+    "QgpuEventSocket",
+    "ReplaySource",
+    "decode_buffer",
+    "decode_message",
+    "encode_event",
+    "qgpumsg",
+]
 
 
 class qgpumsg(genlmsg):  # type: ignore[misc]  # noqa: N801 - pyroute2's naming convention for message classes
@@ -36,30 +48,6 @@ class qgpumsg(genlmsg):  # type: ignore[misc]  # noqa: N801 - pyroute2's naming 
         (k.QGPU_ATTR_TIMESTAMP_NS, "QGPU_ATTR_TIMESTAMP_NS", "uint64"),
         (k.QGPU_ATTR_DETAIL, "QGPU_ATTR_DETAIL", "asciiz"),
     )
-
-
-@dataclass(frozen=True, slots=True)
-class QgpuEvent:
-    """One event; fields the kernel did not send are None."""
-
-    event: str
-    gpu: int | None = None
-    instance: str | None = None
-    pid: int | None = None
-    size: int | None = None
-    timestamp_ns: int | None = None
-    detail: str | None = None
-
-    def to_data(self) -> dict[str, Any]:
-        return {
-            "timestamp_ns": self.timestamp_ns,
-            "event": self.event,
-            "gpu": self.gpu,
-            "instance": self.instance,
-            "pid": self.pid,
-            "size": self.size,
-            "detail": self.detail,
-        }
 
 
 def decode_message(msg: Any) -> QgpuEvent | None:
@@ -124,11 +112,6 @@ def encode_event(event: QgpuEvent, family_id: int = 0x20, seq: int = 0) -> bytes
     return bytes(msg.data)
 
 
-class EventSource(Protocol):
-    def events(self) -> Iterator[QgpuEvent]: ...
-    def close(self) -> None: ...
-
-
 class ReplaySource:
     """Events from recorded netlink buffers (one bytes object per recv())."""
 
@@ -144,7 +127,11 @@ class ReplaySource:
 
 
 class QgpuEventSocket:
-    """A live subscription to the kernel's ``qgpu`` family, group ``events``."""
+    """A live subscription to the kernel's ``qgpu`` family, group ``events``.
+
+    Read it on the thread that created it: pyroute2 hands a socket's messages
+    only to the thread that made it (another thread's ``get()`` waits forever).
+    """
 
     def __init__(self) -> None:
         self._sock = GenericNetlinkSocket()

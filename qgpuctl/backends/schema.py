@@ -56,6 +56,20 @@ INST_REMOVE: Final = "remove"  # wo "1" | "force"
 REMOVE_NORMAL: Final = "1"
 REMOVE_FORCE: Final = "force"
 
+# The knobs qgpuctl writes to change a GPU or a running instance (besides create/remove).
+# An older module may lack some or publish them read-only; see docs/kernel-interface.md.
+GPU_SETTABLE: Final = (GPU_POLICY, GPU_TIMESLICE, GPU_OVERCOMMIT, GPU_UNKNOWN_ESCAPES)
+INST_SETTABLE: Final = (INST_MEM_MAX, INST_CORE, INST_CLASS)
+# The issue that makes each of them live, for messages about a module that lacks it.
+ARRIVES_WITH: Final = {
+    GPU_POLICY: "compute scheduling",
+    GPU_TIMESLICE: "compute scheduling",
+    GPU_OVERCOMMIT: "memory limits",
+    INST_MEM_MAX: "memory limits",
+    INST_CORE: "compute scheduling",
+    INST_CLASS: "compute scheduling",
+}
+
 # Values.
 POLICIES: Final = ("best-effort", "fixed-share", "burst-share")
 GUARANTEED_POLICIES: Final = frozenset({"fixed-share", "burst-share"})
@@ -108,7 +122,14 @@ EVENT_NAMES: Final = (
 # --- files on the host ------------------------------------------------------------
 
 UDEV_RULES_NAME: Final = "70-qgpu.rules"
-UDEV_RULES_DIRS: Final = ("etc/udev/rules.d", "usr/lib/udev/rules.d", "lib/udev/rules.d")
+# Where udevd reads rules, in its order of precedence (udev(7)): /etc, then /run (runtime rules,
+# e.g. the test VM's), then the vendor directories.
+UDEV_RULES_DIRS: Final = (
+    "etc/udev/rules.d",
+    "run/udev/rules.d",
+    "usr/lib/udev/rules.d",
+    "lib/udev/rules.d",
+)
 CDI_DIRS: Final = ("etc/cdi", "var/run/cdi")
 CDI_KIND: Final = "qgpu.io/vgpu"
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -54,6 +55,20 @@ class SysfsTree:
     def exists(self, rel: PathPart) -> bool:
         """Whether the attribute or directory is present (a knob can be hidden by .is_visible)."""
         return self.path(rel).exists()
+
+    def writable(self, rel: PathPart) -> bool:
+        """Whether the attribute exists and its mode lets it be written.
+
+        The mode bits, not access(2): root may open any sysfs file for writing
+        as far as DAC goes, but kernfs refuses a write to an attribute declared
+        without a store() (mode 0444) with EACCES. That is how an older module
+        shows a knob it publishes but cannot change yet.
+        """
+        try:
+            st = os.stat(self.path(rel))
+        except OSError:
+            return False
+        return stat.S_ISREG(st.st_mode) and bool(st.st_mode & 0o222)
 
     def read(self, rel: PathPart) -> str:
         """Contents of an attribute, without the trailing newline sysfs_emit() adds."""

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from qgpuctl import __version__
+import qgpuctl
 from qgpuctl.cli import cdi as cdi_cmd
 from qgpuctl.cli import declarative, instances, monitor
 from qgpuctl.cli import doctor as doctor_cmd
@@ -27,7 +27,7 @@ app = typer.Typer(
 
 def _print_version(value: bool) -> None:
     if value:
-        typer.echo(f"qgpuctl {__version__}")
+        typer.echo(f"qgpuctl {qgpuctl.__version__}")
         raise typer.Exit()
 
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 import typer
 
 from qgpuctl.backends.devfs import DevTree
+from qgpuctl.backends.events import EventSource
 from qgpuctl.backends.files import HostFiles
-from qgpuctl.backends.netlink import EventSource, QgpuEventSocket
 from qgpuctl.backends.nvml import NvmlGpu, inventory
 from qgpuctl.backends.qgpufs import QgpuControl
 from qgpuctl.backends.sysfs import SysfsTree
@@ -24,6 +24,9 @@ from qgpuctl.render import OutputFormat
 
 
 def _open_events() -> EventSource:
+    # Imported here: pyroute2 is slow to import and only `qgpuctl events` needs it.
+    from qgpuctl.backends.netlink import QgpuEventSocket
+
     return QgpuEventSocket()
 
 

@@ -13,7 +13,7 @@ from qgpuctl.cli.context import app_context
 from qgpuctl.cli.options import OutputOverride
 from qgpuctl.core.apply import execute
 from qgpuctl.core.export import SelectBy, export_policy
-from qgpuctl.core.plan import Action, Plan, make_plan
+from qgpuctl.core.plan import Action, Plan, check_settable, make_plan
 from qgpuctl.core.policy import dump_policy_yaml, load_policy, policy_to_data
 from qgpuctl.errors import AssertionFailed
 from qgpuctl.render import OutputFormat, render_data, render_table
@@ -58,15 +58,18 @@ def apply(
 ) -> None:
     """Make the selected GPUs match a policy file; only what differs is changed.
 
-    The whole file is validated against the machine before anything is written;
+    The whole file is validated against the machine before anything is written
+    (including that the module has, and can change, every knob the plan writes);
     a failure part-way rolls every change back (exit 4 only if that fails too).
     """
     app = app_context(ctx)
     fmt = app.fmt(output)
     text, source = read_text_arg(file)
     policy = load_policy(text, source)
-    plan = make_plan(policy, app.state(), prune=prune)
+    state = app.state()
+    plan = make_plan(policy, state, prune=prune)
     render_plan(plan, fmt)
+    check_settable(plan, state)
     applied = False
     if not plan.empty and not dry_run:
 

@@ -279,6 +279,8 @@ def set_(
     """Change a running instance's limits live; all or nothing.
 
     Lowering the memory limit below what the instance uses is refused (EBUSY).
+    A knob the module publishes read-only (an older module) is refused before
+    anything is written (exit 3).
     """
     app = app_context(ctx)
     if mem is None and core is None and klass is None:
@@ -292,6 +294,17 @@ def set_(
         writes.append((k.INST_CORE, str(core)))
     if klass is not None:
         writes.append((k.INST_CLASS, klass.value))
+    for attr, value in writes:
+        if attr not in inst.settable:
+            feature = k.ARRIVES_WITH.get(attr)
+            raise KernelInterfaceError(
+                app.sysfs.path(k.instance_dir(gpu.minor, name), attr),
+                value,
+                None,
+                detail="the qgpu module cannot change it on a running instance"
+                + (f" (it arrives with {feature})" if feature else "")
+                + "; nothing was changed",
+            )
     ctl = app.control()
     try:
         for attr, value in writes:

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 import yaml
 
-from qgpuctl.backends.netlink import QgpuEvent
+from qgpuctl.backends.events import QgpuEvent
 from qgpuctl.cli.common import human_size
 from qgpuctl.cli.context import app_context
 from qgpuctl.cli.options import OutputOverride

@@ -12,7 +12,7 @@ from qgpuctl.cli.common import Policy
 from qgpuctl.cli.context import app_context
 from qgpuctl.cli.options import OutputOverride
 from qgpuctl.core.state import GpuState, resolve_gpu
-from qgpuctl.errors import QgpuError, UsageError
+from qgpuctl.errors import KernelInterfaceError, QgpuError, UsageError
 from qgpuctl.render import OutputFormat, render_table
 
 app = typer.Typer(
@@ -71,6 +71,20 @@ def set_(
             f"GPU {target.index}: core guarantees add up to {target.core_used}%; "
             f"{policy.value} allows at most 100% (lower them with qgpuctl set NAME --core)"
         )
+    wanted = [(k.GPU_POLICY, policy.value)]
+    if timeslice_us is not None:
+        wanted.append((k.GPU_TIMESLICE, str(timeslice_us)))
+    for attr, value in wanted:
+        if attr not in target.settable:
+            feature = k.ARRIVES_WITH.get(attr)
+            raise KernelInterfaceError(
+                ctx_app.sysfs.path(k.gpu_dir(target.minor), attr),
+                value,
+                None,
+                detail="the qgpu module has no writable knob for it"
+                + (f" (it arrives with {feature})" if feature else "")
+                + "; nothing was changed",
+            )
     ctl = ctx_app.control()
     try:
         if target.policy != policy.value:

@@ -28,6 +28,11 @@ accepts, and each phase can be undone (:mod:`qgpuctl.core.apply`):
 5. ``create``.
 
 Each intermediate sum is at most the final one, which was validated.
+
+:func:`check_settable` then refuses, still before any write, a plan that would
+write a knob the running module does not have or publishes read-only (an older
+module: docs/kernel-interface.md, "What exists today"), so ``apply`` never
+starts what it cannot finish.
 """
 
 from __future__ import annotations
@@ -82,6 +87,7 @@ class Action:
     old: str | None = None  # display / kernel value before
     new: str | None = None  # kernel value to write
     config: InstanceConfig | None = None  # create: the new one; delete: the old one
+    source: str | None = None  # set/set-gpu: the policy file field asking for it
 
     @property
     def op(self) -> str:
@@ -157,6 +163,18 @@ class Plan:
                 for note in self.notes
             ],
         }
+
+
+# Kernel attribute -> the policy file's key for it (messages name the file's field).
+_POLICY_KEYS = {
+    k.GPU_POLICY: "policy",
+    k.GPU_TIMESLICE: "timeslice_us",
+    k.GPU_OVERCOMMIT: "overcommit",
+    k.GPU_UNKNOWN_ESCAPES: "unknown_escapes",
+    k.INST_MEM_MAX: "mem",
+    k.INST_CORE: "core",
+    k.INST_CLASS: "class",
+}
 
 
 def _mem_value(mem: int | None) -> str:
@@ -315,7 +333,16 @@ def _gpu_knobs(spec: GpuSpec, gpu: GpuState, plan: Plan) -> None:
     def knob(attr: str, have: str | None, want: str | None) -> None:
         if want is not None and have != want:
             plan.actions.append(
-                Action(Phase.GPU, gpu.minor, gpu.index, None, attr=attr, old=have, new=want)
+                Action(
+                    Phase.GPU,
+                    gpu.minor,
+                    gpu.index,
+                    None,
+                    attr=attr,
+                    old=have,
+                    new=want,
+                    source=f"{spec.path}.{_POLICY_KEYS[attr]}",
+                )
             )
 
     def b(value: bool | None) -> str | None:
@@ -336,7 +363,16 @@ def _gpu_knobs(spec: GpuSpec, gpu: GpuState, plan: Plan) -> None:
 def _instance_sets(gpu: GpuState, have: InstanceState, want: InstanceSpec, plan: Plan) -> None:
     def add(phase: Phase, attr: str, old: str | None, new: str) -> None:
         plan.actions.append(
-            Action(phase, gpu.minor, gpu.index, have.name, attr=attr, old=old, new=new)
+            Action(
+                phase,
+                gpu.minor,
+                gpu.index,
+                have.name,
+                attr=attr,
+                old=old,
+                new=new,
+                source=f"{want.path}.{_POLICY_KEYS[attr]}",
+            )
         )
 
     have_mem = _mem_of(have)
@@ -353,3 +389,37 @@ def _instance_sets(gpu: GpuState, have: InstanceState, want: InstanceSpec, plan:
         add(phase, k.INST_CORE, None if have.core is None else str(have.core), str(want.core))
     if have.klass != want.klass:
         add(Phase.INCREASE, k.INST_CLASS, have.klass, want.klass)
+
+
+def check_settable(plan: Plan, state: State) -> None:
+    """Raise PolicyError if the plan writes a knob this module lacks or cannot change.
+
+    Called before anything is written: a file asking for ``policy`` on a module
+    without compute scheduling, or for a new ``mem`` of a running instance while
+    ``mem_max`` is read-only, is refused as a whole rather than half applied.
+    """
+    gpus = {gpu.minor: gpu for gpu in state.gpus}
+    for action in plan.actions:
+        if action.attr is None or action.phase in (Phase.CREATE, Phase.DELETE):
+            continue
+        gpu = gpus[action.gpu_minor]
+        feature = k.ARRIVES_WITH.get(action.attr)
+        later = f" (it arrives with {feature})" if feature else ""
+        where = action.source or action.attr
+        if action.instance is None:
+            if action.attr not in gpu.settable:
+                raise PolicyError(
+                    where,
+                    f"the qgpu module has no writable {action.attr!r} knob on GPU "
+                    f"{gpu.index}{later}; leave the key out",
+                )
+            continue
+        inst = gpu.instance(action.instance)
+        if inst is not None and action.attr not in inst.settable:
+            raise PolicyError(
+                where,
+                f"{action.instance} has {action.attr} {action.old or '-'}, the file wants "
+                f"{action.new}, and the qgpu module cannot change it on a running instance"
+                f"{later}; delete {action.instance} (qgpuctl delete) and apply again to "
+                "re-create it",
+            )

@@ -21,6 +21,7 @@ class SysfsReader(Protocol):
     def read_optional(self, rel: str) -> str | None: ...
     def listdir(self, rel: str = "") -> list[str]: ...
     def exists(self, rel: str) -> bool: ...
+    def writable(self, rel: str) -> bool: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +48,8 @@ class InstanceState:
     throttled_ns: int | None = None
     preemptions: int | None = None
     share: float | None = None
+    # Of k.INST_SETTABLE, the knobs this module lets qgpuctl change live.
+    settable: frozenset[str] = frozenset(k.INST_SETTABLE)
 
     @property
     def mem_text(self) -> str | None:
@@ -75,6 +78,8 @@ class GpuState:
     unknown_escapes: str | None
     available_instances: int | None
     instances: tuple[InstanceState, ...] = field(default=())
+    # Of k.GPU_SETTABLE, the knobs this module has and lets qgpuctl write.
+    settable: frozenset[str] = frozenset(k.GPU_SETTABLE)
 
     @property
     def label(self) -> str:
@@ -193,6 +198,7 @@ def read_instance(sysfs: SysfsReader, minor: int, name: str) -> InstanceState:
         throttled_ns=_int(attr(k.INST_THROTTLED)),
         preemptions=_int(attr(k.INST_PREEMPTIONS)),
         share=_float(attr(k.INST_SHARE)),
+        settable=frozenset(a for a in k.INST_SETTABLE if sysfs.writable(f"{base}/{a}")),
     )
 
 
@@ -229,6 +235,7 @@ def read_gpu(sysfs: SysfsReader, minor: int) -> GpuState:
         unknown_escapes=attr(k.GPU_UNKNOWN_ESCAPES),
         available_instances=_int(attr(k.GPU_AVAILABLE)),
         instances=tuple(read_instance(sysfs, minor, name) for name in names),
+        settable=frozenset(a for a in k.GPU_SETTABLE if sysfs.writable(f"{base}/{a}")),
     )
 
 

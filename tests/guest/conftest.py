@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 
 import pytest
-from kernel import dmesg, insmod, is_loaded, rmmod, trouble
+from kernel import PROJECT, dmesg, insmod, is_loaded, rmmod, trouble
 
 
 def pytest_configure(config: pytest.Config) -> None:
     if os.environ.get("QGPU_IN_VM") != "1":
         # Not a skip: a guest suite that did not run has not passed.
         pytest.exit("the guest tests run only inside the test VM: use 'make test'", returncode=3)
+    # Every qgpuctl these tests start (.venv/bin/qgpuctl, python -c) imports this tree's
+    # package, whatever checkout the virtualenv's editable install points at.
+    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    if str(PROJECT) not in paths[:1]:
+        os.environ["PYTHONPATH"] = os.pathsep.join([str(PROJECT), *paths])
+    if str(PROJECT) not in sys.path[:1]:
+        sys.path.insert(0, str(PROJECT))
 
 
 @pytest.fixture(autouse=True)

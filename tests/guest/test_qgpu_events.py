@@ -45,6 +45,7 @@ def test_instance_lifecycle_events() -> None:
 def test_qgpuctl_events_prints_them() -> None:
     cli = subprocess.Popen(
         [str(PROJECT / ".venv/bin/qgpuctl"), "events", "--count", "1", "-o", "json"],
+        # conftest puts this tree first on PYTHONPATH, which the child inherits
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

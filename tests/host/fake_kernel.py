@@ -92,7 +92,7 @@ class FakeKernel(SysfsTree):
             k.GPU_UUID: uuid or f"GPU-{minor:08x}-0000-4000-8000-00000000000{minor}",
             k.GPU_MEMORY: memory,
             k.GPU_DRIVER_VERSION: driver,
-            k.GPU_ID: f"0000:{minor + 0x17:02x}:00.0",
+            k.GPU_ID: f"0x{(minor + 1) << 8:x}",  # CARD_INFO gpu_id, hex as qgpu.ko emits it
             k.GPU_POLICY: policy,
             k.GPU_TIMESLICE: timeslice_us,
             k.GPU_OVERCOMMIT: int(overcommit),

@@ -1,0 +1,144 @@
+"""qgpuctl on a module that has only part of the interface (qgpu.ko as it is today).
+
+docs/kernel-interface.md, "What exists today": no GPU ``policy``/``timeslice_us``/
+``overcommit``, and an instance's ``mem_max``/``core``/``class`` are published
+read-only (0444). The emulation is trimmed to that shape; qgpuctl must refuse
+anything that writes a missing or read-only knob before it writes anything.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import GIB, Host
+from fake_kernel import fs_snapshot
+
+from qgpuctl.backends import schema as k
+from qgpuctl.backends.qgpufs import QgpuControl
+from qgpuctl.core.plan import InstanceConfig
+from qgpuctl.errors import EXIT_ASSERT_FAILED, EXIT_KERNEL, EXIT_OK, EXIT_USAGE
+
+MISSING_GPU_KNOBS = (k.GPU_POLICY, k.GPU_TIMESLICE, k.GPU_OVERCOMMIT, k.GPU_UTILIZATION)
+
+
+def as_today(host: Host) -> None:
+    """Remove the knobs today's module lacks; make the instance knobs it shows read-only."""
+    for gpu in (host.kernel.root / k.CLASS_DIR).iterdir():
+        for attr in MISSING_GPU_KNOBS:
+            (gpu / attr).unlink()
+        for inst in (gpu / k.GPU_INSTANCES).iterdir():
+            for attr in k.INST_SETTABLE:
+                (inst / attr).chmod(0o444)
+
+
+@pytest.fixture
+def today(host: Host) -> Host:
+    QgpuControl(host.kernel).create(0, "infer-a", InstanceConfig(4 * GIB, 30, "online"))
+    as_today(host)
+    host.kernel.writes.clear()
+    return host
+
+
+def snapshot(host: Host) -> dict[str, str]:
+    return fs_snapshot(host.kernel.root)
+
+
+def test_set_of_a_read_only_knob_is_one_clear_line_and_changes_nothing(today: Host) -> None:
+    before = snapshot(today)
+    r = today.invoke("set", "infer-a", "--mem", "8G")
+    assert r.exit_code == EXIT_KERNEL
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert "mem_max" in lines[0] and "cannot change it on a running instance" in lines[0]
+    assert "memory limits" in lines[0] and "nothing was changed" in lines[0]
+    assert snapshot(today) == before
+    assert today.kernel.writes == []
+
+
+def test_set_refuses_all_when_one_knob_is_read_only(today: Host) -> None:
+    inst = today.kernel.root / k.instance_dir(0, "infer-a")
+    (inst / k.INST_CLASS).chmod(0o644)  # class writable, core not: nothing may be written
+    r = today.invoke("set", "infer-a", "--class", "offline", "--core", "50")
+    assert r.exit_code == EXIT_KERNEL
+    assert "core" in r.stderr
+    assert today.kernel.writes == []
+
+
+def test_policy_set_without_the_knob(today: Host) -> None:
+    r = today.invoke("policy", "set", "0", "fixed-share")
+    assert r.exit_code == EXIT_KERNEL
+    assert "no writable knob" in r.stderr and "compute scheduling" in r.stderr
+    assert today.kernel.writes == []
+
+
+def test_apply_of_a_missing_gpu_knob_fails_before_any_write(today: Host) -> None:
+    policy = """\
+version: v1
+gpus:
+  - selector: {index: 0}
+    policy: fixed-share
+    instances:
+      - {name: infer-a, mem: 4G, core: 30}
+      - {name: new-one, mem: 1G, core: 10}
+"""
+    before = snapshot(today)
+    r = today.invoke("apply", "-f", "-", input=policy)
+    assert r.exit_code == EXIT_USAGE
+    assert "gpus[0].policy" in r.stderr and "no writable 'policy' knob" in r.stderr
+    assert snapshot(today) == before
+    assert today.kernel.writes == []
+    dry = today.invoke("apply", "-f", "-", "--dry-run", input=policy)
+    assert dry.exit_code == EXIT_USAGE
+
+
+def test_apply_of_a_read_only_instance_knob_fails_before_any_write(today: Host) -> None:
+    policy = """\
+version: v1
+gpus:
+  - selector: {index: 0}
+    instances:
+      - {name: new-one, mem: 1G, core: 10}
+      - {name: infer-a, mem: 8G, core: 30}
+"""
+    before = snapshot(today)
+    r = today.invoke("apply", "-f", "-", input=policy)
+    assert r.exit_code == EXIT_USAGE
+    assert "gpus[0].instances[1].mem" in r.stderr
+    assert "delete infer-a" in r.stderr
+    assert snapshot(today) == before
+    # assert still reports the difference as a difference, not as a bad file
+    assert today.invoke("assert", "-f", "-", input=policy).exit_code == EXIT_ASSERT_FAILED
+
+
+def test_export_apply_assert_round_trip(today: Host, tmp_path: Path) -> None:
+    exported = today.invoke("export")
+    assert exported.exit_code == EXIT_OK
+    assert "policy:" not in exported.stdout and "overcommit" not in exported.stdout
+    assert "unknown_escapes: refuse" in exported.stdout
+    r = today.invoke("apply", "-f", "-", input=exported.stdout)
+    assert r.exit_code == EXIT_OK and "nothing to do" in r.stdout
+    assert today.invoke("assert", "-f", "-", input=exported.stdout).exit_code == EXIT_OK
+    # unknown_escapes is writable today: a file that changes it applies
+    changed = exported.stdout.replace("unknown_escapes: refuse", "unknown_escapes: allow")
+    assert today.invoke("apply", "-f", "-", input=changed).exit_code == EXIT_OK
+    assert today.invoke("assert", "-f", "-", input=exported.stdout).exit_code == 1
+
+
+def test_show_and_json_list_absent_knobs_as_null(today: Host) -> None:
+    r = today.invoke("-o", "json", "gpus")
+    gpu = json.loads(r.stdout)[0]
+    assert gpu["policy"] is None and gpu["overcommit"] is None
+    r = today.invoke("policy", "show")
+    assert r.exit_code == EXIT_OK
+
+
+def test_doctor_finds_rules_in_run(host: Host) -> None:
+    rules = host.files / "run/udev/rules.d" / k.UDEV_RULES_NAME
+    rules.parent.mkdir(parents=True)
+    rules.write_text("# rules\n")
+    r = host.invoke("-o", "json", "doctor")
+    checks = {c["check"]: c for c in json.loads(r.stdout)}
+    assert checks["udev rules installed"]["status"] == "ok"
+    assert checks["udev rules installed"]["detail"] == str(rules)
