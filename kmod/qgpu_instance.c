@@ -17,6 +17,7 @@
 
 #include "qgpu_internal.h"
 #include "qgpu_netlink.h"
+#include "qgpu_sched.h"
 
 /**
  * DOC: sysfs of an instance
@@ -24,9 +25,8 @@
  * /sys/class/qgpu/gpu<N>/instances/<name>/:
  *
  * - ``mem_max`` (0444): the memory limit in bytes, or ``max``.
- * - ``core`` (0444): the compute share in percent.
- * - ``class`` (0444): ``online`` or ``offline``.
- *   (Stored and shown now; issues 5 and 6 enforce them.)
+ * - ``core`` (0644), ``class`` (0644), ``gpu_time_ns``, ``throttled_ns``, ``preemptions``,
+ *   ``share`` (0444): compute scheduling (DOC: compute scheduling in qgpu_sched.c).
  * - ``processes`` (0444): one line ``PID COMM`` per process (host pid namespace) that has one of
  *   the instance's nodes open.
  * - ``remove`` (0200): write ``1`` to remove the instance. While any process has one of its
@@ -75,20 +75,6 @@ static ssize_t mem_max_show(struct kobject *kobj, struct kobj_attribute *attr, c
 }
 
 static struct kobj_attribute qgpu_attr_mem_max = __ATTR_RO(mem_max);
-
-static ssize_t core_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%u\n", to_qgpu_instance(kobj)->settings.core);
-}
-
-static struct kobj_attribute qgpu_attr_core = __ATTR_RO(core);
-
-static ssize_t class_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%s\n", qgpu_class_name(to_qgpu_instance(kobj)->settings.cls));
-}
-
-static struct kobj_attribute qgpu_attr_class = __ATTR_RO(class);
 
 /* Whether an earlier file of @inst than @qf belongs to the same process. */
 static bool qgpu_tgid_seen(struct qgpu_instance *inst, struct qgpu_file *qf)
@@ -179,16 +165,24 @@ static struct kobj_attribute qgpu_attr_remove = __ATTR_WO(remove);
 
 static struct attribute *qgpu_instance_attrs[] = {
 	&qgpu_attr_mem_max.attr,
-	&qgpu_attr_core.attr,
-	&qgpu_attr_class.attr,
 	&qgpu_attr_processes.attr,
 	&qgpu_attr_remove.attr,
 	NULL,
 };
-ATTRIBUTE_GROUPS(qgpu_instance);
+
+static const struct attribute_group qgpu_instance_group = {
+	.attrs = qgpu_instance_attrs,
+};
+
+static const struct attribute_group *qgpu_instance_groups[] = {
+	&qgpu_instance_group,
+	&qgpu_sched_inst_group,
+	NULL,
+};
 
 static void qgpu_instance_release(struct kobject *kobj)
 {
+	qgpu_sched_inst_free(to_qgpu_instance(kobj));
 	kfree(to_qgpu_instance(kobj));
 }
 
@@ -237,6 +231,7 @@ static void qgpu_instance_teardown(struct qgpu_instance *inst)
 	for (k = 0; k < QGPU_NODES; k++)
 		if (!IS_ERR_OR_NULL(inst->nodes[k]))
 			device_unregister(inst->nodes[k]);
+	qgpu_sched_inst_remove(inst);
 	mutex_lock(&qgpu_lock);
 	list_del(&inst->gpu_link);
 	inst->gpu->num_instances--;
@@ -292,6 +287,9 @@ int qgpu_instance_create(struct qgpu_gpu *gpu, const struct qgpu_create_req *req
 	ret = -ENOSPC;
 	if (gpu->num_instances >= QGPU_MAX_INSTANCES_PER_GPU)
 		goto err_unlock;
+	ret = -EINVAL;
+	if (!qgpu_sched_admit(gpu, NULL, req->core))
+		goto err_unlock;
 	inst->slot = ida_alloc_max(&qgpu_slots, QGPU_MAX_INSTANCES - 1, GFP_KERNEL);
 	if (inst->slot < 0) {
 		ret = inst->slot == -ENOMEM ? -ENOMEM : -ENOSPC;
@@ -302,6 +300,9 @@ int qgpu_instance_create(struct qgpu_gpu *gpu, const struct qgpu_create_req *req
 	mutex_unlock(&qgpu_lock);
 	__module_get(THIS_MODULE);
 
+	ret = qgpu_sched_inst_init(inst);
+	if (ret)
+		goto err_teardown;
 	ret = kobject_add(&inst->kobj, gpu->instances_kobj, "%s", inst->name);
 	if (ret)
 		goto err_teardown;

@@ -30,6 +30,8 @@
 #include "qgpu_create_parse.h"
 
 struct qgpu_rmtrack;
+struct qgpu_sched_gpu;
+struct qgpu_sched_inst;
 
 #define QGPU_MAX_GPUS			32	/* NV_MAX_DEVICES, 525-595 */
 #define QGPU_MAX_INSTANCES_PER_GPU	128
@@ -72,6 +74,7 @@ enum qgpu_node {
  * @unknown_escapes: escapes outside the decoder's known set seen on this GPU's instances
  * @kc_device: qgpu's own device of this GPU in its kernel RM client, 0 until first use
  * @kc_subdevice: its subdevice (both under qgpu_kclient.c's lock)
+ * @sched: its compute scheduler (qgpu_sched.c)
  */
 struct qgpu_gpu {
 	struct device dev;
@@ -91,6 +94,7 @@ struct qgpu_gpu {
 	atomic64_t unknown_escapes;
 	u32 kc_device;
 	u32 kc_subdevice;
+	struct qgpu_sched_gpu *sched;
 };
 
 /**
@@ -122,6 +126,7 @@ enum qgpu_instance_state {
  * @files: those files (struct qgpu_file.inst_link), under qgpu_lock
  * @rm_objects: RM objects its tenants hold, as qgpu's mirror counts them (qgpu_rmtrack.c); they
  *	can outlive the files (a mapping keeps the real ctl file and RM's clients)
+ * @sched: its compute-scheduling state (qgpu_sched.c), freed with the instance
  */
 struct qgpu_instance {
 	struct kobject kobj;
@@ -135,6 +140,7 @@ struct qgpu_instance {
 	unsigned int open_count;
 	struct list_head files;
 	atomic_t rm_objects;
+	struct qgpu_sched_inst *sched;
 };
 
 /**
@@ -147,6 +153,8 @@ struct qgpu_instance {
  * @inst_link: entry in @inst->files, under qgpu_lock
  * @track: for a nvidiactl proxy, the mirror of the RM objects allocated through it
  *	(qgpu_rmtrack.c); NULL for the other nodes
+ * @doorbell: for a GPU proxy, RM mapped a usermode object through it: its mmaps are doorbell
+ *	mappings, which the scheduler interposes on (qgpu_vma.c)
  */
 struct qgpu_file {
 	struct file *real;
@@ -156,6 +164,7 @@ struct qgpu_file {
 	char comm[TASK_COMM_LEN];
 	struct list_head inst_link;
 	struct qgpu_rmtrack *track;
+	bool doorbell;
 };
 
 extern struct mutex qgpu_lock;

@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import os
 import struct
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -136,6 +137,11 @@ def test_a_killed_tenant_leaves_nothing_behind() -> None:
             os.read(rfd, 4)
             os.close(rfd)
             os.waitpid(pid, 0)
+            # The registered GPU file held the real ctl file: RM frees the tenant's clients
+            # when qgpu's tracker lets it go, which it checks every 200 ms (qgpu_rmtrack.c).
+            deadline = time.monotonic() + 10
+            while watcher.fb_free_bytes(wsub) != fb_bytes() and time.monotonic() < deadline:
+                time.sleep(0.05)
             assert watcher.fb_free_bytes(wsub) == fb_bytes()
             remove("victim")  # not busy any more
         assert instances() == []
