@@ -13,6 +13,7 @@
 
 #include "qgpu_internal.h"
 #include "qgpu_rmtrack.h"
+#include "qgpu_sched.h"
 
 /**
  * DOC: ioctl decode
@@ -294,6 +295,8 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 		ret = qgpu_forward_ioctl(qf->real, cmd, arg, compat);
 	if (!ret && qgpu_rm_alloc_result(qf, arg, size, &hnew)) {
 		node = qgpu_rmtrack_add(t, a.hroot, a.hparent, hnew, a.hclass);
+		if (node)
+			qgpu_sched_rm_alloc(qf, node);	/* channel groups */
 		ret = qgpu_mem_rm_alloc_done(qf, arg, &a, node, hnew);
 	}
 out_unlock:
@@ -440,6 +443,8 @@ static long qgpu_rm_control(struct qgpu_file *qf, unsigned int cmd, unsigned lon
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
 	if (qgpu_mem_control(qf, &c, arg, &ret))
 		return ret;
+	if (qgpu_sched_is_schedule_control(&c))
+		return qgpu_sched_control(qf, cmd, arg, compat, &c);
 	if (!qgpu_control_fd(&c, &off, &wide))
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
 	ustatus = (u32 __user *)(arg + offsetof(struct nvrm_nvos54, status));
@@ -459,6 +464,21 @@ static long qgpu_fd_escape(struct qgpu_file *qf, unsigned int cmd, unsigned long
 		ustatus = (u32 __user *)(arg + status_off);
 	return qgpu_forward_with_fd(qf, cmd, arg, (void __user *)(arg + fd_off), false, ustatus,
 				    compat);
+}
+
+/* RM_MAP_MEMORY: the fd is translated; a doorbell mapping is remembered for the scheduler. */
+static long qgpu_rm_map_memory(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
+			       u32 size, bool compat)
+{
+	struct nvrm_nvos33_with_fd pre;
+	bool have = !copy_from_user(&pre, (void __user *)arg, sizeof(pre));
+	long ret;
+
+	ret = qgpu_fd_escape(qf, cmd, arg, size, offsetof(struct nvrm_nvos33_with_fd, fd),
+			     offsetof(struct nvrm_nvos33, status), compat);
+	if (!ret && have)
+		qgpu_sched_map_memory(qf, &pre, arg);
+	return ret;
 }
 
 /**
@@ -514,9 +534,7 @@ long qgpu_escape_ioctl(struct file *file, unsigned int cmd, unsigned long arg, b
 	case NVRM_ESC_RM_MAP_MEMORY:
 		if (size != sizeof(struct nvrm_nvos33_with_fd))
 			break;
-		return qgpu_fd_escape(qf, cmd, arg, size,
-				      offsetof(struct nvrm_nvos33_with_fd, fd),
-				      offsetof(struct nvrm_nvos33, status), compat);
+		return qgpu_rm_map_memory(qf, cmd, arg, size, compat);
 	case NVRM_ESC_RM_ALLOC_MEMORY: {
 		long ret;
 

@@ -22,6 +22,7 @@
 #include "qgpu_compat.h"
 #include "qgpu_internal.h"
 #include "qgpu_rmtrack.h"
+#include "qgpu_sched.h"
 
 const struct file_operations *qgpu_backend_fops[QGPU_NODES];
 
@@ -173,6 +174,7 @@ static long qgpu_fop_compat_ioctl(struct file *file, unsigned int cmd, unsigned 
 static int qgpu_fop_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct file *real = qgpu_real_file(file);
+	void *doorbell;
 	int ret;
 
 	if (IS_ERR(real))
@@ -184,8 +186,14 @@ static int qgpu_fop_mmap(struct file *file, struct vm_area_struct *vma)
 		return -ENODEV;
 	if (WARN_ON(file != vma->vm_file))
 		return -EIO;
+	/* A doorbell mapping gets the scheduler's gate (qgpu_vma.c). */
+	doorbell = qgpu_vma_prepare(qgpu_file(file));
+	if (IS_ERR(doorbell))
+		return PTR_ERR(doorbell);
 	vma_set_file(vma, real);
-	return qgpu_call_mmap(real, vma);
+	ret = qgpu_call_mmap(real, vma);
+	qgpu_vma_wrap(doorbell, vma, ret);
+	return ret;
 }
 
 /*

@@ -11,6 +11,7 @@
 #include <linux/sysfs.h>
 
 #include "qgpu_internal.h"
+#include "qgpu_sched.h"
 
 /**
  * DOC: sysfs of a GPU parent
@@ -34,6 +35,8 @@
  *   does not know (and counts them); ``refuse`` fails them with -EINVAL, which is what the
  *   driver itself answers for an escape it does not implement.
  * - ``unknown_escapes_seen`` (0444): how many such escapes the GPU's instances issued.
+ * - ``policy`` (0644), ``timeslice_us`` (0644), ``utilization`` (0444): compute scheduling
+ *   (DOC: compute scheduling in qgpu_sched.c).
  *
  * Writes need CAP_SYS_ADMIN in the initial user namespace besides the file mode, so that root
  * in a container's user namespace cannot change a knob through a leaked sysfs fd.
@@ -160,7 +163,16 @@ static struct attribute *qgpu_gpu_attrs[] = {
 	&dev_attr_overcommit.attr,	/* qgpu_mem.c */
 	NULL,
 };
-ATTRIBUTE_GROUPS(qgpu_gpu);
+
+static const struct attribute_group qgpu_gpu_group = {
+	.attrs = qgpu_gpu_attrs,
+};
+
+static const struct attribute_group *qgpu_gpu_groups[] = {
+	&qgpu_gpu_group,
+	&qgpu_sched_gpu_group,
+	NULL,
+};
 
 static void qgpu_gpu_release(struct device *dev)
 {
@@ -219,10 +231,13 @@ int qgpu_gpu_register(struct qgpu_gpu *gpu)
 	ret = dev_set_name(&gpu->dev, "gpu%u", gpu->index);
 	if (ret)
 		goto err_put;
+	ret = qgpu_sched_gpu_init(gpu);
+	if (ret)
+		goto err_put;
 	ret = device_add(&gpu->dev);
 	if (ret) {
 		pr_warn("adding gpu%u failed (%d)\n", gpu->index, ret);
-		goto err_put;
+		goto err_sched;
 	}
 	gpu->instances_kobj = kobject_create_and_add("instances", &gpu->dev.kobj);
 	if (!gpu->instances_kobj) {
@@ -234,6 +249,8 @@ int qgpu_gpu_register(struct qgpu_gpu *gpu)
 
 err_del:
 	device_del(&gpu->dev);
+err_sched:
+	qgpu_sched_gpu_exit(gpu);
 err_put:
 	put_device(&gpu->dev);
 	return ret;
@@ -251,6 +268,8 @@ void qgpu_gpus_remove_all(void)
 
 		qgpu_gpus[qgpu_num_gpus] = NULL;
 		kobject_put(gpu->instances_kobj);
-		device_unregister(&gpu->dev);
+		device_del(&gpu->dev);
+		qgpu_sched_gpu_exit(gpu);
+		put_device(&gpu->dev);
 	}
 }

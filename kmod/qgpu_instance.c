@@ -17,6 +17,7 @@
 
 #include "qgpu_internal.h"
 #include "qgpu_netlink.h"
+#include "qgpu_sched.h"
 
 /**
  * DOC: sysfs of an instance
@@ -25,9 +26,8 @@
  *
  * - ``mem_max`` (0644), ``mem_current``, ``mem_peak``, ``events`` (0444), ``managed`` (0644):
  *   the memory limit and its accounting (qgpu_mem.c, DOC: memory limits).
- * - ``core`` (0444): the compute share in percent.
- * - ``class`` (0444): ``online`` or ``offline``.
- *   (Stored and shown now; issue 6 enforces them.)
+ * - ``core`` (0644), ``class`` (0644), ``gpu_time_ns``, ``throttled_ns``, ``preemptions``,
+ *   ``share`` (0444): compute scheduling (DOC: compute scheduling in qgpu_sched.c).
  * - ``processes`` (0444): one line ``PID COMM`` per process (host pid namespace) that has one of
  *   the instance's nodes open.
  * - ``remove`` (0200): write ``1`` to remove the instance. While any process has one of its
@@ -67,20 +67,6 @@ static struct qgpu_instance *to_qgpu_instance(struct kobject *kobj)
 {
 	return container_of(kobj, struct qgpu_instance, kobj);
 }
-
-static ssize_t core_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%u\n", to_qgpu_instance(kobj)->settings.core);
-}
-
-static struct kobj_attribute qgpu_attr_core = __ATTR_RO(core);
-
-static ssize_t class_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%s\n", qgpu_class_name(to_qgpu_instance(kobj)->settings.cls));
-}
-
-static struct kobj_attribute qgpu_attr_class = __ATTR_RO(class);
 
 /* Whether an earlier file of @inst than @qf belongs to the same process. */
 static bool qgpu_tgid_seen(struct qgpu_instance *inst, struct qgpu_file *qf)
@@ -170,8 +156,6 @@ static ssize_t remove_store(struct kobject *kobj, struct kobj_attribute *attr, c
 static struct kobj_attribute qgpu_attr_remove = __ATTR_WO(remove);
 
 static struct attribute *qgpu_instance_attrs[] = {
-	&qgpu_attr_core.attr,
-	&qgpu_attr_class.attr,
 	&qgpu_attr_processes.attr,
 	&qgpu_attr_remove.attr,
 	NULL,
@@ -181,16 +165,18 @@ static const struct attribute_group qgpu_instance_group = {
 	.attrs = qgpu_instance_attrs,
 };
 
-/* The memory knobs (mem_max, mem_current, mem_peak, events, managed) are qgpu_mem.c's. */
+/* The memory knobs are qgpu_mem.c's, the compute ones qgpu_sched.c's. */
 static const struct attribute_group *qgpu_instance_groups[] = {
 	&qgpu_instance_group,
 	&qgpu_mem_instance_group,
+	&qgpu_sched_inst_group,
 	NULL,
 };
 
 static void qgpu_instance_release(struct kobject *kobj)
 {
 	qgpu_mem_inst_destroy(to_qgpu_instance(kobj));
+	qgpu_sched_inst_free(to_qgpu_instance(kobj));
 	kfree(to_qgpu_instance(kobj));
 }
 
@@ -239,6 +225,7 @@ static void qgpu_instance_teardown(struct qgpu_instance *inst)
 	for (k = 0; k < QGPU_NODES; k++)
 		if (!IS_ERR_OR_NULL(inst->nodes[k]))
 			device_unregister(inst->nodes[k]);
+	qgpu_sched_inst_remove(inst);
 	mutex_lock(&qgpu_lock);
 	list_del(&inst->gpu_link);
 	inst->gpu->num_instances--;
@@ -297,6 +284,9 @@ int qgpu_instance_create(struct qgpu_gpu *gpu, const struct qgpu_create_req *req
 	if (gpu->num_instances >= QGPU_MAX_INSTANCES_PER_GPU ||
 	    !qgpu_mem_create_fits(gpu, req->mem))
 		goto err_unlock;
+	ret = -EINVAL;
+	if (!qgpu_sched_admit(gpu, NULL, req->core))
+		goto err_unlock;
 	inst->slot = ida_alloc_max(&qgpu_slots, QGPU_MAX_INSTANCES - 1, GFP_KERNEL);
 	if (inst->slot < 0) {
 		ret = inst->slot == -ENOMEM ? -ENOMEM : -ENOSPC;
@@ -307,6 +297,9 @@ int qgpu_instance_create(struct qgpu_gpu *gpu, const struct qgpu_create_req *req
 	mutex_unlock(&qgpu_lock);
 	__module_get(THIS_MODULE);
 
+	ret = qgpu_sched_inst_init(inst);
+	if (ret)
+		goto err_teardown;
 	ret = kobject_add(&inst->kobj, gpu->instances_kobj, "%s", inst->name);
 	if (ret)
 		goto err_teardown;

@@ -31,6 +31,8 @@
 #include "qgpu_mem.h"
 
 struct qgpu_rmtrack;
+struct qgpu_sched_gpu;
+struct qgpu_sched_inst;
 
 #define QGPU_MAX_GPUS			32	/* NV_MAX_DEVICES, 525-595 */
 #define QGPU_MAX_INSTANCES_PER_GPU	128
@@ -75,6 +77,7 @@ enum qgpu_node {
  * @kc_subdevice: its subdevice (both under qgpu_kclient.c's lock)
  * @overcommit: the sum of its instances' memory limits may exceed @memory (written under
  *	qgpu_lock, read locklessly)
+ * @sched: its compute scheduler (qgpu_sched.c)
  */
 struct qgpu_gpu {
 	struct device dev;
@@ -95,6 +98,7 @@ struct qgpu_gpu {
 	u32 kc_device;
 	u32 kc_subdevice;
 	bool overcommit;
+	struct qgpu_sched_gpu *sched;
 };
 
 /**
@@ -127,6 +131,7 @@ enum qgpu_instance_state {
  * @rm_objects: RM objects its tenants hold, as qgpu's mirror counts them (qgpu_rmtrack.c); they
  *	can outlive the files (a mapping keeps the real ctl file and RM's clients)
  * @mem: its memory limit and charges (qgpu_mem.c)
+ * @sched: its compute-scheduling state (qgpu_sched.c), freed with the instance
  */
 struct qgpu_instance {
 	struct kobject kobj;
@@ -141,6 +146,7 @@ struct qgpu_instance {
 	struct list_head files;
 	atomic_t rm_objects;
 	struct qgpu_mem_inst mem;
+	struct qgpu_sched_inst *sched;
 };
 
 /**
@@ -153,6 +159,8 @@ struct qgpu_instance {
  * @inst_link: entry in @inst->files, under qgpu_lock
  * @track: for a nvidiactl proxy, the mirror of the RM objects allocated through it
  *	(qgpu_rmtrack.c); NULL for the other nodes
+ * @doorbell: for a GPU proxy, RM mapped a usermode object through it: its mmaps are doorbell
+ *	mappings, which the scheduler interposes on (qgpu_vma.c)
  */
 struct qgpu_file {
 	struct file *real;
@@ -162,6 +170,7 @@ struct qgpu_file {
 	char comm[TASK_COMM_LEN];
 	struct list_head inst_link;
 	struct qgpu_rmtrack *track;
+	bool doorbell;
 };
 
 extern struct mutex qgpu_lock;

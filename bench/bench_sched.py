@@ -1,0 +1,371 @@
+"""Compute-sharing accuracy: qgpu's policies measured against nvsim's engine counters.
+
+Runs inside the test VM (scripts/bench.sh). Each scenario creates instances, starts `nvsim-load run`
+in each, samples nvsim's per-process busy time (/proc/driver/nvsim/gpu0/busy, the ground truth)
+every 100 ms, and reports each instance's achieved share over 1 s windows (after a 1 s warm-up)
+against its target. Scenarios run under controls_effective=Y and =N. Writes
+$QGPU_BENCH_RESULTS/sched.json and one PNG per scenario (share over time, one line per instance).
+The VM is emulated (TCG, 2 shared cores): the numbers are what this run measured, nothing more.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import struct
+import subprocess
+import sys
+import time
+import zlib
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "guest"))
+
+import rm  # noqa: E402
+from qgpu_sysfs import create, gpu_dir, inst_dir, remove, write  # noqa: E402
+from rm import Channel, Rm  # noqa: E402
+
+TOP = Path(__file__).resolve().parents[1]
+LOAD = TOP / "build" / "bin" / "nvsim-load"
+BUSY = Path("/proc/driver/nvsim/gpu0/busy")
+NVSIM = Path("/sys/module/nvsim/parameters")
+OUT = Path(os.environ.get("QGPU_BENCH_RESULTS", "build/bench"))
+SAMPLE_S = 0.1
+SECONDS = 4.0
+SUFFIX = ["Y"]
+COLORS = [(31, 119, 180), (255, 127, 14), (44, 160, 44), (214, 39, 40), (148, 103, 189)]
+
+
+def png(
+    path: Path, series: list[list[float]], targets: list[float], w: int = 640, h: int = 240
+) -> None:
+    """A tiny PNG line plot: shares 0..100 % over samples; dashed target lines."""
+    img = [[(255, 255, 255)] * w for _ in range(h)]
+
+    def put(x: int, y: int, c: tuple[int, int, int]) -> None:
+        if 0 <= x < w and 0 <= y < h:
+            img[y][x] = c
+
+    for pct in range(0, 101, 25):
+        y = h - 1 - int(pct / 100 * (h - 1))
+        for x in range(w):
+            put(x, y, (225, 225, 225))
+    n = max((len(s) for s in series), default=1)
+    for k, (s, t) in enumerate(zip(series, targets, strict=True)):
+        c = COLORS[k % len(COLORS)]
+        ty = h - 1 - int(t / 100 * (h - 1))
+        for x in range(0, w, 6):
+            for d in range(3):
+                put(x + d, ty, c)
+        prev = None
+        for i, v in enumerate(s):
+            x = int(i * (w - 1) / max(n - 1, 1))
+            y = h - 1 - int(max(0.0, min(v, 100.0)) / 100 * (h - 1))
+            if prev:
+                x0, y0 = prev
+                steps = max(abs(x - x0), abs(y - y0), 1)
+                for j in range(steps + 1):
+                    put(x0 + (x - x0) * j // steps, y0 + (y - y0) * j // steps, c)
+            prev = (x, y)
+    raw = b"".join(b"\0" + bytes(v for px in row for v in px) for row in img)
+
+    def chunk(tag: bytes, data: bytes) -> bytes:
+        body = tag + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    head = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
+    path.write_bytes(
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", head)
+        + chunk(b"IDAT", zlib.compress(raw, 9))
+        + chunk(b"IEND", b"")
+    )
+
+
+def busy_by_pid() -> dict[int, int]:
+    out = {}
+    for line in BUSY.read_text().splitlines()[1:]:
+        w = line.split()
+        out[int(w[1])] = int(w[3])
+    return out
+
+
+def load(dev: str, seconds: float, kernel_us: int) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [str(LOAD), "run", "--dev", dev, "--seconds", str(seconds), "--kernel-us", str(kernel_us)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+
+
+def set_policy(p: str) -> None:
+    write(gpu_dir() / "policy", p + "\n")
+
+
+class Insts:
+    def __init__(self, specs: list[tuple[str, int, str]]) -> None:
+        self.names = [n for n, _, _ in specs]
+        set_policy("best-effort")
+        for n, core, cls in specs:
+            create(f"{n} core={core} class={cls}")
+
+    def close(self) -> None:
+        for n in self.names:
+            if inst_dir(n).exists():
+                remove(n, force=True)
+        set_policy("best-effort")
+
+
+def sample(pids: list[int], seconds: float) -> list[list[int]]:
+    """busy_ns of each pid every SAMPLE_S for `seconds`."""
+    rows = []
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        b = busy_by_pid()
+        rows.append([b.get(p, 0) for p in pids] + [time.monotonic_ns()])
+        time.sleep(SAMPLE_S)
+    return rows
+
+
+def shares(rows: list[list[int]], window: int) -> list[list[float]]:
+    """Per-pid share (%) over windows of `window` samples, sliding by one sample."""
+    out: list[list[float]] = [[] for _ in range(len(rows[0]) - 1)]
+    for i in range(window, len(rows)):
+        dt = rows[i][-1] - rows[i - window][-1]
+        for k in range(len(out)):
+            out[k].append(100.0 * (rows[i][k] - rows[i - window][k]) / dt)
+    return out
+
+
+def scenario(
+    name: str, specs: list[tuple[str, int, str]], policy: str, kernel_us: int, busy: list[bool]
+) -> dict[str, Any]:
+    insts = Insts(specs)
+    try:
+        set_policy(policy)
+        procs = [
+            load(f"/dev/qgpu/{n}", SECONDS, kernel_us)
+            for n, b in zip(insts.names, busy, strict=True)
+            if b
+        ]
+        pids = [p.pid for p in procs]
+        time.sleep(1.0)
+        rows = sample(pids, SECONDS - 1.2)
+        for p in procs:
+            p.wait(timeout=600)
+    finally:
+        insts.close()
+    per_s = shares(rows, int(1 / SAMPLE_S))
+    busy_specs = [s for s, b in zip(specs, busy, strict=True) if b]
+    res: dict[str, Any] = {"policy": policy, "kernel_us": kernel_us, "instances": []}
+    for (n, core, cls), s in zip(busy_specs, per_s, strict=True):
+        res["instances"].append(
+            {
+                "name": n,
+                "core": core,
+                "class": cls,
+                "share_1s_windows": [round(v, 2) for v in s],
+                "mean": round(statistics.mean(s), 2) if s else None,
+                "min": round(min(s), 2) if s else None,
+                "max": round(max(s), 2) if s else None,
+            }
+        )
+    png(OUT / f"sched_{name}_controls_{SUFFIX[0]}.png", per_s, [float(c) for _, c, _ in busy_specs])
+    return res
+
+
+def fixed(cores: list[int], kernel_us: int) -> dict[str, Any]:
+    specs = [(f"f{i}", c, "online") for i, c in enumerate(cores)]
+    name = f"fixed_{'_'.join(map(str, cores))}_{kernel_us}us"
+    r = scenario(name, specs, "fixed-share", kernel_us, [True] * len(cores))
+    r["worst_error_pp"] = round(
+        max(abs(v - i["core"]) for i in r["instances"] for v in i["share_1s_windows"]), 2
+    )
+    return r
+
+
+def best_effort(n: int, kernel_us: int) -> dict[str, Any]:
+    specs = [(f"b{i}", 100, "online") for i in range(n)]
+    r = scenario(f"best_effort_{n}_{kernel_us}us", specs, "best-effort", kernel_us, [True] * n)
+    r["worst_error_pp"] = round(
+        max(abs(v - 100 / n) for i in r["instances"] for v in i["share_1s_windows"]), 2
+    )
+    return r
+
+
+def burst(kernel_us: int) -> dict[str, Any]:
+    # alone (no other instance) vs with an idle 70 % neighbour under burst-share
+    alone = scenario(
+        f"burst_alone_{kernel_us}us", [("a", 30, "online")], "best-effort", kernel_us, [True]
+    )
+    lent = scenario(
+        f"burst_lent_{kernel_us}us",
+        [("a", 30, "online"), ("b", 70, "online")],
+        "burst-share",
+        kernel_us,
+        [True, False],
+    )
+    ratio = lent["instances"][0]["mean"] / alone["instances"][0]["mean"]
+    return {"alone": alone, "neighbour_idle": lent, "ratio_pct": round(100 * ratio, 2)}
+
+
+def wake(kernel_us: int) -> dict[str, Any]:
+    """A busy, B (70 %) wakes with one short kernel: how long until it completed (ms)."""
+    insts = Insts([("wa", 30, "online"), ("wb", 70, "online")])
+    lat = []
+    try:
+        set_policy("burst-share")
+        p = load("/dev/qgpu/wa", 30, kernel_us)
+        r = Rm(dev="/dev/qgpu/wb")
+        d, s = r.device()
+        ch = Channel(r, d, s, entries=1024)
+        time.sleep(1.0)
+        for i in range(20):
+            t0 = time.monotonic()
+            ch.submit(rm.kernel(100))
+            while ch.gp_get() != (i + 1) % 1024:
+                pass
+            lat.append((time.monotonic() - t0) * 1000 - 0.1)
+            time.sleep(0.3)
+        ch.close()
+        r.close()
+        p.kill()
+        p.wait()
+    finally:
+        insts.close()
+    return latency("wake_to_first_kernel_done_ms", lat)
+
+
+def latency(what: str, lat: list[float]) -> dict[str, Any]:
+    lat.sort()
+    return {
+        "what": what,
+        "n": len(lat),
+        "p50": round(lat[len(lat) // 2], 3),
+        "p99": round(lat[min(len(lat) - 1, int(len(lat) * 0.99))], 3),
+        "max": round(lat[-1], 3),
+    }
+
+
+def online_offline(kernel_us: int) -> dict[str, Any]:
+    """Offline busy; online submits one 100 us kernel: ms beyond its own 100 us until done."""
+    insts = Insts([("oon", 50, "online"), ("ooff", 50, "offline")])
+    try:
+        p = load("/dev/qgpu/ooff", 60, kernel_us)
+        r = Rm(dev="/dev/qgpu/oon")
+        d, s = r.device()
+        ch = Channel(r, d, s, entries=1024)
+        time.sleep(1.0)
+        lat = []
+        for i in range(30):
+            t0 = time.monotonic()
+            ch.submit(rm.kernel(100))
+            while ch.gp_get() != (i + 1) % 1024:
+                pass
+            lat.append((time.monotonic() - t0) * 1000 - 0.1)
+            time.sleep(0.3)
+        ch.close()
+        r.close()
+        p.kill()
+        p.wait()
+        # throughput of online alone vs with offline co-located
+        alone = run_rate("/dev/qgpu/oon", kernel_us)
+        p = load("/dev/qgpu/ooff", SECONDS + 4, kernel_us)
+        time.sleep(0.5)
+        shared = run_rate("/dev/qgpu/oon", kernel_us)
+        p.kill()
+        p.wait()
+    finally:
+        insts.close()
+    return {
+        "offline_leaves": latency("online kernel completion - 100us (ms)", lat),
+        "online_kernels_per_s_alone": alone,
+        "online_kernels_per_s_with_offline": shared,
+        "online_throughput_ratio_pct": round(100 * shared / alone, 2) if alone else None,
+    }
+
+
+def run_rate(dev: str, kernel_us: int) -> float:
+    out = subprocess.run(
+        [
+            str(LOAD),
+            "run",
+            "--dev",
+            dev,
+            "--seconds",
+            str(SECONDS),
+            "--kernel-us",
+            str(kernel_us),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return float(json.loads(out)["kernels_per_s"])
+
+
+def cpu_cost(n: int = 64) -> dict[str, Any]:
+    tid = subprocess.run(
+        ["pgrep", "-x", "qgpu-sched/0"], capture_output=True, text=True
+    ).stdout.split()
+    insts = Insts([(f"c{i:02d}", 1, "online") for i in range(n)])
+    try:
+        set_policy("burst-share")
+        procs = [load(f"/dev/qgpu/c{i:02d}", 3, 1000) for i in range(n)]
+        time.sleep(1)
+        hz = os.sysconf("SC_CLK_TCK")
+
+        def ticks() -> int:
+            w = Path(f"/proc/{tid[0]}/stat").read_text().rsplit(")", 1)[1].split()
+            return int(w[11]) + int(w[12])
+
+        t0, c0 = time.monotonic(), ticks()
+        time.sleep(2)
+        t1, c1 = time.monotonic(), ticks()
+        for p in procs:
+            p.wait(timeout=600)
+    finally:
+        insts.close()
+    return {
+        "instances": n,
+        "busy": n,
+        "cpu_pct_of_one_core": round(100 * (c1 - c0) / hz / (t1 - t0), 3),
+    }
+
+
+def suite() -> dict[str, Any]:
+    r: dict[str, Any] = {}
+    for k in (100, 5000):
+        r[f"fixed_30_70_{k}us"] = fixed([30, 70], k)
+        r[f"fixed_10_90_{k}us"] = fixed([10, 90], k)
+        r[f"fixed_5x20_{k}us"] = fixed([20] * 5, k)
+        r[f"best_effort_3_{k}us"] = best_effort(3, k)
+    r["burst_1000us"] = burst(1000)
+    r["burst_wake_5000us"] = wake(5000)
+    r["online_offline_5000us"] = online_offline(5000)
+    return r
+
+
+def main() -> int:
+    OUT.mkdir(parents=True, exist_ok=True)
+    results: dict[str, Any] = {"benchmark": "sched", "seconds_per_run": SECONDS}
+    for eff in ("Y", "N"):
+        write(NVSIM / "controls_effective", eff)
+        SUFFIX[0] = eff
+        try:
+            results[f"controls_effective_{eff}"] = suite()
+        finally:
+            write(NVSIM / "controls_effective", "Y")
+    results["cpu_cost"] = cpu_cost()
+    path = OUT / "sched.json"
+    path.write_text(json.dumps(results, indent=2) + "\n")
+    print(json.dumps(results, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

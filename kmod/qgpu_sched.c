@@ -1,0 +1,845 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qgpu: the compute scheduler of each physical GPU.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/file.h>
+#include <linux/hrtimer.h>
+#include <linux/kthread.h>
+#include <linux/ktime.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/sysfs.h>
+#include <linux/wait.h>
+
+#include "qgpu_internal.h"
+#include "qgpu_kclient.h"
+#include "qgpu_netlink.h"
+#include "qgpu_rmtrack.h"
+#include "qgpu_sched.h"
+#include "qgpu_sched_core.h"
+
+/**
+ * DOC: compute scheduling
+ *
+ * Per GPU a kthread (``qgpu-sched/N``) decides which instances may run (RUN) and which are held
+ * (HOLD), with the share arithmetic of qgpu_sched_core.c, at each window or period end, and at
+ * once when an idle instance submits work or a knob changes. It acts in two places:
+ *
+ * - Channel groups: every KEPLER_CHANNEL_GROUP_A a tenant allocates through an instance's ctl
+ *   node is duplicated into qgpu's kernel RM client (under qgpu's device of that GPU, the parent
+ *   RM requires of a channel group); the duplicate is released exactly when RM frees the
+ *   tenant's channel group (its tracker node's release). HOLD is GPFIFO_SCHEDULE(0) on each
+ *   duplicate (off the runlist, preempted at the next preemption point), RUN is
+ *   GPFIFO_SCHEDULE(1) on the ones the tenant itself had scheduled. A tenant's own
+ *   GPFIFO_SCHEDULE (channel group or channel) is forwarded and, while its instance is held,
+ *   undone at once. SET_TIMESLICE applies the GPU's ``timeslice_us`` to every duplicate.
+ * - Doorbells: a mapping of a usermode object (the doorbell page) made through a GPU node has
+ *   its fault and pfn_mkwrite handlers wrapped (qgpu_vma.c). A ring from a held instance sleeps
+ *   (killable) until it may run; every ring tells the scheduler the instance has work.
+ *
+ * Whether channel-group controls work on a busy GPU with GSP firmware is not settled; with
+ * controls inert only the doorbell gate acts, and work queued before the gate closed still runs.
+ *
+ * Locking: qgpu_sched_gpu.mutex serialises decisions and the controls that carry them out, and
+ * protects every instance's channel-group list and applied state. qgpu_sched_gpu.lock (a
+ * spinlock, taken in fault handlers) protects the share state (struct qgpu_sc and each
+ * instance's struct qgpu_sc_inst), the instance array and each instance's gate. Lock order:
+ * a tracker's lock, then the mutex, then the spinlock or the kernel client's lock; qgpu_lock
+ * is never held with either (knob writes take it alone, then the spinlock).
+ */
+
+#define QGPU_SCHED_IDLE_NS	NSEC_PER_SEC	/* nothing active: wake this rarely */
+#define QGPU_SCHED_SLACK_NS	(20 * NSEC_PER_USEC)
+#define QGPU_TIMESLICE_MAX_US	60000000u	/* the engine's clamp: 60 s */
+
+/**
+ * struct qgpu_sched_gpu - one GPU's scheduler
+ * @gpu: the GPU
+ * @mutex: see DOC: compute scheduling
+ * @lock: see DOC: compute scheduling
+ * @sc: the share state (under @lock)
+ * @insts: the live instances (struct qgpu_sched_inst.link), under @mutex
+ * @v: the same, as the array the share arithmetic takes, under @lock
+ * @n: its length
+ * @thread: the kthread
+ * @kick: a decision is wanted now
+ * @timeslice_us: the timeslice_us knob (written under @mutex)
+ */
+struct qgpu_sched_gpu {
+	struct qgpu_gpu *gpu;
+	struct mutex mutex;	/* see DOC */
+	spinlock_t lock;	/* see DOC */
+	struct qgpu_sc sc;
+	struct list_head insts;
+	struct qgpu_sc_inst *v[QGPU_MAX_INSTANCES_PER_GPU];
+	unsigned int n;
+	struct task_struct *thread;
+	bool kick;
+	u32 timeslice_us;
+};
+
+/**
+ * struct qgpu_sched_inst - one instance's scheduling state
+ * @sc: its share state (under the GPU's lock)
+ * @inst: the instance (this lives as long as it does)
+ * @sg: its GPU's scheduler
+ * @link: entry in @sg->insts while live
+ * @tsgs: its channel groups (struct qgpu_sched_tsg.link), under @sg->mutex
+ * @gate: rings of a held instance wait here
+ * @may_run: its doorbell is open (under @sg->lock)
+ * @removed: the instance was removed: no more gating (under @sg->lock)
+ * @applied: what its channel groups were last told: RUN (true) or HOLD (under @sg->mutex)
+ * @want: the latest decision, copied out of @sc under @sg->lock for the thread
+ * @was_active: whether it was active at that decision
+ * @preemptions: times it was held with work (under @sg->mutex)
+ */
+struct qgpu_sched_inst {
+	struct qgpu_sc_inst sc;
+	struct qgpu_instance *inst;
+	struct qgpu_sched_gpu *sg;
+	struct list_head link;
+	struct list_head tsgs;
+	wait_queue_head_t gate;
+	bool may_run;
+	bool removed;
+	bool applied;
+	bool want;
+	bool was_active;
+	u64 preemptions;
+};
+
+/**
+ * struct qgpu_sched_tsg - a tenant's channel group, as qgpu's duplicate of it
+ * @link: entry in the instance's @tsgs, under the GPU's mutex
+ * @si: the instance
+ * @hdup: the duplicate's handle in qgpu's kernel client
+ * @tenant_enabled: the tenant scheduled it (GPFIFO_SCHEDULE(1) on it or one of its channels)
+ */
+struct qgpu_sched_tsg {
+	struct list_head link;
+	struct qgpu_sched_inst *si;
+	u32 hdup;
+	bool tenant_enabled;
+};
+
+static u64 qgpu_sched_now(void)
+{
+	return ktime_get_ns();
+}
+
+static void qgpu_sched_kick(struct qgpu_sched_gpu *sg)
+{
+	WRITE_ONCE(sg->kick, true);
+	wake_up_process(sg->thread);
+}
+
+static u32 qgpu_sched_tsg_schedule(struct qgpu_sched_gpu *sg, u32 hdup, bool enable)
+{
+	struct nvrm_gpfifo_schedule p = { .enable = enable };
+
+	return qgpu_kclient_control(hdup, NVRM_CTRL_CMD_NVA06C_GPFIFO_SCHEDULE, &p,
+				    sg->gpu->abi.gpfifo_schedule_size);
+}
+
+static u32 qgpu_sched_tsg_timeslice(u32 hdup, u32 us)
+{
+	struct nvrm_tsg_timeslice p = { .timeslice_us = us };
+
+	return qgpu_kclient_control(hdup, NVRM_CTRL_CMD_NVA06C_SET_TIMESLICE, &p, sizeof(p));
+}
+
+/* Tell every channel group of @si the instance's state. */
+static void qgpu_sched_apply(struct qgpu_sched_inst *si, bool run)
+{
+	struct qgpu_sched_tsg *tsg;
+
+	lockdep_assert_held(&si->sg->mutex);
+	list_for_each_entry(tsg, &si->tsgs, link)
+		if (tsg->tenant_enabled)
+			qgpu_sched_tsg_schedule(si->sg, tsg->hdup, run);
+}
+
+static void qgpu_sched_event(struct qgpu_sched_gpu *sg, const char *what, const char *inst,
+			     const char *detail)
+{
+	struct qgpu_event ev = {
+		.event = what,
+		.gpu = sg->gpu->index,
+		.instance = inst,
+		.detail = detail,
+	};
+
+	qgpu_event_emit(&ev);
+}
+
+/* One decision, carried out. Returns when the next one is due (absolute ns). */
+static u64 qgpu_sched_step(struct qgpu_sched_gpu *sg)
+{
+	struct qgpu_sched_inst *si, *online = NULL;
+	bool any_active = false;
+	char detail[QGPU_NAME_MAX + 20];
+	u64 now, next;
+
+	mutex_lock(&sg->mutex);
+	spin_lock(&sg->lock);
+	now = qgpu_sched_now();
+	qgpu_sc_account(&sg->sc, sg->v, sg->n, now);
+	next = qgpu_sc_decide(&sg->sc, sg->v, sg->n, now);
+	list_for_each_entry(si, &sg->insts, link) {
+		si->want = si->sc.run;
+		si->was_active = qgpu_sc_active(&si->sc);
+		any_active |= si->was_active;
+		if (si->was_active && si->sc.cls == QGPU_CLASS_ONLINE && !online)
+			online = si;
+		if (!si->want)
+			si->may_run = false;	/* the gate closes before the groups go off */
+	}
+	spin_unlock(&sg->lock);
+
+	/*
+	 * Who may run now is enabled before who may not is disabled: the engine keeps running the
+	 * outgoing group until its disable preempts it, so a switch leaves no idle gap however long
+	 * the controls take.
+	 */
+	list_for_each_entry(si, &sg->insts, link) {
+		if (!si->want || si->applied)
+			continue;
+		si->applied = true;
+		qgpu_sched_apply(si, true);
+		spin_lock(&sg->lock);
+		si->may_run = true;
+		spin_unlock(&sg->lock);
+		wake_up_all(&si->gate);
+	}
+	list_for_each_entry(si, &sg->insts, link) {
+		if (si->want || !si->applied)
+			continue;
+		si->applied = false;
+		qgpu_sched_apply(si, false);
+		if (!si->was_active)
+			continue;
+		si->preemptions++;
+		if (si->sc.cls == QGPU_CLASS_OFFLINE && online) {
+			snprintf(detail, sizeof(detail), "preempted by %s", online->inst->name);
+			qgpu_sched_event(sg, "preempt", si->inst->name, detail);
+		}
+	}
+	mutex_unlock(&sg->mutex);
+	return any_active ? next : now + QGPU_SCHED_IDLE_NS;
+}
+
+static int qgpu_sched_thread(void *data)
+{
+	struct qgpu_sched_gpu *sg = data;
+
+	while (!kthread_should_stop()) {
+		ktime_t expires;
+
+		WRITE_ONCE(sg->kick, false);
+		expires = ns_to_ktime(qgpu_sched_step(sg));
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (!READ_ONCE(sg->kick) && !kthread_should_stop())
+			schedule_hrtimeout_range(&expires, QGPU_SCHED_SLACK_NS, HRTIMER_MODE_ABS);
+		__set_current_state(TASK_RUNNING);
+	}
+	return 0;
+}
+
+/* Rebuild the array from the list, after a change of membership. */
+static void qgpu_sched_rebuild(struct qgpu_sched_gpu *sg)
+{
+	struct qgpu_sched_inst *si;
+	unsigned int n = 0;
+
+	lockdep_assert_held(&sg->mutex);
+	spin_lock(&sg->lock);
+	list_for_each_entry(si, &sg->insts, link)
+		if (n < ARRAY_SIZE(sg->v))
+			sg->v[n++] = &si->sc;
+	sg->n = n;
+	spin_unlock(&sg->lock);
+}
+
+/**
+ * qgpu_sched_gpu_init() - a GPU's scheduler: best-effort, the engine's default timeslice
+ * @gpu: the GPU, not yet visible
+ *
+ * Return: 0, -ENOMEM, or the error of starting its thread.
+ */
+int qgpu_sched_gpu_init(struct qgpu_gpu *gpu)
+{
+	struct qgpu_sched_gpu *sg = kzalloc(sizeof(*sg), GFP_KERNEL);
+
+	if (!sg)
+		return -ENOMEM;
+	sg->gpu = gpu;
+	mutex_init(&sg->mutex);
+	spin_lock_init(&sg->lock);
+	qgpu_sc_init(&sg->sc);
+	INIT_LIST_HEAD(&sg->insts);
+	sg->timeslice_us = NVRM_TSG_DEFAULT_TIMESLICE_US;
+	sg->thread = kthread_run(qgpu_sched_thread, sg, "qgpu-sched/%u", gpu->index);
+	if (IS_ERR(sg->thread)) {
+		int ret = PTR_ERR(sg->thread);
+
+		kfree(sg);
+		return ret;
+	}
+	gpu->sched = sg;
+	return 0;
+}
+
+/**
+ * qgpu_sched_gpu_exit() - stop a GPU's scheduler
+ * @gpu: the GPU; none of its instances is left
+ */
+void qgpu_sched_gpu_exit(struct qgpu_gpu *gpu)
+{
+	struct qgpu_sched_gpu *sg = gpu->sched;
+
+	if (!sg)
+		return;
+	kthread_stop(sg->thread);
+	gpu->sched = NULL;
+	kfree(sg);
+}
+
+/**
+ * qgpu_sched_admit() - may @self (or a new instance) have @core percent on @gpu?
+ * @gpu: the GPU
+ * @self: the instance whose core changes, or NULL for a new one
+ * @core: its core percent
+ *
+ * Context: qgpu_lock held (it keeps the instance list and the policy still).
+ * Return: whether the GPU's guarantees stay within 100% (always under best-effort).
+ */
+bool qgpu_sched_admit(struct qgpu_gpu *gpu, struct qgpu_instance *self, u32 core)
+{
+	struct qgpu_instance *inst;
+	u32 sum = 0;
+
+	lockdep_assert_held(&qgpu_lock);
+	list_for_each_entry(inst, &gpu->instances, gpu_link)
+		if (inst != self && inst->state != QGPU_INST_REMOVED)
+			sum += inst->settings.core;
+	return qgpu_sc_admit(gpu->sched->sc.policy, sum, core);
+}
+
+/**
+ * qgpu_sched_inst_init() - a new instance joins its GPU's scheduler
+ * @inst: the instance, its settings filled in
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int qgpu_sched_inst_init(struct qgpu_instance *inst)
+{
+	struct qgpu_sched_gpu *sg = inst->gpu->sched;
+	struct qgpu_sched_inst *si = kzalloc(sizeof(*si), GFP_KERNEL);
+
+	if (!si)
+		return -ENOMEM;
+	qgpu_sc_inst_init(&si->sc, inst->settings.core, inst->settings.cls);
+	si->inst = inst;
+	si->sg = sg;
+	INIT_LIST_HEAD(&si->tsgs);
+	init_waitqueue_head(&si->gate);
+	inst->sched = si;
+	mutex_lock(&sg->mutex);
+	list_add_tail(&si->link, &sg->insts);
+	qgpu_sched_rebuild(sg);
+	mutex_unlock(&sg->mutex);
+	qgpu_sched_kick(sg);
+	return 0;
+}
+
+/**
+ * qgpu_sched_inst_remove() - an instance leaves the scheduler (removal)
+ * @inst: the instance
+ *
+ * Its channel groups are held for good (a removed instance gets no more GPU time) and its
+ * doorbell opens (no ring waits any more: its processes must be able to exit).
+ */
+void qgpu_sched_inst_remove(struct qgpu_instance *inst)
+{
+	struct qgpu_sched_inst *si = inst->sched;
+	struct qgpu_sched_gpu *sg;
+
+	if (!si || list_empty(&si->link))
+		return;
+	sg = si->sg;
+	mutex_lock(&sg->mutex);
+	list_del_init(&si->link);
+	qgpu_sched_rebuild(sg);
+	spin_lock(&sg->lock);
+	qgpu_sc_forget(&sg->sc, &si->sc);
+	si->removed = true;
+	spin_unlock(&sg->lock);
+	qgpu_sched_apply(si, false);
+	si->applied = false;
+	mutex_unlock(&sg->mutex);
+	wake_up_all(&si->gate);
+	qgpu_sched_kick(sg);
+}
+
+/**
+ * qgpu_sched_inst_free() - the instance's last reference went
+ * @inst: the instance; no channel group or wrapped mapping of it is left (each holds a
+ *	reference)
+ */
+void qgpu_sched_inst_free(struct qgpu_instance *inst)
+{
+	struct qgpu_sched_inst *si = inst->sched;
+
+	if (!si)
+		return;
+	WARN_ON(!list_empty(&si->tsgs));
+	kfree(si);
+}
+
+/**
+ * qgpu_sched_ring() - the instance rang its doorbell
+ * @si: the instance's scheduling state
+ *
+ * Marks the instance active (a decision is due at once if it was idle) and, while it is held,
+ * waits until it may run, the instance is removed, or a fatal signal arrives.
+ *
+ * Context: a fault handler (mmap_lock held for reading); may sleep.
+ */
+void qgpu_sched_ring(struct qgpu_sched_inst *si)
+{
+	struct qgpu_sched_gpu *sg = si->sg;
+	bool woke, open;
+
+	spin_lock(&sg->lock);
+	woke = qgpu_sc_ring(&si->sc);
+	open = si->may_run || si->removed;
+	spin_unlock(&sg->lock);
+	if (woke || !open)
+		qgpu_sched_kick(sg);
+	if (!open)
+		wait_event_killable(si->gate, READ_ONCE(si->may_run) || READ_ONCE(si->removed));
+}
+
+/* Tracker node release: RM freed the tenant's channel group; drop the duplicate. */
+static void qgpu_sched_tsg_release(struct qgpu_rmnode *node)
+{
+	struct qgpu_sched_tsg *tsg = node->payload;
+	struct qgpu_sched_gpu *sg = tsg->si->sg;
+
+	mutex_lock(&sg->mutex);
+	list_del(&tsg->link);
+	mutex_unlock(&sg->mutex);
+	qgpu_kclient_free(tsg->hdup);
+	kobject_put(&tsg->si->inst->kobj);
+	kfree(tsg);
+	node->payload = NULL;
+}
+
+static const struct qgpu_rmnode_ops qgpu_sched_tsg_ops = {
+	.release = qgpu_sched_tsg_release,
+};
+
+/**
+ * qgpu_sched_rm_alloc() - RM made an object through @qf: take hold of a channel group
+ * @qf: the ctl proxy (its tracker's lock held)
+ * @node: the object's new tracker node
+ */
+void qgpu_sched_rm_alloc(struct qgpu_file *qf, struct qgpu_rmnode *node)
+{
+	struct qgpu_instance *inst = qf->inst;
+	struct qgpu_sched_inst *si = inst->sched;
+	struct qgpu_rmnode *root = node;
+	struct qgpu_sched_tsg *tsg;
+	u32 hsub, status;
+
+	if (node->hclass != NVRM_CLASS_KEPLER_CHANNEL_GROUP_A || !si)
+		return;
+	while (root->parent)
+		root = root->parent;
+	tsg = kzalloc(sizeof(*tsg), GFP_KERNEL);
+	if (!tsg)
+		goto err;
+	status = qgpu_kclient_subdevice(inst->gpu, &hsub);
+	if (!status)
+		status = qgpu_kclient_dup(inst->gpu->kc_device, root->handle, node->handle,
+					  &tsg->hdup);
+	if (status) {
+		pr_warn_ratelimited("%s: cannot take hold of channel group 0x%x: %s\n",
+				    inst->name, node->handle, nvrm_status_name(status));
+		goto err;
+	}
+	tsg->si = si;
+	kobject_get(&inst->kobj);
+	mutex_lock(&si->sg->mutex);
+	qgpu_sched_tsg_timeslice(tsg->hdup, si->sg->timeslice_us);
+	list_add_tail(&tsg->link, &si->tsgs);
+	mutex_unlock(&si->sg->mutex);
+	node->payload = tsg;
+	node->ops = &qgpu_sched_tsg_ops;
+	return;
+err:
+	kfree(tsg);
+}
+
+/**
+ * qgpu_sched_is_schedule_control() - is this a tenant's GPFIFO_SCHEDULE?
+ * @c: the decoded control
+ *
+ * Return: true for NVA06C (channel group) and NVA06F (channel) GPFIFO_SCHEDULE.
+ */
+bool qgpu_sched_is_schedule_control(const struct nvrm_control *c)
+{
+	return (c->cmd == NVRM_CTRL_CMD_NVA06C_GPFIFO_SCHEDULE ||
+		c->cmd == NVRM_CTRL_CMD_NVA06F_GPFIFO_SCHEDULE) && !c->finn_serialized;
+}
+
+/**
+ * qgpu_sched_control() - forward a tenant's GPFIFO_SCHEDULE, and keep a held instance held
+ * @qf: the ctl proxy
+ * @cmd: the ioctl command
+ * @arg: the NVOS54 parameters (user pointer)
+ * @compat: forward to compat_ioctl
+ * @c: the decoded control
+ *
+ * Context: process context; takes the tracker's lock and the GPU scheduler's mutex.
+ * Return: what the driver returns.
+ */
+long qgpu_sched_control(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, bool compat,
+			const struct nvrm_control *c)
+{
+	struct qgpu_rmtrack *t = qf->track;
+	struct qgpu_sched_tsg *tsg = NULL;
+	struct qgpu_rmnode *node;
+	u32 status;
+	u8 enable;
+	long ret;
+
+	if (!t || !c->params_ptr || !c->params_size ||
+	    get_user(enable, (u8 __user *)u64_to_user_ptr(c->params_ptr)))
+		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	mutex_lock(&t->lock);
+	ret = qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	if (ret || get_user(status, (u32 __user *)(arg + offsetof(struct nvrm_nvos54, status))) ||
+	    status != NVRM_OK)
+		goto out_unlock;
+	node = qgpu_rmtrack_find(t, c->hclient, c->hobject);
+	if (node && c->cmd == NVRM_CTRL_CMD_NVA06F_GPFIFO_SCHEDULE)
+		node = enable ? node->parent : NULL;	/* a channel: its group joins the runlist */
+	if (node && node->ops == &qgpu_sched_tsg_ops)
+		tsg = node->payload;
+	if (!tsg)
+		goto out_unlock;
+	mutex_lock(&tsg->si->sg->mutex);
+	tsg->tenant_enabled = enable;
+	if (enable && !tsg->si->applied)
+		qgpu_sched_tsg_schedule(tsg->si->sg, tsg->hdup, false);
+	mutex_unlock(&tsg->si->sg->mutex);
+out_unlock:
+	mutex_unlock(&t->lock);
+	return ret;
+}
+
+static bool qgpu_is_usermode_class(u32 hclass)
+{
+	switch (hclass) {
+	case NVRM_CLASS_VOLTA_USERMODE_A:
+	case NVRM_CLASS_TURING_USERMODE_A:
+	case NVRM_CLASS_AMPERE_USERMODE_A:
+	case NVRM_CLASS_HOPPER_USERMODE_A:
+	case NVRM_CLASS_BLACKWELL_USERMODE_A:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/**
+ * qgpu_sched_map_memory() - RM_MAP_MEMORY went through: remember a doorbell mapping
+ * @qf: the ctl proxy
+ * @pre: the parameters as qgpu read them before forwarding
+ * @arg: the parameters (user pointer), for RM's status
+ *
+ * When the object is a usermode object, the GPU proxy named by the fd will map the doorbell:
+ * its mmap is wrapped (qgpu_vma.c).
+ */
+void qgpu_sched_map_memory(struct qgpu_file *qf, const struct nvrm_nvos33_with_fd *pre,
+			   unsigned long arg)
+{
+	struct qgpu_rmtrack *t = qf->track;
+	struct qgpu_rmnode *node;
+	struct qgpu_file *target;
+	u32 status, hclass = 0;
+	struct fd f;
+
+	if (!t || get_user(status, (u32 __user *)(arg + offsetof(struct nvrm_nvos33, status))) ||
+	    status != NVRM_OK)
+		return;
+	mutex_lock(&t->lock);
+	node = qgpu_rmtrack_find(t, pre->params.hclient, pre->params.hmemory);
+	if (node)
+		hclass = node->hclass;
+	mutex_unlock(&t->lock);
+	if (!qgpu_is_usermode_class(hclass))
+		return;
+	f = fdget(pre->fd);
+	if (!f.file)
+		return;
+	if (f.file->f_op == &qgpu_fops) {
+		target = f.file->private_data;
+		if (target->inst == qf->inst && target->node == QGPU_NODE_GPU)
+			WRITE_ONCE(target->doorbell, true);
+	}
+	fdput(f);
+}
+
+/* sysfs: GPU knobs */
+
+static struct qgpu_sched_gpu *to_sg(struct device *dev)
+{
+	return container_of(dev, struct qgpu_gpu, dev)->sched;
+}
+
+static ssize_t policy_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", qgpu_policy_name(READ_ONCE(to_sg(dev)->sc.policy)));
+}
+
+static ssize_t policy_store(struct device *dev, struct device_attribute *attr, const char *buf,
+			    size_t count)
+{
+	struct qgpu_sched_gpu *sg = to_sg(dev);
+	enum qgpu_policy policy, old;
+	struct qgpu_instance *inst;
+	char detail[40];
+	u32 sum = 0;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (qgpu_policy_parse(buf, count, &policy))
+		return -EINVAL;
+	mutex_lock(&qgpu_lock);
+	list_for_each_entry(inst, &sg->gpu->instances, gpu_link)
+		if (inst->state != QGPU_INST_REMOVED)
+			sum += inst->settings.core;
+	if (!qgpu_sc_admit(policy, sum, 0)) {
+		mutex_unlock(&qgpu_lock);
+		return -EINVAL;
+	}
+	spin_lock(&sg->lock);
+	old = sg->sc.policy;
+	WRITE_ONCE(sg->sc.policy, policy);
+	sg->sc.owner = NULL;
+	spin_unlock(&sg->lock);
+	mutex_unlock(&qgpu_lock);
+	qgpu_sched_kick(sg);
+	if (old != policy) {
+		snprintf(detail, sizeof(detail), "%s -> %s", qgpu_policy_name(old),
+			 qgpu_policy_name(policy));
+		qgpu_sched_event(sg, "policy_change", NULL, detail);
+	}
+	return count;
+}
+static DEVICE_ATTR_RW(policy);
+
+static ssize_t timeslice_us_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(to_sg(dev)->timeslice_us));
+}
+
+static ssize_t timeslice_us_store(struct device *dev, struct device_attribute *attr,
+				  const char *buf, size_t count)
+{
+	struct qgpu_sched_gpu *sg = to_sg(dev);
+	struct qgpu_sched_inst *si;
+	struct qgpu_sched_tsg *tsg;
+	u32 us;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (kstrtou32(buf, 10, &us) || !us || us > QGPU_TIMESLICE_MAX_US)
+		return -EINVAL;
+	mutex_lock(&sg->mutex);
+	WRITE_ONCE(sg->timeslice_us, us);
+	list_for_each_entry(si, &sg->insts, link)
+		list_for_each_entry(tsg, &si->tsgs, link)
+			qgpu_sched_tsg_timeslice(tsg->hdup, us);
+	mutex_unlock(&sg->mutex);
+	return count;
+}
+static DEVICE_ATTR_RW(timeslice_us);
+
+static ssize_t utilization_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	struct qgpu_sched_gpu *sg = to_sg(dev);
+	u64 now = qgpu_sched_now();
+	u32 pm;
+
+	spin_lock(&sg->lock);
+	qgpu_sc_account(&sg->sc, sg->v, sg->n, now);
+	pm = qgpu_sc_util_permille(&sg->sc, now);
+	spin_unlock(&sg->lock);
+	return sysfs_emit(buf, "%u\n", (pm + 5) / 10);
+}
+static DEVICE_ATTR_RO(utilization);
+
+static struct attribute *qgpu_sched_gpu_attrs[] = {
+	&dev_attr_policy.attr,
+	&dev_attr_timeslice_us.attr,
+	&dev_attr_utilization.attr,
+	NULL,
+};
+
+const struct attribute_group qgpu_sched_gpu_group = {
+	.attrs = qgpu_sched_gpu_attrs,
+};
+
+/* sysfs: instance knobs and counters */
+
+static struct qgpu_instance *to_inst(struct kobject *kobj)
+{
+	return container_of(kobj, struct qgpu_instance, kobj);
+}
+
+static ssize_t core_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(to_inst(kobj)->settings.core));
+}
+
+static ssize_t core_store(struct kobject *kobj, struct kobj_attribute *attr, const char *buf,
+			  size_t count)
+{
+	struct qgpu_instance *inst = to_inst(kobj);
+	struct qgpu_sched_inst *si = inst->sched;
+	u32 core;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (kstrtou32(buf, 10, &core) || core < QGPU_CORE_MIN || core > QGPU_CORE_MAX)
+		return -EINVAL;
+	mutex_lock(&qgpu_lock);
+	if (!qgpu_sched_admit(inst->gpu, inst, core)) {
+		mutex_unlock(&qgpu_lock);
+		return -EINVAL;
+	}
+	WRITE_ONCE(inst->settings.core, core);
+	spin_lock(&si->sg->lock);
+	si->sc.core = core;
+	spin_unlock(&si->sg->lock);
+	mutex_unlock(&qgpu_lock);
+	qgpu_sched_kick(si->sg);
+	return count;
+}
+
+static struct kobj_attribute qgpu_attr_core = __ATTR_RW(core);
+
+static ssize_t class_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", qgpu_class_name(READ_ONCE(to_inst(kobj)->settings.cls)));
+}
+
+static ssize_t class_store(struct kobject *kobj, struct kobj_attribute *attr, const char *buf,
+			   size_t count)
+{
+	struct qgpu_instance *inst = to_inst(kobj);
+	struct qgpu_sched_inst *si = inst->sched;
+	enum qgpu_class cls;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (sysfs_streq(buf, "online"))
+		cls = QGPU_CLASS_ONLINE;
+	else if (sysfs_streq(buf, "offline"))
+		cls = QGPU_CLASS_OFFLINE;
+	else
+		return -EINVAL;
+	mutex_lock(&qgpu_lock);
+	WRITE_ONCE(inst->settings.cls, cls);
+	spin_lock(&si->sg->lock);
+	si->sc.cls = cls;
+	spin_unlock(&si->sg->lock);
+	mutex_unlock(&qgpu_lock);
+	qgpu_sched_kick(si->sg);
+	return count;
+}
+
+static struct kobj_attribute qgpu_attr_class = __ATTR_RW(class);
+
+/* Read counters of @kobj's instance, brought up to date. */
+static void qgpu_sched_counters(struct kobject *kobj, u64 *gpu_time, u64 *throttled, u32 *pm)
+{
+	struct qgpu_sched_inst *si = to_inst(kobj)->sched;
+	struct qgpu_sched_gpu *sg = si->sg;
+	u64 now = qgpu_sched_now();
+
+	spin_lock(&sg->lock);
+	if (!list_empty(&si->link))
+		qgpu_sc_account(&sg->sc, sg->v, sg->n, now);
+	*gpu_time = si->sc.gpu_time_ns;
+	*throttled = si->sc.throttled_ns;
+	*pm = qgpu_sc_share_permille(&sg->sc, &si->sc, now);
+	spin_unlock(&sg->lock);
+}
+
+static ssize_t gpu_time_ns_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	u64 g, t;
+	u32 pm;
+
+	qgpu_sched_counters(kobj, &g, &t, &pm);
+	return sysfs_emit(buf, "%llu\n", g);
+}
+
+static struct kobj_attribute qgpu_attr_gpu_time_ns = __ATTR_RO(gpu_time_ns);
+
+static ssize_t throttled_ns_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	u64 g, t;
+	u32 pm;
+
+	qgpu_sched_counters(kobj, &g, &t, &pm);
+	return sysfs_emit(buf, "%llu\n", t);
+}
+
+static struct kobj_attribute qgpu_attr_throttled_ns = __ATTR_RO(throttled_ns);
+
+static ssize_t share_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	u64 g, t;
+	u32 pm;
+
+	qgpu_sched_counters(kobj, &g, &t, &pm);
+	return sysfs_emit(buf, "%u.%u\n", pm / 10, pm % 10);
+}
+
+static struct kobj_attribute qgpu_attr_share = __ATTR_RO(share);
+
+static ssize_t preemptions_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	struct qgpu_sched_inst *si = to_inst(kobj)->sched;
+	u64 n;
+
+	mutex_lock(&si->sg->mutex);
+	n = si->preemptions;
+	mutex_unlock(&si->sg->mutex);
+	return sysfs_emit(buf, "%llu\n", n);
+}
+
+static struct kobj_attribute qgpu_attr_preemptions = __ATTR_RO(preemptions);
+
+static struct attribute *qgpu_sched_inst_attrs[] = {
+	&qgpu_attr_core.attr,
+	&qgpu_attr_class.attr,
+	&qgpu_attr_gpu_time_ns.attr,
+	&qgpu_attr_throttled_ns.attr,
+	&qgpu_attr_preemptions.attr,
+	&qgpu_attr_share.attr,
+	NULL,
+};
+
+const struct attribute_group qgpu_sched_inst_group = {
+	.attrs = qgpu_sched_inst_attrs,
+};

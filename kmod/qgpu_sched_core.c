@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qgpu: the share arithmetic of the compute scheduler (see qgpu_sched_core.h).
+ *
+ * The model: per GPU a period (10 ms). At each period start every instance gets a budget of
+ * core percent of the period, plus what it overran last period (negative) or a small leftover
+ * (positive, at most QGPU_SC_MIN_WINDOW_NS). While an online instance is active, only online
+ * instances take part and offline ones are held; otherwise everyone takes part.
+ *
+ * Under fixed-share every taking part instance, active or not, owns an exclusive window in turn
+ * and runs until its budget is spent; then the GPU is left idle until the period ends. Idle
+ * instances get their windows too: "idle" is only qgpu's guess (no ring for a while), and an
+ * instance with work queued and no reason to ring again must not be held for ever.
+ *
+ * Under burst-share only active instances own windows; when no active instance has budget
+ * left, every taking part instance runs at once (the engine's round robin shares that time),
+ * idle ones included, for the same reason. An instance that wakes with budget left takes the
+ * next window: at once when the GPU is in that shared phase, else when the current window ends
+ * (at most core percent of a period later). Under best-effort every taking part instance runs.
+ */
+#include "qgpu_sched_core.h"
+
+#ifdef __KERNEL__
+#include <linux/math64.h>
+#define qgpu_sc_div(a, b)	div64_u64((a), (b))
+#else
+#define qgpu_sc_div(a, b)	((a) / (b))
+#endif
+
+static const char *const qgpu_policy_names[QGPU_POLICIES] = {
+	[QGPU_POLICY_BEST_EFFORT] = "best-effort",
+	[QGPU_POLICY_FIXED_SHARE] = "fixed-share",
+	[QGPU_POLICY_BURST_SHARE] = "burst-share",
+};
+
+/**
+ * qgpu_policy_name() - the sysfs spelling of a policy
+ * @policy: the policy
+ *
+ * Return: its name, "?" if out of range.
+ */
+const char *qgpu_policy_name(enum qgpu_policy policy)
+{
+	return (unsigned int)policy < QGPU_POLICIES ? qgpu_policy_names[policy] : "?";
+}
+
+/**
+ * qgpu_policy_parse() - a policy name as written to sysfs (one trailing newline allowed)
+ * @s: the text
+ * @len: its length
+ * @out: the policy
+ *
+ * Return: 0 or -EINVAL.
+ */
+int qgpu_policy_parse(const char *s, size_t len, enum qgpu_policy *out)
+{
+	unsigned int p;
+
+	if (len && s[len - 1] == '\n')
+		len--;
+	for (p = 0; p < QGPU_POLICIES; p++) {
+		if (strlen(qgpu_policy_names[p]) == len && !memcmp(s, qgpu_policy_names[p], len)) {
+			*out = p;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/**
+ * qgpu_sc_admit() - may an instance have @core percent next to the others' guarantees?
+ * @policy: the GPU's policy
+ * @sum_others: the other instances' core percent, added up
+ * @core: the instance's
+ *
+ * Return: true under best-effort (core is no guarantee there) or when the sum stays <= 100.
+ */
+bool qgpu_sc_admit(enum qgpu_policy policy, u32 sum_others, u32 core)
+{
+	return policy == QGPU_POLICY_BEST_EFFORT || sum_others + core <= QGPU_CORE_MAX;
+}
+
+/**
+ * qgpu_sc_init() - a GPU's state: best-effort, the default period, nothing decided yet
+ * @sc: the state
+ */
+void qgpu_sc_init(struct qgpu_sc *sc)
+{
+	memset(sc, 0, sizeof(*sc));
+	sc->policy = QGPU_POLICY_BEST_EFFORT;
+	sc->period_ns = QGPU_SC_PERIOD_NS;
+}
+
+/**
+ * qgpu_sc_inst_init() - a new instance: idle, held until the first decision
+ * @i: the instance
+ * @core: its core percent
+ * @cls: its class
+ */
+void qgpu_sc_inst_init(struct qgpu_sc_inst *i, u32 core, enum qgpu_class cls)
+{
+	memset(i, 0, sizeof(*i));
+	i->core = core;
+	i->cls = cls;
+}
+
+/**
+ * qgpu_sc_ring() - the instance submitted work
+ * @i: the instance
+ *
+ * Return: true if it was idle (the caller should have the scheduler decide again).
+ */
+bool qgpu_sc_ring(struct qgpu_sc_inst *i)
+{
+	bool woke = !qgpu_sc_active(i);
+
+	i->active_ns = QGPU_SC_ACTIVE_NS;
+	return woke;
+}
+
+/* Advance the share buckets to @now, clearing the ones skipped. */
+static void qgpu_sc_rotate(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, unsigned int n,
+			   u64 now)
+{
+	unsigned int k, steps = 0;
+
+	if (!sc->bucket_start)
+		sc->bucket_start = now;
+	while (now - sc->bucket_start >= QGPU_SC_BUCKET_NS && steps < QGPU_SC_BUCKETS) {
+		sc->bucket_idx = (sc->bucket_idx + 1) % QGPU_SC_BUCKETS;
+		sc->bucket_start += QGPU_SC_BUCKET_NS;
+		sc->busy_bucket[sc->bucket_idx] = 0;
+		for (k = 0; k < n; k++)
+			v[k]->bucket[sc->bucket_idx] = 0;
+		steps++;
+	}
+	if (now - sc->bucket_start >= QGPU_SC_BUCKET_NS)
+		sc->bucket_start = now;	/* idle for more than a second: all buckets are clear */
+}
+
+/**
+ * qgpu_sc_account() - charge the time since the last call to the instances
+ * @sc: the GPU
+ * @v: its instances
+ * @n: how many
+ * @now: the time (ns, monotonic)
+ *
+ * Time an instance was allowed to run while active is its GPU time (divided evenly when
+ * several were); it runs down its activity. The owner of an exclusive window pays the whole
+ * time from its budget. Time an instance was held while active is throttled time.
+ */
+void qgpu_sc_account(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, unsigned int n, u64 now)
+{
+	unsigned int k, running = 0;
+	u64 elapsed, each;
+
+	if (!sc->last || now <= sc->last) {
+		sc->last = sc->last ?: now;
+		qgpu_sc_rotate(sc, v, n, now);
+		return;
+	}
+	elapsed = now - sc->last;
+	sc->last = now;
+	for (k = 0; k < n; k++)
+		if (v[k]->run && qgpu_sc_active(v[k]))
+			running++;
+	each = running ? qgpu_sc_div(elapsed, running) : 0;
+	for (k = 0; k < n; k++) {
+		struct qgpu_sc_inst *i = v[k];
+
+		if (i->run && i == sc->owner)
+			i->budget_ns -= (s64)elapsed;
+		if (!qgpu_sc_active(i))
+			continue;
+		if (i->run) {
+			i->gpu_time_ns += each;
+			i->bucket[sc->bucket_idx] += each;
+			i->active_ns -= (s64)each;
+		} else {
+			i->throttled_ns += elapsed;
+		}
+	}
+	if (running)
+		sc->busy_bucket[sc->bucket_idx] += elapsed;
+	qgpu_sc_rotate(sc, v, n, now);
+}
+
+/* A new period: budgets of core percent, plus the carry of the last one. */
+static void qgpu_sc_new_period(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, unsigned int n,
+			       u64 now)
+{
+	unsigned int k;
+
+	/* Many instances: a longer period, so that windows stay worth a switch. */
+	sc->period_ns = QGPU_SC_PERIOD_NS;
+	if ((u64)n * QGPU_SC_PERIOD_PER_INST_NS > sc->period_ns)
+		sc->period_ns = (u64)n * QGPU_SC_PERIOD_PER_INST_NS;
+	if (!sc->period_end || now - sc->period_end >= sc->period_ns)
+		sc->period_end = now + sc->period_ns;	/* first, or far behind: start afresh */
+	else
+		sc->period_end += sc->period_ns;
+	for (k = 0; k < n; k++) {
+		struct qgpu_sc_inst *i = v[k];
+		s64 share = (s64)qgpu_sc_div((u64)i->core * sc->period_ns, 100);
+		s64 carry = i->budget_ns;
+
+		if (carry > (s64)QGPU_SC_MIN_WINDOW_NS)
+			carry = QGPU_SC_MIN_WINDOW_NS;
+		if (carry < -share)
+			carry = -share;
+		i->budget_ns = share + carry;
+	}
+	sc->owner = NULL;
+}
+
+/* Does @i take part while @top is the highest class with an active instance? */
+static bool qgpu_sc_in_top(const struct qgpu_sc_inst *i, enum qgpu_class top)
+{
+	return i->cls == top || top == QGPU_CLASS_OFFLINE;
+}
+
+/* May @i own a window now? */
+static bool qgpu_sc_eligible(const struct qgpu_sc *sc, const struct qgpu_sc_inst *i,
+			     enum qgpu_class top)
+{
+	if (!qgpu_sc_in_top(i, top))
+		return false;
+	return sc->policy == QGPU_POLICY_FIXED_SHARE || qgpu_sc_active(i);
+}
+
+/**
+ * qgpu_sc_decide() - decide who may run now
+ * @sc: the GPU (brought up to date with qgpu_sc_account() at @now first)
+ * @v: its instances, in round-robin order
+ * @n: how many
+ * @now: the time
+ *
+ * Sets every instance's @run.
+ *
+ * Return: when the next decision is due at the latest (absolute ns): the end of the current
+ * window or period. A ring of an idle instance, or a knob change, calls for one earlier.
+ */
+u64 qgpu_sc_decide(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, unsigned int n, u64 now)
+{
+	enum qgpu_class top = QGPU_CLASS_OFFLINE;
+	unsigned int k, start = 0;
+	struct qgpu_sc_inst *owner;
+	u64 next;
+
+	if (!sc->period_end || now >= sc->period_end)
+		qgpu_sc_new_period(sc, v, n, now);
+	next = sc->period_end;
+	for (k = 0; k < n; k++)
+		if (v[k]->cls == QGPU_CLASS_ONLINE && qgpu_sc_active(v[k]))
+			top = QGPU_CLASS_ONLINE;
+
+	if (sc->policy == QGPU_POLICY_BEST_EFFORT) {
+		sc->owner = NULL;
+		for (k = 0; k < n; k++)
+			v[k]->run = qgpu_sc_in_top(v[k], top);
+		return next;
+	}
+
+	/* The owner keeps its window while it is eligible and has budget; else the next one. */
+	owner = sc->owner;
+	if (owner && (!qgpu_sc_eligible(sc, owner, top) || owner->budget_ns <= 0))
+		owner = NULL;
+	if (!owner) {
+		for (k = 0; k < n; k++)
+			if (v[k] == sc->cursor)
+				start = k + 1;
+		for (k = 0; k < n && !owner; k++) {
+			struct qgpu_sc_inst *i = v[(start + k) % n];
+
+			if (qgpu_sc_eligible(sc, i, top) && i->budget_ns > 0)
+				owner = i;
+		}
+	}
+	sc->owner = owner;
+	if (owner)
+		sc->cursor = owner;
+	for (k = 0; k < n; k++) {
+		if (owner)
+			v[k]->run = v[k] == owner;
+		else
+			v[k]->run = sc->policy == QGPU_POLICY_BURST_SHARE &&
+				    qgpu_sc_in_top(v[k], top);
+	}
+	if (owner && now + (u64)owner->budget_ns < next)
+		next = now + (u64)owner->budget_ns;
+	return next;
+}
+
+/**
+ * qgpu_sc_forget() - an instance leaves the GPU
+ * @sc: the GPU
+ * @i: the instance (no longer in the array passed to the other calls)
+ */
+void qgpu_sc_forget(struct qgpu_sc *sc, const struct qgpu_sc_inst *i)
+{
+	if (sc->owner == i)
+		sc->owner = NULL;
+	if (sc->cursor == i)
+		sc->cursor = NULL;
+}
+
+/* The time the buckets cover at @now: the full ones and the current one so far. */
+static u64 qgpu_sc_window(const struct qgpu_sc *sc, u64 now)
+{
+	u64 cur = now > sc->bucket_start ? now - sc->bucket_start : 0;
+
+	if (cur > QGPU_SC_BUCKET_NS)
+		cur = QGPU_SC_BUCKET_NS;
+	return (QGPU_SC_BUCKETS - 1) * QGPU_SC_BUCKET_NS + cur;
+}
+
+static u32 qgpu_sc_permille(const u64 *bucket, u64 window)
+{
+	u64 sum = 0;
+	unsigned int k;
+
+	for (k = 0; k < QGPU_SC_BUCKETS; k++)
+		sum += bucket[k];
+	if (!window)
+		return 0;
+	sum = qgpu_sc_div(sum * 1000 + window / 2, window);
+	return sum > 1000 ? 1000 : (u32)sum;
+}
+
+/**
+ * qgpu_sc_share_permille() - an instance's GPU time over the last second, per mille
+ * @sc: its GPU (accounted up to about @now)
+ * @i: the instance
+ * @now: the time
+ *
+ * Return: 0..1000.
+ */
+u32 qgpu_sc_share_permille(const struct qgpu_sc *sc, const struct qgpu_sc_inst *i, u64 now)
+{
+	return qgpu_sc_permille(i->bucket, qgpu_sc_window(sc, now));
+}
+
+/**
+ * qgpu_sc_util_permille() - time any instance was allowed to run with work, last second
+ * @sc: the GPU
+ * @now: the time
+ *
+ * Return: 0..1000.
+ */
+u32 qgpu_sc_util_permille(const struct qgpu_sc *sc, u64 now)
+{
+	return qgpu_sc_permille(sc->busy_bucket, qgpu_sc_window(sc, now));
+}

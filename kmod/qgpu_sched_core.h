@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The share arithmetic of qgpu's compute scheduler: who may run now, and until when. Pure (builds
+ * in the kernel and in the user-space unit tests, see kmod/nvrm/nvrm_types.h): no locks, no
+ * allocation, no clock; the caller passes the time and holds whatever protects the state.
+ */
+#ifndef QGPU_SCHED_CORE_H
+#define QGPU_SCHED_CORE_H
+
+#include "nvrm/nvrm_types.h"
+#include "qgpu_create_parse.h"
+
+/**
+ * enum qgpu_policy - how a GPU shares its time among the instances of one class
+ * @QGPU_POLICY_BEST_EFFORT: no per-instance limit; the engine's round robin shares
+ * @QGPU_POLICY_FIXED_SHARE: each instance gets its core percent and never more
+ * @QGPU_POLICY_BURST_SHARE: each instance is guaranteed its core percent; what is left idle
+ *	goes to the busy ones
+ * @QGPU_POLICIES: how many
+ */
+enum qgpu_policy {
+	QGPU_POLICY_BEST_EFFORT,
+	QGPU_POLICY_FIXED_SHARE,
+	QGPU_POLICY_BURST_SHARE,
+	QGPU_POLICIES,
+};
+
+#define QGPU_SC_PERIOD_NS	10000000ull	/* the scheduling period: 10 ms... */
+#define QGPU_SC_PERIOD_PER_INST_NS 500000ull	/* ...or 500 us per instance, if longer */
+/* a ring keeps an instance active for this much GPU time */
+#define QGPU_SC_ACTIVE_NS	50000000ull
+/* the most unused budget carried into the next period */
+#define QGPU_SC_MIN_WINDOW_NS	200000ull
+#define QGPU_SC_BUCKETS		10		/* share over the last second: 10 buckets... */
+#define QGPU_SC_BUCKET_NS	100000000ull	/* ...of 100 ms */
+
+/**
+ * struct qgpu_sc_inst - one instance as the share arithmetic sees it
+ * @core: guaranteed (fixed-share: allowed) percent, 1..100
+ * @cls: its class
+ * @active_ns: GPU time it may still get before it counts as idle; a ring (work submitted)
+ *	refills it to QGPU_SC_ACTIVE_NS. It only runs down while the instance may run, so an
+ *	instance held with work queued stays active.
+ * @budget_ns: what is left of its window in the current period (may be negative: an overrun,
+ *	repaid in the next period)
+ * @run: the decision: may run (RUN) or is held (HOLD)
+ * @gpu_time_ns: GPU time it was allowed while active; shared fairly when several ran at once
+ * @throttled_ns: time it was held while active
+ * @bucket: @gpu_time_ns per QGPU_SC_BUCKET_NS bucket, for the share over the last second
+ */
+struct qgpu_sc_inst {
+	u32 core;
+	enum qgpu_class cls;
+	s64 active_ns;
+	s64 budget_ns;
+	bool run;
+	u64 gpu_time_ns;
+	u64 throttled_ns;
+	u64 bucket[QGPU_SC_BUCKETS];
+};
+
+/**
+ * struct qgpu_sc - one GPU's scheduler state
+ * @policy: its policy
+ * @period_ns: the period length (QGPU_SC_PERIOD_NS, longer with more than 20 instances)
+ * @period_end: when the current period ends (absolute ns); 0 before the first decision
+ * @owner: the instance owning the current exclusive window, or NULL
+ * @cursor: the last instance that owned a window: the round robin goes on after it, across
+ *	periods, so that late windows do not always cut the same instance short
+ * @last: when the state was last brought up to date (absolute ns); 0 before the first time
+ * @bucket_start: when the current share bucket started
+ * @bucket_idx: the current share bucket
+ * @busy_bucket: per bucket, time any instance was allowed to run while active (utilization)
+ */
+struct qgpu_sc {
+	enum qgpu_policy policy;
+	u64 period_ns;
+	u64 period_end;
+	struct qgpu_sc_inst *owner;
+	struct qgpu_sc_inst *cursor;
+	u64 last;
+	u64 bucket_start;
+	unsigned int bucket_idx;
+	u64 busy_bucket[QGPU_SC_BUCKETS];
+};
+
+const char *qgpu_policy_name(enum qgpu_policy policy);
+int qgpu_policy_parse(const char *s, size_t len, enum qgpu_policy *out);
+bool qgpu_sc_admit(enum qgpu_policy policy, u32 sum_others, u32 core);
+void qgpu_sc_init(struct qgpu_sc *sc);
+void qgpu_sc_inst_init(struct qgpu_sc_inst *i, u32 core, enum qgpu_class cls);
+bool qgpu_sc_ring(struct qgpu_sc_inst *i);
+
+static inline bool qgpu_sc_active(const struct qgpu_sc_inst *i)
+{
+	return i->active_ns > 0;
+}
+
+void qgpu_sc_account(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, unsigned int n, u64 now);
+u64 qgpu_sc_decide(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, unsigned int n, u64 now);
+void qgpu_sc_forget(struct qgpu_sc *sc, const struct qgpu_sc_inst *i);
+u32 qgpu_sc_share_permille(const struct qgpu_sc *sc, const struct qgpu_sc_inst *i, u64 now);
+u32 qgpu_sc_util_permille(const struct qgpu_sc *sc, u64 now);
+
+#endif /* QGPU_SCHED_CORE_H */

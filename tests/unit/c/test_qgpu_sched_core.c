@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmod/qgpu_sched_core.c: the share arithmetic. A small simulation drives it as qgpu_sched.c
+ * does (account, then decide, at each window end or every 1 ms at the latest); instances that
+ * are busy ring every millisecond of their own GPU time. Shares are the GPU time the scheduler
+ * allowed, which is what the engine delivers when controls take effect.
+ */
+#include "tap.h"
+#include "qgpu_sched_core.h"
+
+#define MS 1000000ull
+#define MAXI 8
+
+struct sim {
+	struct qgpu_sc sc;
+	struct qgpu_sc_inst in[MAXI];
+	struct qgpu_sc_inst *v[MAXI];
+	bool busy[MAXI];
+	unsigned int n;
+	u64 now;
+};
+
+static void sim_init(struct sim *s, enum qgpu_policy policy, unsigned int n, const u32 *core,
+		     const enum qgpu_class *cls)
+{
+	unsigned int k;
+
+	memset(s, 0, sizeof(*s));
+	qgpu_sc_init(&s->sc);
+	s->sc.policy = policy;
+	s->n = n;
+	s->now = 1000 * MS;
+	for (k = 0; k < n; k++) {
+		qgpu_sc_inst_init(&s->in[k], core[k], cls ? cls[k] : QGPU_CLASS_ONLINE);
+		s->v[k] = &s->in[k];
+		s->busy[k] = true;
+	}
+}
+
+/* Run for @ns; returns each instance's GPU time in that span through @got. */
+static void sim_run(struct sim *s, u64 ns, u64 *got)
+{
+	u64 end = s->now + ns, start[MAXI], next;
+	unsigned int k;
+
+	for (k = 0; k < s->n; k++)
+		start[k] = s->in[k].gpu_time_ns;
+	while (s->now < end) {
+		for (k = 0; k < s->n; k++)
+			if (s->busy[k] && (s->in[k].run || !qgpu_sc_active(&s->in[k])))
+				qgpu_sc_ring(&s->in[k]);
+		qgpu_sc_account(&s->sc, s->v, s->n, s->now);
+		next = qgpu_sc_decide(&s->sc, s->v, s->n, s->now);
+		if (next > s->now + MS)
+			next = s->now + MS;
+		if (next > end)
+			next = end;
+		s->now = next;
+	}
+	qgpu_sc_account(&s->sc, s->v, s->n, s->now);
+	for (k = 0; got && k < s->n; k++)
+		got[k] = s->in[k].gpu_time_ns - start[k];
+}
+
+static double pct(u64 part, u64 whole)
+{
+	return 100.0 * (double)part / (double)whole;
+}
+
+TEST(sched_policy_names_round_trip)
+{
+	enum qgpu_policy p;
+
+	ASSERT_EQ_INT(qgpu_policy_parse("fixed-share\n", 12, &p), 0);
+	EXPECT_EQ(p, QGPU_POLICY_FIXED_SHARE);
+	ASSERT_EQ_INT(qgpu_policy_parse("burst-share", 11, &p), 0);
+	EXPECT_EQ(p, QGPU_POLICY_BURST_SHARE);
+	ASSERT_EQ_INT(qgpu_policy_parse("best-effort", 11, &p), 0);
+	EXPECT_EQ(p, QGPU_POLICY_BEST_EFFORT);
+	EXPECT_EQ_INT(qgpu_policy_parse("fixed", 5, &p), -EINVAL);
+	EXPECT_EQ_INT(qgpu_policy_parse("best-effort\n\n", 13, &p), -EINVAL);
+	EXPECT_EQ_INT(qgpu_policy_parse("", 0, &p), -EINVAL);
+	EXPECT_STREQ(qgpu_policy_name(QGPU_POLICY_BURST_SHARE), "burst-share");
+	EXPECT_STREQ(qgpu_policy_name(QGPU_POLICIES), "?");
+}
+
+TEST(sched_admission_sums_to_100)
+{
+	EXPECT_TRUE(qgpu_sc_admit(QGPU_POLICY_FIXED_SHARE, 70, 30));
+	EXPECT_FALSE(qgpu_sc_admit(QGPU_POLICY_FIXED_SHARE, 70, 31));
+	EXPECT_FALSE(qgpu_sc_admit(QGPU_POLICY_BURST_SHARE, 100, 1));
+	EXPECT_TRUE(qgpu_sc_admit(QGPU_POLICY_BEST_EFFORT, 100, 100));
+}
+
+static void check_fixed(const u32 *core, unsigned int n)
+{
+	struct sim s;
+	u64 got[MAXI], total = 1000 * MS;
+	unsigned int k;
+
+	sim_init(&s, QGPU_POLICY_FIXED_SHARE, n, core, NULL);
+	sim_run(&s, 100 * MS, NULL);
+	sim_run(&s, total, got);
+	for (k = 0; k < n; k++) {
+		EXPECT_GE(pct(got[k], total), core[k] - 0.5);
+		EXPECT_LE(pct(got[k], total), core[k] + 0.5);
+	}
+}
+
+TEST(sched_fixed_share_hits_targets)
+{
+	static const u32 a[] = { 30, 70 }, b[] = { 10, 90 }, c[] = { 20, 20, 20, 20, 20 };
+
+	check_fixed(a, 2);
+	check_fixed(b, 2);
+	check_fixed(c, 5);
+}
+
+TEST(sched_fixed_share_caps_a_lone_instance)
+{
+	static const u32 core[] = { 30, 70 };
+	struct sim s;
+	u64 got[MAXI];
+
+	sim_init(&s, QGPU_POLICY_FIXED_SHARE, 2, core, NULL);
+	s.busy[1] = false;
+	sim_run(&s, 1000 * MS, got);
+	EXPECT_LE(pct(got[0], 1000 * MS), 30.5);
+	EXPECT_GE(pct(got[0], 1000 * MS), 29.5);
+	EXPECT_EQ(got[1], 0);
+}
+
+TEST(sched_burst_share_lends_idle_time_and_takes_it_back)
+{
+	static const u32 core[] = { 30, 70 };
+	struct sim s;
+	u64 got[MAXI], t0;
+
+	sim_init(&s, QGPU_POLICY_BURST_SHARE, 2, core, NULL);
+	s.busy[1] = false;
+	sim_run(&s, 1000 * MS, got);
+	EXPECT_GE(pct(got[0], 1000 * MS), 99.0);	/* alone: nearly everything */
+
+	/* the owner wakes: within 10 ms it is running its window */
+	s.busy[1] = true;
+	t0 = s.now;
+	while (!s.in[1].run && s.now - t0 < 20 * MS)
+		sim_run(&s, 100000, NULL);
+	EXPECT_LE(s.now - t0, 10 * MS);
+	sim_run(&s, 1000 * MS, got);
+	EXPECT_GE(pct(got[1], 1000 * MS), 69.5);
+	EXPECT_GE(pct(got[0], 1000 * MS), 29.5);
+}
+
+TEST(sched_best_effort_runs_everyone)
+{
+	static const u32 core[] = { 100, 100, 100 };
+	struct sim s;
+	u64 got[MAXI];
+	unsigned int k;
+
+	sim_init(&s, QGPU_POLICY_BEST_EFFORT, 3, core, NULL);
+	sim_run(&s, 300 * MS, got);
+	for (k = 0; k < 3; k++) {
+		EXPECT_TRUE(s.in[k].run);
+		EXPECT_GE(pct(got[k], 300 * MS), 33.0);
+		EXPECT_LE(pct(got[k], 300 * MS), 33.7);
+	}
+}
+
+TEST(sched_online_holds_offline_at_once)
+{
+	static const u32 core[] = { 50, 50 };
+	static const enum qgpu_class cls[] = { QGPU_CLASS_ONLINE, QGPU_CLASS_OFFLINE };
+	enum qgpu_policy p;
+	struct sim s;
+	u64 got[MAXI];
+
+	for (p = 0; p < QGPU_POLICIES; p++) {
+		sim_init(&s, p, 2, core, cls);
+		s.busy[0] = false;
+		sim_run(&s, 100 * MS, got);
+		EXPECT_GT(got[1], 0);
+		EXPECT_TRUE(s.in[1].run || p == QGPU_POLICY_FIXED_SHARE);
+		/* online work arrives: the very next decision holds offline */
+		qgpu_sc_ring(&s.in[0]);
+		qgpu_sc_account(&s.sc, s.v, 2, s.now);
+		qgpu_sc_decide(&s.sc, s.v, 2, s.now);
+		EXPECT_FALSE(s.in[1].run);
+		s.busy[0] = true;
+		sim_run(&s, 500 * MS, got);
+		EXPECT_EQ(got[1], 0);
+		EXPECT_GT(s.in[1].throttled_ns, 0);
+	}
+}
+
+TEST(sched_held_work_stays_active)
+{
+	static const u32 core[] = { 50, 50 };
+	static const enum qgpu_class cls[] = { QGPU_CLASS_ONLINE, QGPU_CLASS_OFFLINE };
+	struct sim s;
+
+	sim_init(&s, QGPU_POLICY_BEST_EFFORT, 2, core, cls);
+	sim_run(&s, 2000 * MS, NULL);
+	/* never ran, never rang again: still active, since it could not drain its work */
+	EXPECT_TRUE(qgpu_sc_active(&s.in[1]));
+}
+
+TEST(sched_share_over_last_second)
+{
+	static const u32 core[] = { 25, 75 };
+	struct sim s;
+	u32 a, b;
+
+	sim_init(&s, QGPU_POLICY_FIXED_SHARE, 2, core, NULL);
+	sim_run(&s, 2500 * MS, NULL);
+	a = qgpu_sc_share_permille(&s.sc, &s.in[0], s.now);
+	b = qgpu_sc_share_permille(&s.sc, &s.in[1], s.now);
+	EXPECT_GE(a, 240);
+	EXPECT_LE(a, 260);
+	EXPECT_GE(b, 740);
+	EXPECT_LE(b, 760);
+	EXPECT_GE(qgpu_sc_util_permille(&s.sc, s.now), 980);
+	/* everyone goes idle: after a second and a half the shares are gone */
+	s.busy[0] = s.busy[1] = false;
+	sim_run(&s, 1500 * MS, NULL);
+	EXPECT_EQ(qgpu_sc_share_permille(&s.sc, &s.in[0], s.now), 0);
+	EXPECT_EQ(qgpu_sc_util_permille(&s.sc, s.now), 0);
+}
+
+TEST(sched_forget_drops_the_owner)
+{
+	static const u32 core[] = { 50, 50 };
+	struct sim s;
+
+	sim_init(&s, QGPU_POLICY_FIXED_SHARE, 2, core, NULL);
+	sim_run(&s, 3 * MS, NULL);
+	ASSERT_NOT_NULL(s.sc.owner);
+	qgpu_sc_forget(&s.sc, s.sc.owner);
+	EXPECT_NULL(s.sc.owner);
+	EXPECT_NULL(s.sc.cursor);
+}
+
+TEST(sched_round_robin_goes_on_across_late_periods)
+{
+	static const u32 core[] = { 20, 20, 20, 20, 20 };
+	struct sim s;
+	u64 start[MAXI];
+	unsigned int k, p;
+
+	/* every decision comes 3 ms late: windows overrun, periods end before all had a turn */
+	sim_init(&s, QGPU_POLICY_FIXED_SHARE, 5, core, NULL);
+	for (k = 0; k < 5; k++)
+		start[k] = 0;
+	for (p = 0; p < 2000; p++) {
+		u64 next;
+
+		for (k = 0; k < 5; k++)
+			qgpu_sc_ring(&s.in[k]);
+		qgpu_sc_account(&s.sc, s.v, 5, s.now);
+		next = qgpu_sc_decide(&s.sc, s.v, 5, s.now);
+		s.now = (next > s.now ? next : s.now) + 3 * MS;
+	}
+	qgpu_sc_account(&s.sc, s.v, 5, s.now);
+	for (k = 0; k < 5; k++)
+		start[k] = s.in[k].gpu_time_ns;
+	for (k = 1; k < 5; k++) {
+		EXPECT_GE(start[k] * 10, start[0] * 9);
+		EXPECT_LE(start[k] * 10, start[0] * 11);
+	}
+}
