@@ -26,7 +26,7 @@ mkdir -p "$out"
 section "the machine: kernel $(uname -r), nvsim (simulated NVIDIA driver) and qgpu loaded"
 grep -E '^(nvsim|qgpu) ' /proc/modules | awk '{ print $1, "(" $2 " bytes)" }'
 show qgpuctl gpus
-say "two simulated GPUs of 16 GiB; qgpu manages both (qgpu.ko has no compute policy yet: '-')"
+say "two simulated GPUs of 16 GiB; qgpu manages both"
 
 section "1. instances from a policy file"
 grep -v '^#' "$policy" | sed '/^$/d'
@@ -77,7 +77,8 @@ done
 wait "$status_pid"
 printf '\033[2m$ qgpuctl status   (while they run)\033[0m\n'
 cat "$out/status.txt"
-say "(qgpu.ko does not account memory or GPU time per instance yet: those columns show '-')"
+[ -e "$sys/instances/infer/mem_current" ] ||
+	say "(qgpu.ko does not account memory or GPU time per instance yet: those columns show '-')"
 wait "${pids[@]}"
 cat /proc/driver/nvsim/gpu0/busy >"$out/busy-after.txt"
 for i in "${instances[@]}"; do echo "$i: $(cat "$out/run-$i.json")"; done

@@ -87,13 +87,21 @@ def best_effort() -> Iterator[None]:
     set_knob("timeslice_us", "1024")
 
 
+# Small memory limits: the GPU's limits must fit its memory (overcommit is off by default).
+MEM = "mem=128M"
+
+
+def with_mem(line: str) -> str:
+    return line if "mem=" in line else f"{line} {MEM}"
+
+
 @contextmanager
 def instances(*lines: str) -> Iterator[list[str]]:
     names = [line.split()[0] for line in lines]
     made = []
     try:
         for line in lines:
-            create(line)
+            create(with_mem(line))
             made.append(line.split()[0])
         yield [f"/dev/qgpu/{n}" for n in names]
     finally:
@@ -155,10 +163,10 @@ def test_instance_knobs_validate_and_guarantees_stay_within_100() -> None:
         set_knob("policy", "fixed-share")
         assert refused(set_iknob, "ka", "core", "61") == errno.EINVAL
         assert iknob("ka", "core") == "60"
-        assert refused(create, "kc core=1") == errno.EINVAL
+        assert refused(create, with_mem("kc core=1")) == errno.EINVAL
         assert not inst_dir("kc").exists()
         set_iknob("ka", "core", "30")
-        create("kc core=30")
+        create(with_mem("kc core=30"))
         remove("kc")
         set_knob("policy", "best-effort")
         set_iknob("ka", "core", "100")  # no guarantee under best-effort: no sum

@@ -222,6 +222,19 @@ def test_cdi_spec_of_the_real_instances() -> None:
             assert n["hostPath"].startswith(f"/dev/qgpu/{device['name']}/")
 
 
+@pytest.fixture
+def overcommit() -> Iterator[None]:
+    """A "max" limit counts as the whole GPU: two instances with one only fit with overcommit."""
+    knob = SYS / "gpu0" / "overcommit"
+    knob.write_text("1\n")
+    yield
+    for name in ("st-a", "st-b"):
+        if inst_dir(name).exists():
+            remove(name, force=True)
+    knob.write_text("0\n")
+
+
+@pytest.mark.usefixtures("overcommit")
 def test_status_json_is_consistent_with_sysfs() -> None:
     create("st-a mem=1G core=20")
     create("st-b mem=max core=10 class=offline")

@@ -104,6 +104,13 @@ BAD_FILES = {
         "      - {name: pol-y, mem: 1G, core: 50}\n",
         "add up to 110%",
     ),
+    # A valid file the GPU cannot hold: refused before any write (the kernel would say ENOSPC).
+    "limits over the GPU's memory without overcommit": (
+        "version: v1\ngpus:\n  - selector: {index: 0}\n    instances:\n"
+        "      - {name: pol-x, mem: 10G, core: 30}\n"
+        "      - {name: pol-y, mem: 10G, core: 30}\n",
+        "memory limits on GPU 0 add up to",
+    ),
     # Valid files asking for what this module cannot do: refused before any write.
     "a GPU knob the module lacks": (
         "version: v1\ngpus:\n  - selector: {index: 0}\n    timeslice_us: 2048\n    instances:\n"
