@@ -101,7 +101,16 @@ def _read(path: Path) -> str | None:
 
 
 def table(rows: list[Share], gpu_busy: int) -> str:
-    head = ("instance", "class", "guaranteed", "pids", "kernels", "gpu time", "achieved share")
+    head = (
+        "instance",
+        "class",
+        "guaranteed",
+        "pids",
+        "kernels",
+        "gpu time",
+        "of the run",
+        "of the busy time",
+    )
     lines = [head]
     for r in rows:
         lines.append(
@@ -112,10 +121,12 @@ def table(rows: list[Share], gpu_busy: int) -> str:
                 " ".join(map(str, r.pids)) or "-",
                 "-" if r.kernels is None else str(r.kernels),
                 f"{r.busy_ns / 1e9:.2f} s",
+                "-" if r.of_wall is None else f"{r.of_wall:.1f}%",
                 f"{r.share:.1f}%",
             )
         )
-    lines.append(("(gpu)", "", "", "", "", f"{gpu_busy / 1e9:.2f} s", "100.0%"))
+    run = sum(r.of_wall for r in rows if r.of_wall is not None)
+    lines.append(("(gpu)", "", "", "", "", f"{gpu_busy / 1e9:.2f} s", f"{run:.1f}%", "100.0%"))
     widths = [max(len(row[i]) for row in lines) for i in range(len(head))]
     return "\n".join(
         "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in lines
