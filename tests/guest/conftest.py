@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 from kernel import PROJECT, dmesg, insmod, is_loaded, rmmod, trouble
+from rm import Rm
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -42,3 +43,11 @@ def default_modules() -> Iterator[None]:
     for name in ("nvsim", "qgpu"):
         r = insmod(name)
         assert r.returncode == 0, r.stderr
+
+
+@pytest.fixture(params=[False, True], ids=["direct", "xfer"])
+def any_path(request: pytest.FixtureRequest) -> Iterator[Rm]:
+    """A process's RM client whose calls are issued directly and wrapped in IOCTL_XFER_CMD."""
+    r = Rm(xfer=request.param)
+    yield r
+    r.close()

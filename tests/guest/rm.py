@@ -87,9 +87,23 @@ def param(name: str) -> str:
     return Path("/sys/module/nvsim/parameters", name).read_text().strip()
 
 
+def fb_bytes() -> int:
+    """The framebuffer nvsim was loaded with, in bytes."""
+    return int(param("fb_mib")) << 20
+
+
 def ioctl(fd: int, nr: int, buf: bytearray) -> None:
     """Issue an escape directly; raises OSError for a refused call."""
     fcntl.ioctl(fd, iowr(nr, len(buf)), buf, True)
+
+
+def refused(fd: int, nr: int, buf: bytearray) -> int:
+    """Issue an escape the driver must refuse; returns the errno."""
+    try:
+        ioctl(fd, nr, buf)
+    except OSError as e:
+        return e.errno
+    raise AssertionError(f"escape {nr} was not refused")
 
 
 def ioctl_xfer(fd: int, nr: int, buf: bytearray) -> None:

@@ -22,24 +22,6 @@ def proc() -> Iterator[Rm]:
     r.close()
 
 
-@pytest.fixture(params=[False, True], ids=["direct", "xfer"])
-def any_path(request: pytest.FixtureRequest) -> Iterator[Rm]:
-    """The same calls, issued directly and wrapped in IOCTL_XFER_CMD."""
-    r = Rm(xfer=request.param)
-    yield r
-    r.close()
-
-
-def fb_bytes() -> int:
-    return int(rm.param("fb_mib")) << 20
-
-
-def refused(fd: int, nr: int, buf: bytearray) -> int:
-    with pytest.raises(OSError) as exc:
-        rm.ioctl(fd, nr, buf)
-    return exc.value.errno
-
-
 def test_check_version_query_strict_relaxed_and_mismatch() -> None:
     fd = os.open("/dev/nvidiactl", os.O_RDWR)
     version = rm.param("abi_version")
@@ -51,9 +33,9 @@ def test_check_version_query_strict_relaxed_and_mismatch() -> None:
             if cmd == ord("2"):
                 assert buf[8:].split(b"\0")[0].decode() == version
         buf = bytearray(struct.pack("<II64s", 0, 0, b"1.0"))
-        assert refused(fd, rm.CHECK_VERSION_STR, buf) == errno.EINVAL
+        assert rm.refused(fd, rm.CHECK_VERSION_STR, buf) == errno.EINVAL
         assert buf[8:].split(b"\0")[0].decode() == version  # the driver's version, written back
-        assert refused(fd, rm.CHECK_VERSION_STR, bytearray(71)) == errno.EINVAL
+        assert rm.refused(fd, rm.CHECK_VERSION_STR, bytearray(71)) == errno.EINVAL
     finally:
         os.close(fd)
 
@@ -65,11 +47,11 @@ def test_card_info_lists_the_gpu_and_checks_size_and_device() -> None:
         buf = bytearray(72 * 32)
         rm.ioctl(ctl, rm.CARD_INFO, buf)
         assert buf[0] == 1  # valid
-        assert struct.unpack_from("<Q", buf, 48)[0] == fb_bytes()
+        assert struct.unpack_from("<Q", buf, 48)[0] == rm.fb_bytes()
         assert struct.unpack_from("<I", buf, 56)[0] == 0  # minor
         assert buf[72] == 0  # the second slot is empty
-        assert refused(ctl, rm.CARD_INFO, bytearray(71)) == errno.EINVAL
-        assert refused(gpu, rm.CARD_INFO, bytearray(72)) == errno.EINVAL
+        assert rm.refused(ctl, rm.CARD_INFO, bytearray(71)) == errno.EINVAL
+        assert rm.refused(gpu, rm.CARD_INFO, bytearray(72)) == errno.EINVAL
     finally:
         os.close(gpu)
         os.close(ctl)
@@ -83,10 +65,10 @@ def test_register_fd_needs_a_real_ctl_fd_once() -> None:
     try:
         for bad in (null, other, 9999):
             buf = bytearray(struct.pack("<i", bad))
-            assert refused(gpu, rm.REGISTER_FD, buf) == errno.EINVAL
-        assert refused(ctl, rm.REGISTER_FD, bytearray(struct.pack("<i", ctl))) == errno.EINVAL
+            assert rm.refused(gpu, rm.REGISTER_FD, buf) == errno.EINVAL
+        assert rm.refused(ctl, rm.REGISTER_FD, bytearray(struct.pack("<i", ctl))) == errno.EINVAL
         rm.ioctl(gpu, rm.REGISTER_FD, bytearray(struct.pack("<i", ctl)))
-        assert refused(gpu, rm.REGISTER_FD, bytearray(struct.pack("<i", ctl))) == errno.EINVAL
+        assert rm.refused(gpu, rm.REGISTER_FD, bytearray(struct.pack("<i", ctl))) == errno.EINVAL
     finally:
         for fd in (null, other, gpu, ctl):
             os.close(fd)
@@ -96,10 +78,10 @@ def test_unknown_escape_and_wrong_device_are_refused() -> None:
     ctl = os.open("/dev/nvidiactl", os.O_RDWR)
     gpu = os.open("/dev/nvidia0", os.O_RDWR)
     try:
-        assert refused(ctl, 0x7F, bytearray(16)) == errno.EINVAL
-        assert refused(gpu, rm.RM_ALLOC, bytearray(48)) == errno.EINVAL  # ctl-only
-        assert refused(ctl, rm.RM_ALLOC, bytearray(40)) == errno.EINVAL  # neither NVOS21 nor 64
-        assert refused(ctl, rm.RM_FREE, bytearray(20)) == errno.EINVAL
+        assert rm.refused(ctl, 0x7F, bytearray(16)) == errno.EINVAL
+        assert rm.refused(gpu, rm.RM_ALLOC, bytearray(48)) == errno.EINVAL  # ctl-only
+        assert rm.refused(ctl, rm.RM_ALLOC, bytearray(40)) == errno.EINVAL  # neither NVOS21 nor 64
+        assert rm.refused(ctl, rm.RM_FREE, bytearray(20)) == errno.EINVAL
     finally:
         os.close(gpu)
         os.close(ctl)
@@ -108,9 +90,9 @@ def test_unknown_escape_and_wrong_device_are_refused() -> None:
 def test_xfer_rejects_bad_outer_and_inner_sizes() -> None:
     ctl = os.open("/dev/nvidiactl", os.O_RDWR)
     try:
-        assert refused(ctl, rm.XFER, bytearray(24)) == errno.EINVAL
+        assert rm.refused(ctl, rm.XFER, bytearray(24)) == errno.EINVAL
         inner = bytearray(rm.XFER_S.pack(rm.RM_ALLOC, 16385, 0))
-        assert refused(ctl, rm.XFER, inner) == errno.EINVAL
+        assert rm.refused(ctl, rm.XFER, inner) == errno.EINVAL
     finally:
         os.close(ctl)
 
@@ -173,7 +155,7 @@ def test_a_client_is_bound_to_its_ctl_file(proc: Rm) -> None:
         assert rm.NVOS00.unpack(buf)[3] == rm.INVALID_CLIENT
     finally:
         other.close()
-    assert proc.fb_info(sub, rm.FB_TOTAL_RAM_SIZE) == [fb_bytes() >> 10]
+    assert proc.fb_info(sub, rm.FB_TOTAL_RAM_SIZE) == [rm.fb_bytes() >> 10]
 
 
 def test_controls_check_params_size_and_class(proc: Rm) -> None:
@@ -203,7 +185,7 @@ def test_gpu_id_maps_to_its_device_instance(proc: Rm) -> None:
 def test_framebuffer_exact_fit_then_no_memory(any_path: Rm) -> None:
     r = any_path
     dev, sub = r.device()
-    total = fb_bytes()
+    total = rm.fb_bytes()
     assert r.fb_free_bytes(sub) == total
     status, h, size = r.vidmem(dev, total - (1 << 20))
     assert (status, size) == (rm.OK, total - (1 << 20))
@@ -224,7 +206,7 @@ def test_vidmem_rounding_and_rejections(proc: Rm) -> None:
     assert (status, size) == (rm.OK, 4 << 10)
     assert proc.vidmem(dev, 0)[0] == rm.INVALID_ARGUMENT
     assert proc.vidmem(dev, 4096, attr=1 << 25)[0] == rm.INVALID_ARGUMENT  # LOCATION PCI
-    assert proc.vidmem(dev, fb_bytes() + 4096)[0] == rm.NO_MEMORY
+    assert proc.vidmem(dev, rm.fb_bytes() + 4096)[0] == rm.NO_MEMORY
 
 
 def test_freeing_a_device_or_closing_the_file_frees_everything() -> None:
@@ -236,15 +218,15 @@ def test_freeing_a_device_or_closing_the_file_frees_everything() -> None:
         for _ in range(3):
             assert r.vidmem(dev, 1 << 30)[0] == rm.OK
         assert r.vidmem(sub, 1 << 30)[0] == rm.OK
-        assert watcher.fb_free_bytes(wsub) == fb_bytes() - (4 << 30)
+        assert watcher.fb_free_bytes(wsub) == rm.fb_bytes() - (4 << 30)
         assert r.free(dev) == rm.OK
-        assert watcher.fb_free_bytes(wsub) == fb_bytes()
+        assert watcher.fb_free_bytes(wsub) == rm.fb_bytes()
 
         dev, _ = r.device()
         assert r.vidmem(dev, 2 << 30)[0] == rm.OK
-        assert watcher.fb_free_bytes(wsub) == fb_bytes() - (2 << 30)
+        assert watcher.fb_free_bytes(wsub) == rm.fb_bytes() - (2 << 30)
         r.close()
-        assert watcher.fb_free_bytes(wsub) == fb_bytes()
+        assert watcher.fb_free_bytes(wsub) == rm.fb_bytes()
     finally:
         watcher.close()
 
@@ -260,6 +242,6 @@ def test_a_killed_process_leaves_nothing_behind() -> None:
             r.vidmem(dev, 3 << 30)
             os.kill(os.getpid(), 9)
         os.waitpid(pid, 0)
-        assert watcher.fb_free_bytes(wsub) == fb_bytes()
+        assert watcher.fb_free_bytes(wsub) == rm.fb_bytes()
     finally:
         watcher.close()

@@ -30,17 +30,6 @@ def proc() -> Iterator[Rm]:
     r.close()
 
 
-@pytest.fixture(params=[False, True], ids=["direct", "xfer"])
-def any_path(request: pytest.FixtureRequest) -> Iterator[Rm]:
-    r = Rm(xfer=request.param)
-    yield r
-    r.close()
-
-
-def fb_bytes() -> int:
-    return int(rm.param("fb_mib")) << 20
-
-
 def refused(fd: int, nr: int, buf: bytearray) -> int:
     with pytest.raises(OSError) as exc:
         rm.ioctl(fd, nr, buf)
@@ -162,7 +151,7 @@ def test_vid_heap_alloc_info_free_and_exhaustion(any_path: Rm) -> None:
     info = r.vid_heap(rm.NVOS32_INFO, dev)
     assert struct.unpack_from("<I", info, 20)[0] == rm.OK
     total, free = struct.unpack_from("<QQ", info, 24)
-    assert total == fb_bytes() and free == r.fb_free_bytes(sub)
+    assert total == rm.fb_bytes() and free == r.fb_free_bytes(sub)
 
     buf = r.vid_heap(rm.NVOS32_ALLOC_SIZE, dev, size=3 * MIB + 1)
     assert struct.unpack_from("<I", buf, 20)[0] == rm.OK
@@ -208,7 +197,8 @@ def test_alloc_memory_on_the_gpu_fd(proc: Rm) -> None:
     full = proc.fb_free_bytes(sub)
     buf = alloc_memory(proc, dev, rm.VIDMEM, 0x7000, 0, 0, proc.gpu_fd)
     assert struct.unpack_from("<I", buf, 40)[0] == rm.OK
-    assert struct.unpack_from("<Q", buf, 32)[0] == fb_bytes() - 1  # limit: the heap, nothing taken
+    # The limit is the heap; nothing was taken.
+    assert struct.unpack_from("<Q", buf, 32)[0] == rm.fb_bytes() - 1
     assert proc.fb_free_bytes(sub) == full
     assert proc.free(0x7000) == rm.OK  # the dummy handle exists
     no_map = 1 << 30

@@ -40,10 +40,6 @@ def reload(*nvsim_params: str) -> None:
         assert r.returncode == 0, r.stderr
 
 
-def fb_bytes() -> int:
-    return int(rm.param("fb_mib")) << 20
-
-
 def errno_of(fn: object, *args: object) -> int:
     try:
         fn(*args)  # type: ignore[operator]
@@ -67,7 +63,7 @@ def rm_flow(r: Rm) -> list[object]:
     status, h, size = r.vidmem(dev, 1000)
     out.append((status, size))
     out.append(r.fb_free_bytes(sub))
-    out.append(r.vidmem(dev, fb_bytes())[0])  # NO_MEMORY
+    out.append(r.vidmem(dev, rm.fb_bytes())[0])  # NO_MEMORY
     out.append(r.alloc(r.client, dev, 0xBEEF)[0])  # INVALID_CLASS
     out.append(r.free(h))
     out.append(r.free(h))  # double free
@@ -96,10 +92,10 @@ def test_memory_is_shared_with_the_driver(inst: str) -> None:
     try:
         dev, _ = r.device()
         assert r.vidmem(dev, 1 << 30)[0] == rm.OK
-        assert watcher.fb_free_bytes(wsub) == fb_bytes() - (1 << 30)
+        assert watcher.fb_free_bytes(wsub) == rm.fb_bytes() - (1 << 30)
     finally:
         r.close()
-    assert watcher.fb_free_bytes(wsub) == fb_bytes()
+    assert watcher.fb_free_bytes(wsub) == rm.fb_bytes()
     watcher.close()
 
 
@@ -208,7 +204,7 @@ def test_nvsim_load_through_an_instance(inst: str) -> None:
     assert i["minor"] == 0
     assert i["uuid"] == rm.param("gpu_uuid")
     assert i["driver_version"] == rm.param("abi_version")
-    assert i["fb_total_bytes"] == fb_bytes()
+    assert i["fb_total_bytes"] == rm.fb_bytes()
     a = nvsim_load(inst, "alloc", "64M", "--count", "2", "--json")
     assert a.returncode == 0, a.stderr
     assert json.loads(a.stdout)["succeeded"] == 2

@@ -22,10 +22,6 @@ def two() -> Iterator[tuple[str, str]]:
         yield a, b
 
 
-def fb_bytes() -> int:
-    return int(rm.param("fb_mib")) << 20
-
-
 def register(gpu_fd: int, ctl_fd: int) -> int:
     try:
         rm.ioctl(gpu_fd, rm.REGISTER_FD, bytearray(struct.pack("<i", ctl_fd)))
@@ -47,7 +43,7 @@ def test_handles_of_one_instance_are_unusable_through_another(two: tuple[str, st
         buf = bytearray(rm.NVOS00.pack(ra.client, 0, ra.client, 0))
         rm.ioctl(rb.ctl, rm.RM_FREE, buf)
         assert rm.NVOS00.unpack(buf)[3] == rm.INVALID_CLIENT
-        assert ra.fb_info(sub, rm.FB_TOTAL_RAM_SIZE) == [fb_bytes() // 2 >> 10]
+        assert ra.fb_info(sub, rm.FB_TOTAL_RAM_SIZE) == [rm.fb_bytes() // 2 >> 10]
     finally:
         rb.close()
         ra.close()
@@ -142,9 +138,9 @@ def test_a_killed_tenant_leaves_nothing_behind() -> None:
             # The registered GPU file held the real ctl file a moment longer than the proxy:
             # qgpu lets RM's clients go when the last holder does (qgpu_rmtrack.c).
             deadline = time.monotonic() + 5
-            while watcher.fb_free_bytes(wsub) != fb_bytes() and time.monotonic() < deadline:
+            while watcher.fb_free_bytes(wsub) != rm.fb_bytes() and time.monotonic() < deadline:
                 time.sleep(0.02)
-            assert watcher.fb_free_bytes(wsub) == fb_bytes()
+            assert watcher.fb_free_bytes(wsub) == rm.fb_bytes()
             remove("victim")  # not busy any more
         assert instances() == []
     finally:

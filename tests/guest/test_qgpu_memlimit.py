@@ -27,10 +27,6 @@ PAGE_4K = 1 << 23  # NVOS32 ATTR PAGE_SIZE=4KB
 LOAD = PROJECT / "build" / "bin" / "nvsim-load"
 
 
-def fb_bytes() -> int:
-    return int(rm.param("fb_mib")) << 20
-
-
 def knob(name: str, attr: str) -> str:
     return read(inst_dir(name) / attr)
 
@@ -79,13 +75,13 @@ def test_knobs_and_their_errors() -> None:
         assert knob("k1", "mem_max") == str(512 * MIB)
         for bad in ("0", "4X", "-1", "1.5G", "\n", "max max"):
             assert errno_of_write(d / "mem_max", bad) == errno.EINVAL, bad
-        assert errno_of_write(d / "mem_max", str(fb_bytes() + 4096)) == errno.ENOSPC
+        assert errno_of_write(d / "mem_max", str(rm.fb_bytes() + 4096)) == errno.ENOSPC
         assert errno_of_write(d / "mem_current", "0") in (errno.EACCES, errno.EPERM, errno.EIO)
         # Without overcommit the limits may not add up to more than the GPU.
         with pytest.raises(OSError) as exc:
             write(g / "create", "k2\n")  # max counts as the whole GPU
         assert exc.value.errno == errno.ENOSPC
-        write(g / "create", f"k2 mem={fb_bytes() - 512 * MIB}\n")
+        write(g / "create", f"k2 mem={rm.fb_bytes() - 512 * MIB}\n")
         try:
             assert errno_of_write(d / "mem_max", "1G") == errno.ENOSPC
             assert errno_of_write(g / "overcommit", "2") == errno.EINVAL
