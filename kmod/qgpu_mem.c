@@ -206,7 +206,6 @@ static bool qgpu_mem_attach(struct qgpu_instance *inst, struct qgpu_rmnode *node
 
 /**
  * qgpu_mem_rm_query() - what RM holds under a tenant's handle
- * @gpu: the instance's GPU
  * @hclient: the tenant's client
  * @handle: the object
  * @size: the bytes of video memory it is
@@ -214,7 +213,7 @@ static bool qgpu_mem_attach(struct qgpu_instance *inst, struct qgpu_rmnode *node
  * Return: 0 for video memory (@size set); -ENOENT when RM has no such object; -EINVAL when it is
  * something else; -ENODEV when qgpu cannot ask (no kernel client).
  */
-static int qgpu_mem_rm_query(struct qgpu_gpu *gpu, u32 hclient, u32 handle, u64 *size)
+static int qgpu_mem_rm_query(u32 hclient, u32 handle, u64 *size)
 {
 	struct nvrm_surface_info list[2] = {
 		{ .index = NVRM_SURFACE_INFO_INDEX_ADDR_SPACE_TYPE },
@@ -245,16 +244,6 @@ static int qgpu_mem_rm_query(struct qgpu_gpu *gpu, u32 hclient, u32 handle, u64 
 		return -EINVAL;
 	*size = (u64)list[1].data * NVRM_SURFACE_INFO_PHYS_SIZE_SCALE;
 	return 0;
-}
-
-/*
- * Free a tenant's object as RM's kernel interface lets a kernel module do: kernel calls may name
- * any client, and nothing passes through the tenant's memory (which a sibling thread could
- * change, and which is gone while a killed process exits).
- */
-static void qgpu_mem_tenant_free(struct qgpu_file *qf, u32 hclient, u32 hobject)
-{
-	qgpu_kclient_free_in(hclient, hobject);
 }
 
 /**
@@ -289,7 +278,7 @@ static long qgpu_mem_tampered(struct qgpu_file *qf, const struct qgpu_mem_req *r
 
 	pr_warn_ratelimited("instance %s: pid %d raced its own allocation; freeing its RM client 0x%x\n",
 			    qf->inst->name, task_tgid_nr(current), r->hclient);
-	qgpu_mem_tenant_free(qf, r->hclient, r->hclient);
+	qgpu_kclient_free_in(r->hclient, r->hclient);
 	if (!qgpu_rmtrack_rm_has(r->hclient, r->hclient)) {
 		qgpu_rmtrack_freed(t, r->hclient, r->hclient);
 		qgpu_mem_uncharge(qf->inst, r->reserved);
@@ -316,14 +305,14 @@ static long qgpu_mem_settle(struct qgpu_file *qf, const struct qgpu_mem_req *r, 
 
 	if (!hnew || (r->handle && hnew != r->handle) || qgpu_rmtrack_find(t, r->hclient, hnew))
 		return qgpu_mem_tampered(qf, r);
-	q = qgpu_mem_rm_query(inst->gpu, r->hclient, hnew, &actual);
+	q = qgpu_mem_rm_query(r->hclient, hnew, &actual);
 	if (q && q != -ENODEV)
 		return qgpu_mem_tampered(qf, r);
 
 	if (actual > r->reserved && !qgpu_mem_try_charge(inst, actual - r->reserved)) {
 		qgpu_mem_uncharge(inst, r->reserved);
 		qgpu_mem_refused(inst, actual);
-		qgpu_mem_tenant_free(qf, r->hclient, hnew);
+		qgpu_kclient_free_in(r->hclient, hnew);
 		if (!qgpu_rmtrack_rm_has(r->hclient, hnew))
 			return qgpu_mem_fail(r);
 		qgpu_mem_force_charge(inst, actual);	/* the free did not take: keep it counted */
@@ -342,7 +331,7 @@ static long qgpu_mem_settle(struct qgpu_file *qf, const struct qgpu_mem_req *r, 
 	}
 	kfree(c);
 	/* Out of memory for the record: RM's object cannot be accounted, so it goes. */
-	qgpu_mem_tenant_free(qf, r->hclient, hnew);
+	qgpu_kclient_free_in(r->hclient, hnew);
 	if (!qgpu_rmtrack_rm_has(r->hclient, hnew)) {
 		qgpu_rmtrack_freed(t, r->hclient, hnew);
 		qgpu_mem_uncharge(inst, actual);
@@ -457,7 +446,7 @@ long qgpu_mem_rm_alloc_done(struct qgpu_file *qf, unsigned long arg, const struc
 	}
 	r.ustatus = (u32 __user *)(arg + (a->is_nvos64 ? abi->nvos64_status_off :
 					  abi->nvos21_status_off));
-	if (qgpu_mem_rm_query(qf->inst->gpu, a->hroot, hnew, &size))
+	if (qgpu_mem_rm_query(a->hroot, hnew, &size))
 		return 0;
 	return qgpu_mem_tampered(qf, &r);
 }
@@ -483,7 +472,7 @@ long qgpu_mem_vid_heap_done(struct qgpu_file *qf, unsigned long arg,
 	};
 	u64 size;
 
-	if (qgpu_mem_rm_query(qf->inst->gpu, v->hroot, hmemory, &size))
+	if (qgpu_mem_rm_query(v->hroot, hmemory, &size))
 		return 0;
 	return qgpu_mem_tampered(qf, &r);
 }
