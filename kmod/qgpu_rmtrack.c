@@ -270,8 +270,17 @@ struct qgpu_rmnode *qgpu_rmtrack_add(struct qgpu_rmtrack *t, u32 hclient, u32 hp
 	if (!client || handle == hclient)
 		return NULL;
 	node = xa_load(&client->nodes, handle);
-	if (node)
-		qgpu_rmnode_free(client, node);	/* a free qgpu missed; RM reused the handle */
+	if (node) {
+		/*
+		 * RM reused a handle the mirror still has, or the tenant rewrote the handle RM
+		 * wrote back. The second must not cost qgpu its state (a charge, a channel-group
+		 * duplicate): a node that carries some stays, and the new object goes untracked.
+		 * A stateless one is replaced: nothing is lost either way.
+		 */
+		if (node->ops || !list_empty(&node->children))
+			return NULL;
+		qgpu_rmnode_free(client, node);
+	}
 	parent = xa_load(&client->nodes, hparent) ?: &client->root;
 	node = kzalloc(sizeof(*node), GFP_KERNEL);
 	if (!node)
@@ -289,11 +298,56 @@ struct qgpu_rmnode *qgpu_rmtrack_add(struct qgpu_rmtrack *t, u32 hclient, u32 hp
 	return node;
 }
 
+/* Does @node or anything under it carry state of qgpu's? */
+static bool qgpu_rmnode_has_state(const struct qgpu_rmnode *node)
+{
+	const struct qgpu_rmnode *child;
+
+	if (node->ops)
+		return true;
+	list_for_each_entry(child, &node->children, sibling)
+		if (qgpu_rmnode_has_state(child))
+			return true;
+	return false;
+}
+
+/*
+ * Drop the subtree under @node, whose own object RM confirmed gone, except what RM still has.
+ *
+ * The mirror placed each node under the parent the tenant's request named, as qgpu read it; RM
+ * read the request again and may have used another parent. A node that carries state is
+ * dropped only once RM confirms it is gone too; one RM still has moves under its client, where
+ * it stays until RM frees it or the client. Stateless nodes go on the mirror's word.
+ */
+static void qgpu_rmnode_free_checked(struct qgpu_rmclient *client, struct qgpu_rmnode *node)
+{
+	struct qgpu_rmnode *child, *tmp;
+
+	list_for_each_entry_safe(child, tmp, &node->children, sibling) {
+		if (!qgpu_rmnode_has_state(child)) {
+			qgpu_rmnode_free(client, child);
+		} else if (qgpu_rmtrack_rm_has(client->root.handle, child->handle)) {
+			child->parent = &client->root;
+			list_move_tail(&child->sibling, &client->root.children);
+		} else {
+			qgpu_rmnode_free_checked(client, child);
+		}
+	}
+	qgpu_rmnode_free(client, node);
+}
+
 /**
  * qgpu_rmtrack_freed() - RM freed @handle (and its subtree): drop them from the mirror
  * @t: the tracker (its lock held)
  * @hclient: the client
  * @handle: the handle; the client handle drops the whole client
+ *
+ * A client takes everything in it along (RM's objects never change client). Under any other
+ * object, what carries qgpu's state is dropped only once RM confirms it gone too (see
+ * qgpu_rmnode_free_checked()): one RM call per such descendant, on frees of devices and other
+ * parents, which are rare next to frees of memory.
+ *
+ * Context: process context; sleeps.
  */
 void qgpu_rmtrack_freed(struct qgpu_rmtrack *t, u32 hclient, u32 handle)
 {
@@ -310,7 +364,7 @@ void qgpu_rmtrack_freed(struct qgpu_rmtrack *t, u32 hclient, u32 handle)
 	}
 	node = xa_load(&client->nodes, handle);
 	if (node)
-		qgpu_rmnode_free(client, node);
+		qgpu_rmnode_free_checked(client, node);
 }
 
 /**
