@@ -30,6 +30,7 @@ from rm import Channel, Rm  # noqa: E402
 TOP = Path(__file__).resolve().parents[1]
 LOAD = TOP / "build" / "bin" / "nvsim-load"
 BUSY = Path("/proc/driver/nvsim/gpu0/busy")
+TRACE = Path("/proc/driver/nvsim/gpu0/trace")
 NVSIM = Path("/sys/module/nvsim/parameters")
 OUT = Path(os.environ.get("QGPU_BENCH_RESULTS", "build/bench"))
 SAMPLE_S = 0.1
@@ -110,7 +111,8 @@ class Insts:
         self.names = [n for n, _, _ in specs]
         set_policy("best-effort")
         for n, core, cls in specs:
-            create(f"{n} core={core} class={cls}")
+            # a small memory limit: the GPU's limits must fit its memory (no overcommit)
+            create(f"{n} core={core} class={cls} mem=64M")
 
     def close(self) -> None:
         for n in self.names:
@@ -187,6 +189,16 @@ def fixed(cores: list[int], kernel_us: int) -> dict[str, Any]:
     return r
 
 
+def fixed_mixed(kernel_us: int) -> dict[str, Any]:
+    """The demo's policy: online 50 % and 30 %, offline 20 %, all busy, fixed-share."""
+    specs = [("m0", 50, "online"), ("m1", 30, "online"), ("m2", 20, "offline")]
+    r = scenario(f"fixed_mixed_50_30_20_{kernel_us}us", specs, "fixed-share", kernel_us, [True] * 3)
+    r["worst_error_pp"] = round(
+        max(abs(v - i["core"]) for i in r["instances"] for v in i["share_1s_windows"]), 2
+    )
+    return r
+
+
 def best_effort(n: int, kernel_us: int) -> dict[str, Any]:
     specs = [(f"b{i}", 100, "online") for i in range(n)]
     r = scenario(f"best_effort_{n}_{kernel_us}us", specs, "best-effort", kernel_us, [True] * n)
@@ -194,6 +206,13 @@ def best_effort(n: int, kernel_us: int) -> dict[str, Any]:
         max(abs(v - 100 / n) for i in r["instances"] for v in i["share_1s_windows"]), 2
     )
     return r
+
+
+def load_alone(kernel_us: int) -> dict[str, Any]:
+    """One busy instance, best-effort, nothing else: how much of the engine the load keeps busy."""
+    return scenario(
+        f"load_alone_{kernel_us}us", [("l0", 100, "online")], "best-effort", kernel_us, [True]
+    )
 
 
 def burst(kernel_us: int) -> dict[str, Any]:
@@ -212,23 +231,79 @@ def burst(kernel_us: int) -> dict[str, Any]:
     return {"alone": alone, "neighbour_idle": lent, "ratio_pct": round(100 * ratio, 2)}
 
 
+Event = tuple[int, str, int]  # (ktime ns, kind, tgid) of nvsim's engine trace
+
+
+def trace() -> list[Event]:
+    """nvsim's engine trace (README "Trace"), sorted by time."""
+    ev = []
+    for line in TRACE.read_text().splitlines()[1:]:
+        w = line.split()
+        ev.append((int(w[1]), w[2], int(w[4])))
+    return sorted(ev)
+
+
+def engine_holder_at(ev: list[Event], pid: int, at: int) -> bool:
+    """Was a TSG of `pid` on the engine at `at`, by the trace's on/off events?"""
+    on = False
+    for ns, kind, p in ev:
+        if ns > at:
+            break
+        if p == pid and kind in ("on", "off"):
+            on = kind == "on"
+    return on
+
+
+def first_after(ev: list[Event], kind: str, pid: int, at: int) -> int | None:
+    for ns, k, p in ev:
+        if ns >= at and k == kind and p == pid:
+            return ns
+    return None
+
+
+class Probe:
+    """One short kernel from this process: user-side and engine-side (nvsim trace) times."""
+
+    def __init__(self, ch: Channel, n: int) -> None:
+        self.ch, self.n = ch, n
+
+    def run(self) -> tuple[int, float, list[Event]]:
+        """Submit and spin until done; (t0: just before the doorbell store, ms done, trace).
+
+        t0 is the ring's ground truth: nvsim's `ring` event is the time of its own fault
+        handler, which runs after qgpu's doorbell gate (and so after a decision qgpu takes
+        there).
+        """
+        self.ch.push(rm.kernel(100))
+        self.ch.publish()
+        t0 = time.monotonic_ns()
+        self.ch.ring()
+        self.n += 1
+        while self.ch.gp_get() != self.n % 1024:
+            pass
+        done = (time.monotonic_ns() - t0) / 1e6 - 0.1
+        return t0, done, trace()
+
+
 def wake(kernel_us: int) -> dict[str, Any]:
-    """A busy, B (70 %) wakes with one short kernel: how long until it completed (ms)."""
+    """A busy, B (70 %) wakes with one short kernel: how long until B gets the engine."""
     insts = Insts([("wa", 30, "online"), ("wb", 70, "online")])
-    lat = []
+    lat, ring_to_on = [], []
+    me = os.getpid()
     try:
         set_policy("burst-share")
         p = load("/dev/qgpu/wa", 30, kernel_us)
         r = Rm(dev="/dev/qgpu/wb")
         d, s = r.device()
         ch = Channel(r, d, s, entries=1024)
+        probe = Probe(ch, 0)
         time.sleep(1.0)
-        for i in range(20):
-            t0 = time.monotonic()
-            ch.submit(rm.kernel(100))
-            while ch.gp_get() != (i + 1) % 1024:
-                pass
-            lat.append((time.monotonic() - t0) * 1000 - 0.1)
+        for _ in range(20):
+            t0, done, ev = probe.run()
+            lat.append(done)
+            on = first_after(ev, "on", me, t0)
+            if on is not None:
+                ring_to_on.append((on - t0) / 1e6)
             time.sleep(0.3)
         ch.close()
         r.close()
@@ -236,10 +311,19 @@ def wake(kernel_us: int) -> dict[str, Any]:
         p.wait()
     finally:
         insts.close()
-    return latency("wake_to_first_kernel_done_ms", lat)
+    return {
+        "engine_ring_to_on_ms": latency(
+            "B's doorbell store -> B's TSG on the engine (nvsim trace)", ring_to_on
+        ),
+        "user_kernel_done_ms": latency(
+            "user side: B's submit -> its 100 us kernel done, minus 100 us", lat
+        ),
+    }
 
 
 def latency(what: str, lat: list[float]) -> dict[str, Any]:
+    if not lat:
+        return {"what": what, "n": 0}
     lat.sort()
     return {
         "what": what,
@@ -251,21 +335,40 @@ def latency(what: str, lat: list[float]) -> dict[str, Any]:
 
 
 def online_offline(kernel_us: int) -> dict[str, Any]:
-    """Offline busy; online submits one 100 us kernel: ms beyond its own 100 us until done."""
+    """Offline busy; online submits one 100 us kernel: when does offline leave the engine?
+
+    Ground truth from nvsim's engine trace (README "Trace"), timed from just before the online
+    process's doorbell store: the offline process's TSG leaving the engine (0 when it was not on
+    it), qgpu's GPFIFO_SCHEDULE(0) of it, the online TSG getting the engine. Also the old
+    measure: the online kernel's completion seen by polling GP_GET, minus its 100 us (it adds
+    nvsim's doorbell worker and this process's polling).
+    """
     insts = Insts([("oon", 50, "online"), ("ooff", 50, "offline")])
+    me = os.getpid()
+    lat, off_lat, on_lat, del_lat = [], [], [], []
+    on_engine = 0
     try:
         p = load("/dev/qgpu/ooff", 60, kernel_us)
         r = Rm(dev="/dev/qgpu/oon")
         d, s = r.device()
         ch = Channel(r, d, s, entries=1024)
+        probe = Probe(ch, 0)
         time.sleep(1.0)
-        lat = []
-        for i in range(30):
-            t0 = time.monotonic()
-            ch.submit(rm.kernel(100))
-            while ch.gp_get() != (i + 1) % 1024:
-                pass
-            lat.append((time.monotonic() - t0) * 1000 - 0.1)
+        for _ in range(30):
+            t0, done, ev = probe.run()
+            lat.append(done)
+            off: int | None = t0
+            if engine_holder_at(ev, p.pid, t0):
+                on_engine += 1
+                off = first_after(ev, "off", p.pid, t0)
+            if off is not None:
+                off_lat.append((off - t0) / 1e6)
+            on = first_after(ev, "on", me, t0)
+            if on is not None:
+                on_lat.append((on - t0) / 1e6)
+            rl = first_after(ev, "runlist_del", p.pid, t0)
+            if rl is not None:
+                del_lat.append((rl - t0) / 1e6)
             time.sleep(0.3)
         ch.close()
         r.close()
@@ -281,7 +384,21 @@ def online_offline(kernel_us: int) -> dict[str, Any]:
     finally:
         insts.close()
     return {
-        "offline_leaves": latency("online kernel completion - 100us (ms)", lat),
+        "offline_off_after_ring_ms": latency(
+            "online doorbell store -> offline TSG off the engine (nvsim trace)", off_lat
+        ),
+        "offline_on_engine_at_ring": on_engine,
+        "offline_runlist_del_after_ring_ms": latency(
+            "online doorbell store -> qgpu's GPFIFO_SCHEDULE(0) of offline (nvsim trace)",
+            del_lat,
+        ),
+        "online_on_after_ring_ms": latency(
+            "online doorbell store -> online TSG on the engine (nvsim trace)", on_lat
+        ),
+        "online_kernel_done_ms": latency(
+            "user side (old measure): online kernel completion seen by polling GP_GET - 100us",
+            lat,
+        ),
         "online_kernels_per_s_alone": alone,
         "online_kernels_per_s_with_offline": shared,
         "online_throughput_ratio_pct": round(100 * shared / alone, 2) if alone else None,
@@ -337,30 +454,49 @@ def cpu_cost(n: int = 64) -> dict[str, Any]:
     }
 
 
-def suite() -> dict[str, Any]:
+def scenarios() -> dict[str, Any]:
+    """The suite, by name: each entry runs one scenario and returns its result."""
     r: dict[str, Any] = {}
     for k in (100, 5000):
-        r[f"fixed_30_70_{k}us"] = fixed([30, 70], k)
-        r[f"fixed_10_90_{k}us"] = fixed([10, 90], k)
-        r[f"fixed_5x20_{k}us"] = fixed([20] * 5, k)
-        r[f"best_effort_3_{k}us"] = best_effort(3, k)
-    r["burst_1000us"] = burst(1000)
-    r["burst_wake_5000us"] = wake(5000)
-    r["online_offline_5000us"] = online_offline(5000)
+        r[f"load_alone_{k}us"] = lambda k=k: load_alone(k)
+    for k in (100, 5000):
+        r[f"fixed_30_70_{k}us"] = lambda k=k: fixed([30, 70], k)
+        r[f"fixed_10_90_{k}us"] = lambda k=k: fixed([10, 90], k)
+        r[f"fixed_5x20_{k}us"] = lambda k=k: fixed([20] * 5, k)
+        r[f"fixed_mixed_50_30_20_{k}us"] = lambda k=k: fixed_mixed(k)
+        r[f"best_effort_3_{k}us"] = lambda k=k: best_effort(3, k)
+    r["burst_1000us"] = lambda: burst(1000)
+    r["burst_wake_5000us"] = lambda: wake(5000)
+    r["online_offline_5000us"] = lambda: online_offline(5000)
     return r
+
+
+def selected(all_names: list[str]) -> list[str]:
+    """QGPU_BENCH_SCENARIOS: comma-separated names or prefixes (default: all)."""
+    want = [w for w in os.environ.get("QGPU_BENCH_SCENARIOS", "").split(",") if w]
+    if not want:
+        return all_names
+    return [n for n in all_names if any(n == w or n.startswith(w) for w in want)]
+
+
+def suite() -> dict[str, Any]:
+    todo = scenarios()
+    return {name: todo[name]() for name in selected(list(todo))}
 
 
 def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     results: dict[str, Any] = {"benchmark": "sched", "seconds_per_run": SECONDS}
-    for eff in ("Y", "N"):
+    # QGPU_BENCH_CONTROLS: which controls_effective settings to run (default "Y,N")
+    for eff in os.environ.get("QGPU_BENCH_CONTROLS", "Y,N").split(","):
         write(NVSIM / "controls_effective", eff)
         SUFFIX[0] = eff
         try:
             results[f"controls_effective_{eff}"] = suite()
         finally:
             write(NVSIM / "controls_effective", "Y")
-    results["cpu_cost"] = cpu_cost()
+    if selected(["cpu_cost"]):
+        results["cpu_cost"] = cpu_cost()
     path = OUT / "sched.json"
     path.write_text(json.dumps(results, indent=2) + "\n")
     print(json.dumps(results, indent=2))

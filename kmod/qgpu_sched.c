@@ -10,6 +10,7 @@
 #include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/mutex.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/sysfs.h>
@@ -27,7 +28,9 @@
  *
  * Per GPU a kthread (``qgpu-sched/N``) decides which instances may run (RUN) and which are held
  * (HOLD), with the share arithmetic of qgpu_sched_core.c, at each window or period end, and at
- * once when an idle instance submits work or a knob changes. It acts in two places:
+ * once when an idle instance submits work or a knob changes. The thread is real-time (the lowest
+ * FIFO priority, like threaded interrupt handlers), so that busy tenant processes cannot delay a
+ * decision, above all the hold of offline work when online work arrives. It acts in two places:
  *
  * - Channel groups: every KEPLER_CHANNEL_GROUP_A a tenant allocates through an instance's ctl
  *   node is duplicated into qgpu's kernel RM client (under qgpu's device of that GPU, the parent
@@ -94,7 +97,7 @@ struct qgpu_sched_gpu {
  * @removed: the instance was removed: no more gating (under @sg->lock)
  * @applied: what its channel groups were last told: RUN (true) or HOLD (under @sg->mutex)
  * @want: the latest decision, copied out of @sc under @sg->lock for the thread
- * @was_active: whether it was active at that decision
+ * @was_active: whether it was active at that decision (under @sg->mutex)
  * @preemptions: times it was held with work (under @sg->mutex)
  */
 struct qgpu_sched_inst {
@@ -190,11 +193,14 @@ static u64 qgpu_sched_step(struct qgpu_sched_gpu *sg)
 	qgpu_sc_account(&sg->sc, sg->v, sg->n, now);
 	next = qgpu_sc_decide(&sg->sc, sg->v, sg->n, now);
 	list_for_each_entry(si, &sg->insts, link) {
+		bool active = qgpu_sc_active(&si->sc);
+
 		si->want = si->sc.run;
-		si->was_active = qgpu_sc_active(&si->sc);
-		any_active |= si->was_active;
-		if (si->was_active && si->sc.cls == QGPU_CLASS_ONLINE && !online)
+		/* online work arrived: an online instance idle at the last decision is active */
+		if (active && !si->was_active && si->sc.cls == QGPU_CLASS_ONLINE && !online)
 			online = si;
+		si->was_active = active;
+		any_active |= active;
 		if (!si->want)
 			si->may_run = false;	/* the gate closes before the groups go off */
 	}
@@ -282,13 +288,20 @@ int qgpu_sched_gpu_init(struct qgpu_gpu *gpu)
 	qgpu_sc_init(&sg->sc);
 	INIT_LIST_HEAD(&sg->insts);
 	sg->timeslice_us = NVRM_TSG_DEFAULT_TIMESLICE_US;
-	sg->thread = kthread_run(qgpu_sched_thread, sg, "qgpu-sched/%u", gpu->index);
+	sg->thread = kthread_create(qgpu_sched_thread, sg, "qgpu-sched/%u", gpu->index);
 	if (IS_ERR(sg->thread)) {
 		int ret = PTR_ERR(sg->thread);
 
 		kfree(sg);
 		return ret;
 	}
+	/*
+	 * Real-time (the lowest FIFO priority, above every normal task), as threaded interrupt
+	 * handlers are: busy tenant processes must not delay a decision, and holding offline
+	 * work when online work arrives is a wake-up of this thread.
+	 */
+	sched_set_fifo_low(sg->thread);
+	wake_up_process(sg->thread);
 	gpu->sched = sg;
 	return 0;
 }
@@ -418,7 +431,8 @@ void qgpu_sched_ring(struct qgpu_sched_inst *si)
 	woke = qgpu_sc_ring(&si->sc);
 	open = si->may_run || si->removed;
 	spin_unlock(&sg->lock);
-	if (woke || !open)
+	/* only a wake changes a decision: a held active instance is already known to have work */
+	if (woke)
 		qgpu_sched_kick(sg);
 	if (!open)
 		wait_event_killable(si->gate, READ_ONCE(si->may_run) || READ_ONCE(si->removed));

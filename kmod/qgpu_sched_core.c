@@ -4,19 +4,26 @@
  *
  * The model: per GPU a period (10 ms). At each period start every instance gets a budget of
  * core percent of the period, plus what it overran last period (negative) or a small leftover
- * (positive, at most QGPU_SC_MIN_WINDOW_NS). While an online instance is active, only online
- * instances take part and offline ones are held; otherwise everyone takes part.
+ * (positive, at most QGPU_SC_MIN_WINDOW_NS). Online instances come first: offline ones are held
+ * while some online instance may run and has work (is active); the time no online instance
+ * may use goes to the offline ones.
  *
- * Under fixed-share every taking part instance, active or not, owns an exclusive window in turn
- * and runs until its budget is spent; then the GPU is left idle until the period ends. Idle
- * instances get their windows too: "idle" is only qgpu's guess (no ring for a while), and an
- * instance with work queued and no reason to ring again must not be held for ever.
+ * Under fixed-share the instances own exclusive windows in turn, each until its budget is spent;
+ * then the GPU is left idle until the period ends. While an active online instance has budget
+ * left only active online instances own windows; once none has, every instance with budget left
+ * does, offline ones and idle online ones included. So offline work runs in the part of the
+ * period the online budgets do not cover, up to its own core percent. Idle instances get their
+ * windows too: "idle" is only qgpu's guess (no ring for a while), and an instance with work
+ * queued and no reason to ring again must not be held for ever.
  *
- * Under burst-share only active instances own windows; when no active instance has budget
- * left, every taking part instance runs at once (the engine's round robin shares that time),
- * idle ones included, for the same reason. An instance that wakes with budget left takes the
- * next window: at once when the GPU is in that shared phase, else when the current window ends
- * (at most core percent of a period later). Under best-effort every taking part instance runs.
+ * Under burst-share only active instances own windows; when no active instance has budget left,
+ * every taking part instance runs at once (the engine's round robin shares that time), idle ones
+ * included, for the same reason. While an online instance is active only online instances take
+ * part (online may burst into all of the GPU, so offline ones get only what online ones leave
+ * idle); otherwise everyone does. An instance that wakes with budget left takes the next window:
+ * at once when the GPU is in that shared phase, else when the current window ends (at most core
+ * percent of a period later). Under best-effort every taking part instance runs, with the same
+ * rule for classes.
  */
 #include "qgpu_sched_core.h"
 
@@ -219,13 +226,23 @@ static bool qgpu_sc_in_top(const struct qgpu_sc_inst *i, enum qgpu_class top)
 	return i->cls == top || top == QGPU_CLASS_OFFLINE;
 }
 
-/* May @i own a window now? */
-static bool qgpu_sc_eligible(const struct qgpu_sc *sc, const struct qgpu_sc_inst *i,
-			     enum qgpu_class top)
+/* An online instance with work and budget: while there is one, only such instances own windows. */
+static bool qgpu_sc_online_first(const struct qgpu_sc_inst *i)
 {
-	if (!qgpu_sc_in_top(i, top))
+	return i->cls == QGPU_CLASS_ONLINE && qgpu_sc_active(i) && i->budget_ns > 0;
+}
+
+/* May @i own a window now? @first: some instance is qgpu_sc_online_first(). */
+static bool qgpu_sc_eligible(const struct qgpu_sc *sc, const struct qgpu_sc_inst *i,
+			     enum qgpu_class top, bool first)
+{
+	if (i->budget_ns <= 0)
 		return false;
-	return sc->policy == QGPU_POLICY_FIXED_SHARE || qgpu_sc_active(i);
+	if (first)
+		return qgpu_sc_online_first(i);
+	if (sc->policy == QGPU_POLICY_FIXED_SHARE)
+		return true;
+	return qgpu_sc_in_top(i, top) && qgpu_sc_active(i);
 }
 
 /**
@@ -235,7 +252,13 @@ static bool qgpu_sc_eligible(const struct qgpu_sc *sc, const struct qgpu_sc_inst
  * @n: how many
  * @now: the time
  *
- * Sets every instance's @run.
+ * Sets every instance's @run. Under fixed-share and burst-share one instance owns an exclusive
+ * window of its budget, at most QGPU_SC_MAX_WINDOW_NS at once (so that a waking instance waits
+ * no longer than that, however long the period), chosen round robin among the eligible ones:
+ * while an active online instance has budget, the active online instances with budget; else,
+ * under fixed-share, every instance with budget, and under burst-share the active ones with
+ * budget of the highest class that has an active instance. With no owner, fixed-share holds
+ * everyone and burst-share runs every instance of that class.
  *
  * Return: when the next decision is due at the latest (absolute ns): the end of the current
  * window or period. A ring of an idle instance, or a knob change, calls for one earlier.
@@ -245,14 +268,17 @@ u64 qgpu_sc_decide(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, unsigned i
 	enum qgpu_class top = QGPU_CLASS_OFFLINE;
 	unsigned int k, start = 0;
 	struct qgpu_sc_inst *owner;
+	bool first = false;
 	u64 next;
 
 	if (!sc->period_end || now >= sc->period_end)
 		qgpu_sc_new_period(sc, v, n, now);
 	next = sc->period_end;
-	for (k = 0; k < n; k++)
+	for (k = 0; k < n; k++) {
 		if (v[k]->cls == QGPU_CLASS_ONLINE && qgpu_sc_active(v[k]))
 			top = QGPU_CLASS_ONLINE;
+		first |= qgpu_sc_online_first(v[k]);
+	}
 
 	if (sc->policy == QGPU_POLICY_BEST_EFFORT) {
 		sc->owner = NULL;
@@ -261,9 +287,12 @@ u64 qgpu_sc_decide(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, unsigned i
 		return next;
 	}
 
-	/* The owner keeps its window while it is eligible and has budget; else the next one. */
+	/*
+	 * The owner keeps its window while it is eligible (so has budget) and the window lasts;
+	 * else the next one in turn (which may be the same instance again).
+	 */
 	owner = sc->owner;
-	if (owner && (!qgpu_sc_eligible(sc, owner, top) || owner->budget_ns <= 0))
+	if (owner && (!qgpu_sc_eligible(sc, owner, top, first) || now >= sc->window_end))
 		owner = NULL;
 	if (!owner) {
 		for (k = 0; k < n; k++)
@@ -272,13 +301,16 @@ u64 qgpu_sc_decide(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, unsigned i
 		for (k = 0; k < n && !owner; k++) {
 			struct qgpu_sc_inst *i = v[(start + k) % n];
 
-			if (qgpu_sc_eligible(sc, i, top) && i->budget_ns > 0)
+			if (qgpu_sc_eligible(sc, i, top, first))
 				owner = i;
+		}
+		if (owner) {
+			sc->window_end = now + (owner->budget_ns < (s64)QGPU_SC_MAX_WINDOW_NS ?
+						(u64)owner->budget_ns : QGPU_SC_MAX_WINDOW_NS);
+			sc->cursor = owner;
 		}
 	}
 	sc->owner = owner;
-	if (owner)
-		sc->cursor = owner;
 	for (k = 0; k < n; k++) {
 		if (owner)
 			v[k]->run = v[k] == owner;
@@ -286,8 +318,8 @@ u64 qgpu_sc_decide(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, unsigned i
 			v[k]->run = sc->policy == QGPU_POLICY_BURST_SHARE &&
 				    qgpu_sc_in_top(v[k], top);
 	}
-	if (owner && now + (u64)owner->budget_ns < next)
-		next = now + (u64)owner->budget_ns;
+	if (owner && sc->window_end < next)
+		next = sc->window_end;
 	return next;
 }
 

@@ -26,7 +26,9 @@ enum qgpu_policy {
 };
 
 #define QGPU_SC_PERIOD_NS	10000000ull	/* the scheduling period: 10 ms... */
-#define QGPU_SC_PERIOD_PER_INST_NS 500000ull	/* ...or 500 us per instance, if longer */
+#define QGPU_SC_PERIOD_PER_INST_NS 2000000ull	/* ...or 2 ms per instance, if longer */
+/* the longest exclusive window at once; a larger budget is used in several turns */
+#define QGPU_SC_MAX_WINDOW_NS	QGPU_SC_PERIOD_NS
 /* a ring keeps an instance active for this much GPU time */
 #define QGPU_SC_ACTIVE_NS	50000000ull
 /* the most unused budget carried into the next period */
@@ -62,9 +64,10 @@ struct qgpu_sc_inst {
 /**
  * struct qgpu_sc - one GPU's scheduler state
  * @policy: its policy
- * @period_ns: the period length (QGPU_SC_PERIOD_NS, longer with more than 20 instances)
+ * @period_ns: the period length (QGPU_SC_PERIOD_NS, longer with more than 5 instances)
  * @period_end: when the current period ends (absolute ns); 0 before the first decision
  * @owner: the instance owning the current exclusive window, or NULL
+ * @window_end: when that window ends at the latest (its budget may end it earlier)
  * @cursor: the last instance that owned a window: the round robin goes on after it, across
  *	periods, so that late windows do not always cut the same instance short
  * @last: when the state was last brought up to date (absolute ns); 0 before the first time
@@ -77,6 +80,7 @@ struct qgpu_sc {
 	u64 period_ns;
 	u64 period_end;
 	struct qgpu_sc_inst *owner;
+	u64 window_end;
 	struct qgpu_sc_inst *cursor;
 	u64 last;
 	u64 bucket_start;

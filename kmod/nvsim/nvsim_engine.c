@@ -77,6 +77,12 @@
  *
  * default_timeslice_us (default 1024): the timeslice of new TSGs. SET_TIMESLICE accepts any value
  * (RM's minimum, kfifoRunlistGetMinTimeSlice, is 0); the engine uses it clamped to 1 us..60 s.
+ *
+ * Trace. The engine keeps its last NVSIM_TRACE_LEN events (README.md, "Trace"): a doorbell
+ * store (the time of the fault that saw it), the engine reading it, a TSG joining or leaving the
+ * runlist (the time of the control), and a TSG going on or off the engine (in simulated time:
+ * when the GPU did it, even when the thread replays it later). Recording is a store into a
+ * fixed array under the engine lock, which every such path holds already.
  */
 
 static bool controls_effective = true;
@@ -116,6 +122,7 @@ module_param(default_timeslice_us, uint, 0644);
 MODULE_PARM_DESC(default_timeslice_us, "Timeslice of new channel groups in us (default 1024)");
 
 #define NVSIM_POLL_NS			NSEC_PER_MSEC
+#define NVSIM_TRACE_LEN			4096	/* engine events kept, a power of two */
 #define NVSIM_MAX_TIMESLICE_US		(60ULL * USEC_PER_SEC)
 #define NVSIM_NO_TIME			S64_MAX
 
@@ -138,6 +145,47 @@ struct nvsim_proc_stats {
 	pid_t tgid;
 	u64 busy_ns;
 	u64 kernels;
+};
+
+/**
+ * enum nvsim_trace_kind - what an engine trace entry records
+ * @NVSIM_TR_RING: a doorbell store was seen (the fault; @tgid stored)
+ * @NVSIM_TR_SEEN: the engine read the GP_PUTs that store published (@tgid stored)
+ * @NVSIM_TR_RL_ADD: a TSG joined the runlist
+ * @NVSIM_TR_RL_DEL: a TSG left the runlist
+ * @NVSIM_TR_ON: a TSG got the engine
+ * @NVSIM_TR_OFF: a TSG left the engine (out of work, timeslice, preemption or freed)
+ */
+enum nvsim_trace_kind {
+	NVSIM_TR_RING,
+	NVSIM_TR_SEEN,
+	NVSIM_TR_RL_ADD,
+	NVSIM_TR_RL_DEL,
+	NVSIM_TR_ON,
+	NVSIM_TR_OFF,
+};
+
+static const char *const nvsim_trace_names[] = {
+	[NVSIM_TR_RING] = "ring",
+	[NVSIM_TR_SEEN] = "seen",
+	[NVSIM_TR_RL_ADD] = "runlist_add",
+	[NVSIM_TR_RL_DEL] = "runlist_del",
+	[NVSIM_TR_ON] = "on",
+	[NVSIM_TR_OFF] = "off",
+};
+
+/**
+ * struct nvsim_trace_ent - one engine event
+ * @ns: when (ktime ns)
+ * @tgid: the process (of the TSG, or the one that stored to the doorbell)
+ * @tsg: the TSG's id, or -1
+ * @kind: what (enum nvsim_trace_kind)
+ */
+struct nvsim_trace_ent {
+	s64 ns;
+	pid_t tgid;
+	s32 tsg;
+	u8 kind;
 };
 
 /**
@@ -164,8 +212,11 @@ struct nvsim_proc_stats {
  * @busy_ns: GPU time kernels executed since load
  * @kernels: KERNEL entries completed since load
  * @notify_pending: non-stall notifications the thread has to deliver
+ * @trace: the last NVSIM_TRACE_LEN events, a ring indexed by @trace_seq
+ * @trace_seq: events recorded since load
  * @proc: its /proc/driver/nvsim/gpu<N>/engine file
  * @proc_busy: its /proc/driver/nvsim/gpu<N>/busy file
+ * @proc_trace: its /proc/driver/nvsim/gpu<N>/trace file
  */
 struct nvsim_engine {
 	struct nvsim_gpu *gpu;
@@ -190,9 +241,25 @@ struct nvsim_engine {
 	u64 busy_ns;
 	u64 kernels;
 	unsigned int notify_pending;
+	struct nvsim_trace_ent *trace;
+	u64 trace_seq;
 	struct proc_dir_entry *proc;
 	struct proc_dir_entry *proc_busy;
+	struct proc_dir_entry *proc_trace;
 };
+
+/* Record an engine event. Under the engine lock. */
+static void nvsim_trace(struct nvsim_engine *e, enum nvsim_trace_kind kind, s64 ns, pid_t tgid,
+			const struct nvsim_tsg *tsg)
+{
+	struct nvsim_trace_ent *t = &e->trace[e->trace_seq++ & (NVSIM_TRACE_LEN - 1)];
+
+	lockdep_assert_held(&e->lock);
+	t->ns = ns;
+	t->tgid = tsg ? tsg->tgid : tgid;
+	t->tsg = tsg ? (s32)tsg->id : -1;
+	t->kind = kind;
+}
 
 /* Lockless: kick is only ever set here, and the thread rereads everything under the lock. */
 static void nvsim_engines_kick_all(void)
@@ -310,6 +377,7 @@ static bool nvsim_engine_pick(struct nvsim_engine *e)
 			continue;
 		e->cur = tsg;
 		e->cur_chan = chan;
+		nvsim_trace(e, NVSIM_TR_ON, e->vt, 0, tsg);
 		e->slice_start = e->vt;
 		e->slice_end = e->vt + nvsim_tsg_slice_ns(tsg);
 		e->preempt_at = NVSIM_NO_TIME;
@@ -328,6 +396,7 @@ static void nvsim_engine_off(struct nvsim_engine *e, bool preempted)
 
 	if (preempted && nvsim_tsg_has_work(tsg))
 		tsg->preemptions++;
+	nvsim_trace(e, NVSIM_TR_OFF, e->vt, 0, tsg);
 	tsg->preempt_done = tsg->preempt_req;
 	if (tsg->runlisted)
 		list_move_tail(&tsg->rl_node, &e->runlist);
@@ -587,6 +656,7 @@ static int nvsim_engine_thread(void *data)
  * @gpu: the GPU whose doorbell it is
  * @token: the token read from the page; 0 when an earlier pass already took it
  * @tgid: the process whose store to the page was seen
+ * @at: when the store was seen (the fault; ktime ns), for the trace
  *
  * The channel with that token reads its GP_PUT from USERD and the engine runs what is new. So do
  * the channels of every channel group of @tgid: nvsim sees doorbell stores through write faults,
@@ -599,7 +669,7 @@ static int nvsim_engine_thread(void *data)
  *
  * Context: process context, no nvsim lock held; takes the engine lock.
  */
-void nvsim_engine_doorbell(struct nvsim_gpu *gpu, u32 token, pid_t tgid)
+void nvsim_engine_doorbell(struct nvsim_gpu *gpu, u32 token, pid_t tgid, s64 at)
 {
 	struct nvsim_engine *e = gpu->engine;
 	struct nvsim_channel *chan = NULL;
@@ -608,6 +678,7 @@ void nvsim_engine_doorbell(struct nvsim_gpu *gpu, u32 token, pid_t tgid)
 	if (!e)
 		return;
 	mutex_lock(&e->lock);
+	nvsim_trace(e, NVSIM_TR_RING, at, tgid, NULL);
 	if (token) {
 		chan = xa_load(&e->tokens, token);
 		if (!chan) {
@@ -624,6 +695,7 @@ void nvsim_engine_doorbell(struct nvsim_gpu *gpu, u32 token, pid_t tgid)
 		list_for_each_entry(chan, &tsg->channels, tsg_node)
 			nvsim_chan_refresh_put(chan);
 	}
+	nvsim_trace(e, NVSIM_TR_SEEN, e->vt, tgid, NULL);
 	nvsim_engine_kick(e);
 out:
 	mutex_unlock(&e->lock);
@@ -766,10 +838,13 @@ void nvsim_engine_schedule(struct nvsim_tsg *tsg, bool enable)
 	if (enable) {
 		list_for_each_entry(chan, &tsg->channels, tsg_node)
 			chan->enabled = true;
-		if (!tsg->runlisted)
+		if (!tsg->runlisted) {
 			list_add_tail(&tsg->rl_node, &e->runlist);
+			nvsim_trace(e, NVSIM_TR_RL_ADD, e->vt, 0, tsg);
+		}
 		tsg->runlisted = true;
 	} else if (tsg->runlisted) {
+		nvsim_trace(e, NVSIM_TR_RL_DEL, e->vt, 0, tsg);
 		list_del_init(&tsg->rl_node);
 		tsg->runlisted = false;
 		if (e->cur == tsg)
@@ -902,6 +977,30 @@ static int nvsim_engine_busy_show(struct seq_file *m, void *v)
 	return 0;
 }
 
+/*
+ * /proc/driver/nvsim/gpu<N>/trace: a header line, then the events kept, oldest first, one per
+ * line (README.md, "Trace"). Reading does not consume them.
+ */
+static int nvsim_engine_trace_show(struct seq_file *m, void *v)
+{
+	struct nvsim_engine *e = m->private;
+	struct nvsim_trace_ent *t;
+	u64 seq, first;
+
+	mutex_lock(&e->lock);
+	nvsim_engine_sync(e);
+	first = e->trace_seq > NVSIM_TRACE_LEN ? e->trace_seq - NVSIM_TRACE_LEN : 0;
+	seq_printf(m, "trace %u next_seq %llu first_seq %llu\n", NVSIM_TRACE_LEN, e->trace_seq,
+		   first);
+	for (seq = first; seq < e->trace_seq; seq++) {
+		t = &e->trace[seq & (NVSIM_TRACE_LEN - 1)];
+		seq_printf(m, "%llu %lld %s pid %d tsg %d\n", seq, t->ns,
+			   nvsim_trace_names[t->kind], t->tgid, t->tsg);
+	}
+	mutex_unlock(&e->lock);
+	return 0;
+}
+
 /**
  * nvsim_engine_init() - start a GPU's engine and its /proc files
  * @gpu: the GPU; @gpu->proc is its /proc/driver/nvsim/gpu<N> directory
@@ -917,6 +1016,11 @@ int nvsim_engine_init(struct nvsim_gpu *gpu)
 	e = kzalloc(sizeof(*e), GFP_KERNEL);
 	if (!e)
 		return -ENOMEM;
+	e->trace = kvcalloc(NVSIM_TRACE_LEN, sizeof(*e->trace), GFP_KERNEL);
+	if (!e->trace) {
+		kfree(e);
+		return -ENOMEM;
+	}
 	e->gpu = gpu;
 	init_waitqueue_head(&e->wq);
 	init_waitqueue_head(&e->preempt_wq);
@@ -931,7 +1035,9 @@ int nvsim_engine_init(struct nvsim_gpu *gpu)
 
 	e->proc = proc_create_single_data("engine", 0444, gpu->proc, nvsim_engine_show, e);
 	e->proc_busy = proc_create_single_data("busy", 0444, gpu->proc, nvsim_engine_busy_show, e);
-	if (!e->proc || !e->proc_busy) {
+	e->proc_trace = proc_create_single_data("trace", 0444, gpu->proc, nvsim_engine_trace_show,
+						e);
+	if (!e->proc || !e->proc_busy || !e->proc_trace) {
 		ret = -ENOMEM;
 		goto err_remove_proc;
 	}
@@ -944,8 +1050,10 @@ int nvsim_engine_init(struct nvsim_gpu *gpu)
 	return 0;
 
 err_remove_proc:
+	proc_remove(e->proc_trace);
 	proc_remove(e->proc_busy);
 	proc_remove(e->proc);
+	kvfree(e->trace);
 	kfree(e);
 	return ret;
 }
@@ -963,6 +1071,7 @@ void nvsim_engine_exit(struct nvsim_gpu *gpu)
 
 	if (!e)
 		return;
+	proc_remove(e->proc_trace);
 	proc_remove(e->proc_busy);
 	proc_remove(e->proc);
 	kthread_stop(e->thread);
@@ -972,5 +1081,6 @@ void nvsim_engine_exit(struct nvsim_gpu *gpu)
 	xa_destroy(&e->tokens);
 	mutex_destroy(&e->lock);
 	gpu->engine = NULL;
+	kvfree(e->trace);
 	kfree(e);
 }

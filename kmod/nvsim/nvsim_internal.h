@@ -442,7 +442,7 @@ u32 nvsim_channel_construct(struct nvsim_object *obj, struct nvsim_object *paren
 /* nvsim_engine.c: the simulated engine (its own lock; see struct nvsim_engine) */
 int nvsim_engine_init(struct nvsim_gpu *gpu);
 void nvsim_engine_exit(struct nvsim_gpu *gpu);
-void nvsim_engine_doorbell(struct nvsim_gpu *gpu, u32 token, pid_t tgid);
+void nvsim_engine_doorbell(struct nvsim_gpu *gpu, u32 token, pid_t tgid, s64 at);
 int nvsim_engine_add_tsg(struct nvsim_tsg *tsg, pid_t tgid);
 void nvsim_engine_remove_tsg(struct nvsim_tsg *tsg);
 int nvsim_engine_add_channel(struct nvsim_channel *chan);

@@ -175,6 +175,7 @@ TEST(sched_online_holds_offline_at_once)
 	enum qgpu_policy p;
 	struct sim s;
 	u64 got[MAXI];
+	unsigned int k;
 
 	for (p = 0; p < QGPU_POLICIES; p++) {
 		sim_init(&s, p, 2, core, cls);
@@ -182,16 +183,92 @@ TEST(sched_online_holds_offline_at_once)
 		sim_run(&s, 100 * MS, got);
 		EXPECT_GT(got[1], 0);
 		EXPECT_TRUE(s.in[1].run || p == QGPU_POLICY_FIXED_SHARE);
+		/* fixed-share: wait until offline owns a window while online still has budget */
+		for (k = 0; k < 1000 && p == QGPU_POLICY_FIXED_SHARE; k++) {
+			if (s.in[1].run && s.in[0].budget_ns > 0)
+				break;
+			sim_run(&s, 100000, NULL);
+		}
+		EXPECT_TRUE(s.in[1].run);
 		/* online work arrives: the very next decision holds offline */
 		qgpu_sc_ring(&s.in[0]);
 		qgpu_sc_account(&s.sc, s.v, 2, s.now);
 		qgpu_sc_decide(&s.sc, s.v, 2, s.now);
 		EXPECT_FALSE(s.in[1].run);
+		EXPECT_TRUE(s.in[0].run);
 		s.busy[0] = true;
+		sim_run(&s, 100 * MS, NULL);
 		sim_run(&s, 500 * MS, got);
-		EXPECT_EQ(got[1], 0);
+		if (p == QGPU_POLICY_FIXED_SHARE) {
+			/* online may use only its 50 %: the other half is offline's */
+			EXPECT_GE(pct(got[0], 500 * MS), 49.5);
+			EXPECT_LE(pct(got[0], 500 * MS), 50.5);
+			EXPECT_GE(pct(got[1], 500 * MS), 49.5);
+			EXPECT_LE(pct(got[1], 500 * MS), 50.5);
+		} else {
+			EXPECT_EQ(got[1], 0);
+		}
 		EXPECT_GT(s.in[1].throttled_ns, 0);
 	}
+}
+
+/* The demo's policy: online 50 % and 30 %, offline 20 %, all busy. */
+TEST(sched_fixed_share_offline_gets_what_online_may_not_use)
+{
+	static const u32 core[] = { 50, 30, 20 };
+	static const enum qgpu_class cls[] = {
+		QGPU_CLASS_ONLINE, QGPU_CLASS_ONLINE, QGPU_CLASS_OFFLINE
+	};
+	struct sim s;
+	u64 got[MAXI], total = 1000 * MS;
+	unsigned int k;
+
+	sim_init(&s, QGPU_POLICY_FIXED_SHARE, 3, core, cls);
+	sim_run(&s, 100 * MS, NULL);
+	sim_run(&s, total, got);
+	for (k = 0; k < 3; k++) {
+		EXPECT_GE(pct(got[k], total), core[k] - 0.5);
+		EXPECT_LE(pct(got[k], total), core[k] + 0.5);
+	}
+	/* an offline instance never runs while an online one with work may */
+	EXPECT_TRUE(!s.in[2].run || (s.in[0].budget_ns <= 0 && s.in[1].budget_ns <= 0));
+}
+
+TEST(sched_fixed_share_offline_stays_within_its_share)
+{
+	static const u32 core[] = { 30, 20 };
+	static const enum qgpu_class cls[] = { QGPU_CLASS_ONLINE, QGPU_CLASS_OFFLINE };
+	struct sim s;
+	u64 got[MAXI], total = 1000 * MS;
+
+	sim_init(&s, QGPU_POLICY_FIXED_SHARE, 2, core, cls);
+	sim_run(&s, 100 * MS, NULL);
+	sim_run(&s, total, got);
+	EXPECT_GE(pct(got[0], total), 29.5);
+	EXPECT_LE(pct(got[0], total), 30.5);
+	EXPECT_GE(pct(got[1], total), 19.5);
+	EXPECT_LE(pct(got[1], total), 20.5);
+}
+
+TEST(sched_burst_share_offline_gets_only_what_online_leaves)
+{
+	static const u32 core[] = { 30, 20 };
+	static const enum qgpu_class cls[] = { QGPU_CLASS_ONLINE, QGPU_CLASS_OFFLINE };
+	struct sim s;
+	u64 got[MAXI], total = 1000 * MS;
+
+	/* online bursts into everything while it has work */
+	sim_init(&s, QGPU_POLICY_BURST_SHARE, 2, core, cls);
+	sim_run(&s, 100 * MS, NULL);
+	sim_run(&s, total, got);
+	EXPECT_GE(pct(got[0], total), 99.0);
+	EXPECT_EQ(got[1], 0);
+	/* online idle: offline gets it all */
+	s.busy[0] = false;
+	sim_run(&s, 200 * MS, NULL);
+	sim_run(&s, total, got);
+	EXPECT_EQ(got[0], 0);
+	EXPECT_GE(pct(got[1], total), 99.0);
 }
 
 TEST(sched_held_work_stays_active)
@@ -267,5 +344,45 @@ TEST(sched_round_robin_goes_on_across_late_periods)
 	for (k = 1; k < 5; k++) {
 		EXPECT_GE(start[k] * 10, start[0] * 9);
 		EXPECT_LE(start[k] * 10, start[0] * 11);
+	}
+}
+
+TEST(sched_long_windows_are_cut_for_a_waking_instance)
+{
+	static const u32 core[] = { 86, 2, 2, 2, 2, 2, 2, 2 };
+	struct sim s;
+	u64 got[MAXI], t0, worst = 0;
+	unsigned int k, w;
+
+	/* 8 instances: a 16 ms period, instance 0's budget is 13.8 ms of it */
+	sim_init(&s, QGPU_POLICY_BURST_SHARE, 8, core, NULL);
+	for (k = 1; k < 8; k++)
+		s.busy[k] = false;
+	sim_run(&s, 500 * MS, got);
+	EXPECT_GE(pct(got[0], 500 * MS), 99.0);
+	for (w = 0; w < 20; w++) {
+		/* wake instance 1 at an odd moment; it runs within a window's length */
+		sim_run(&s, 7 * MS + w * 1100000ull, NULL);
+		s.busy[1] = true;
+		t0 = s.now;
+		while (!s.in[1].run && s.now - t0 < 30 * MS)
+			sim_run(&s, 100000, NULL);
+		if (s.now - t0 > worst)
+			worst = s.now - t0;
+		s.busy[1] = false;
+		s.in[1].active_ns = 0;	/* idle from here: no window of its own */
+		sim_run(&s, 200 * MS, NULL);
+	}
+	EXPECT_LE(worst, 10 * MS + 100000);
+	/* and the shares still hold with everyone busy */
+	for (k = 1; k < 8; k++)
+		s.busy[k] = true;
+	sim_run(&s, 100 * MS, NULL);
+	sim_run(&s, 1000 * MS, got);
+	EXPECT_GE(pct(got[0], 1000 * MS), 85.5);
+	EXPECT_LE(pct(got[0], 1000 * MS), 86.5);
+	for (k = 1; k < 8; k++) {
+		EXPECT_GE(pct(got[k], 1000 * MS), 1.5);
+		EXPECT_LE(pct(got[k], 1000 * MS), 2.5);
 	}
 }
