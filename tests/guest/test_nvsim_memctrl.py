@@ -12,9 +12,9 @@ from collections.abc import Iterator
 import pytest
 import rm
 from kernel import insmod, is_loaded, rmmod
-from rm import Rm
+from rm import GET_HANDLE_INFO, Rm
 
-GET_ADDR_SPACE_TYPE, GET_HANDLE_INFO, GET_SURFACE_INFO = 0x0D01, 0x0D02, 0x00410110
+GET_ADDR_SPACE_TYPE, GET_SURFACE_INFO = 0x0D01, 0x00410110
 PARENT, CLASSID = 1, 2
 ATTRS, SIZE_LO, SIZE_HI, PHYS_SIZE, ADDR_SPACE = 1, 2, 3, 7, 9
 SYSMEM_TYPE, VIDMEM_TYPE, REGMEM_TYPE = 1, 2, 3

@@ -181,7 +181,7 @@ def test_freeing_a_device_or_client_uncharges_its_children() -> None:
 def real_parent(r: Rm, handle: int) -> int:
     """The parent RM itself records for a handle (NV0000 CLIENT_GET_HANDLE_INFO, PARENT)."""
     info = bytearray(struct.pack("<IIQ", handle, 1, 0))
-    assert r.control(r.client, 0xD02, info) == rm.OK
+    assert r.control(r.client, rm.GET_HANDLE_INFO, info) == rm.OK
     return int(struct.unpack_from("<I", info, 8)[0])
 
 
@@ -212,23 +212,21 @@ def test_a_parent_raced_by_a_sibling_thread_cannot_drop_the_charge() -> None:
             libc = ctypes.CDLL(None, use_errno=True)
             flipper = threading.Thread(target=flip)
             flipper.start()
-            under_sub = under_dev = raced = 0
+            # through libc, by address (fcntl.ioctl would pass a copy): the driver must read the
+            # buffer the flipper writes, and the GIL is released meanwhile
+            cmd = ctypes.c_ulong(rm.iowr(rm.RM_ALLOC, rm.NVOS64.size))
+            under_dev = raced = 0
             for _ in range(60):
                 rm.NVOS64.pack_into(req, 0, r.client, sub, 0, rm.VIDMEM, ptr, 0, 0, 0, 0xFFFFFFFF)
-                # through libc, by address (fcntl.ioctl would pass a copy): the driver must read
-                # the buffer the flipper writes, and the GIL is released meanwhile
-                cmd = ctypes.c_ulong(rm.iowr(rm.RM_ALLOC, rm.NVOS64.size))
                 assert libc.ioctl(r.ctl, cmd, ctypes.c_void_p(ctypes.addressof(req))) == 0
                 f = rm.NVOS64.unpack(req.raw)
                 assert f[8] == rm.OK, hex(f[8])
                 if real_parent(r, f[2]) == sub:
-                    under_sub += 1
                     continue
                 # RM used the device: freeing the subdevice frees only what RM put under it
                 raced += 1
                 under_dev += 1
                 assert r.free(sub) == rm.OK
-                under_sub = 0
                 # never less than RM holds; more only for allocations qgpu filed under the device
                 # and RM under the subdevice: the tenant's race costs only the tenant
                 assert current("race") >= under_dev * 64 * KIB, "a charge RM still holds went"
