@@ -10,10 +10,15 @@
  * page again (zapping the PTE through the file's own address space) and only then reads and
  * clears the token, so a store that lands after that read faults again and is not lost.
  *
- * Known cost: the fault returns before its store lands, so a worker that re-protects first makes
- * the store fault again (about a thousand faults a second from one busy process on a 2-vCPU TCG
- * guest). Letting the store land first was tried and made the engine run some entries twice
- * (test_two_channels_ringing_back_to_back_both_progress, about 1 run in 12); not fixed yet.
+ * The fault returns before its store lands. The worker (on the high-priority system workqueue:
+ * hardware sees a doorbell at once) therefore waits for the token to appear, up to
+ * NVSIM_RING_LAND_NS after the fault, before it write-protects: re-protecting earlier makes the
+ * store fault again, queue another ring, and so on for as long as the worker keeps winning that
+ * race (on a 2-vCPU TCG guest: about a thousand faults a second from one busy process). A write
+ * fault maps the page writable at once, so one store is one fault. (When this was first tried,
+ * a test saw entries run twice; the cause was the test writing GP_PUT with struct.pack_into, which
+ * zeroes the field before writing it byte by byte, so a prompt engine read GP_PUT 0 and ran the
+ * ring round again. The tests now store words whole, as drivers do.)
  *
  * Two stores between one fault and the worker's re-protect are seen as one ring, with the later
  * token. So that the earlier token's channel is not left waiting for its next ring, every ring
@@ -23,6 +28,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/file.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
@@ -36,6 +42,8 @@
 
 /* NVC361_NOTIFY_CHANNEL_PENDING (clc361.h, 525-595) */
 #define NVSIM_NOTIFY_CHANNEL_PENDING	0x90
+/* how long after its fault the worker waits for a ring's store to land */
+#define NVSIM_RING_LAND_NS		(1000 * NSEC_PER_USEC)
 
 /**
  * struct nvsim_doorbell - the usermode region of one usermode object
@@ -179,7 +187,7 @@ static void nvsim_doorbell_rung(struct vm_area_struct *vma)
 	spin_lock(&nvsim_rings_lock);
 	list_add_tail(&ring->node, &nvsim_rings);
 	spin_unlock(&nvsim_rings_lock);
-	schedule_work(&nvsim_rings_worker);
+	queue_work(system_highpri_wq, &nvsim_rings_worker);
 }
 
 static void nvsim_rings_work(struct work_struct *work)
@@ -193,9 +201,13 @@ static void nvsim_rings_work(struct work_struct *work)
 	spin_unlock(&nvsim_rings_lock);
 
 	list_for_each_entry_safe(ring, tmp, &rings, node) {
+		va = page_address(ring->db->page);
+		/* Let the store that faulted land first (see the top of the file). */
+		while (!READ_ONCE(va[NVSIM_NOTIFY_CHANNEL_PENDING / sizeof(u32)]) &&
+		       ktime_get_ns() - ring->at < NVSIM_RING_LAND_NS)
+			usleep_range(10, 20);
 		/* Write-protect first, then read: a later store faults and queues another ring. */
 		unmap_mapping_range(ring->file->f_mapping, 0, PAGE_SIZE, 1);
-		va = page_address(ring->db->page);
 		token = xchg(&va[NVSIM_NOTIFY_CHANNEL_PENDING / sizeof(u32)], 0);
 		/* 0: an earlier pass took this store's token; its process's channels still look */
 		nvsim_engine_doorbell(ring->db->gpu, token, ring->tgid, ring->at);
@@ -233,8 +245,8 @@ static vm_fault_t nvsim_doorbell_vm_fault(struct vm_fault *vmf)
 		/* insert_pfn() maps it writable when the fault is a write. */
 		return vmf_insert_pfn_prot(vma, vmf->address, page_to_pfn(db->rest), prot);
 	}
-	if (!write)
-		prot = vm_get_page_prot(vma->vm_flags & ~VM_WRITE);
+	/* vm_page_prot is read-only here (pfn_mkwrite): a write maps it writable at once */
+	prot = vm_get_page_prot(write ? vma->vm_flags : vma->vm_flags & ~VM_WRITE);
 	ret = vmf_insert_pfn_prot(vma, vmf->address, page_to_pfn(db->page), prot);
 	if (write && ret == VM_FAULT_NOPAGE)
 		nvsim_doorbell_rung(vma);

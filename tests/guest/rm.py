@@ -337,6 +337,17 @@ def channel_params(
     return bytes(p)
 
 
+def store(m: mmap.mmap, offset: int, value: int, size: int = 4) -> None:
+    """Write @value to @m with one store of @size bytes, as a driver writes GP_PUT or a doorbell.
+
+    Not struct.pack_into: CPython zeroes the field first and then writes it byte by byte, so a
+    concurrent reader (nvsim's engine reading GP_PUT) can see 0 or a torn value, take GP_PUT to
+    have moved backwards and run the whole ring again. A slice assignment is one memcpy, which
+    glibc does with whole-word moves for 4 and 8 bytes.
+    """
+    m[offset : offset + size] = value.to_bytes(size, "little")
+
+
 class Channel:
     """A channel group with one channel, its ring and USERD mapped, and the doorbell mapped."""
 
@@ -388,14 +399,14 @@ class Channel:
 
     def push(self, *entries: int) -> None:
         for e in entries:
-            struct.pack_into("<Q", self.mem, 8 * self.put, e)
+            store(self.mem, 8 * self.put, e, 8)
             self.put = (self.put + 1) % self.entries
 
     def publish(self) -> None:
-        struct.pack_into("<I", self.mem, self.USERD + GP_PUT, self.put)
+        store(self.mem, self.USERD + GP_PUT, self.put)
 
     def ring(self) -> None:
-        struct.pack_into("<I", self.doorbell, DOORBELL, self.token)
+        store(self.doorbell, DOORBELL, self.token)
 
     def submit(self, *entries: int) -> None:
         self.push(*entries)

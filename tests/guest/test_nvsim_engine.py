@@ -284,10 +284,10 @@ def test_two_channels_ringing_back_to_back_both_progress(proc: tuple[Rm, int, in
         for _ in range(rounds):
             a.push(rm.kernel(10))
             a.publish()
-            struct.pack_into("<I", a.doorbell, rm.DOORBELL, a.token)
+            rm.store(a.doorbell, rm.DOORBELL, a.token)
             b.push(rm.kernel(10))
             b.publish()
-            struct.pack_into("<I", a.doorbell, rm.DOORBELL, b.token)  # the same page
+            rm.store(a.doorbell, rm.DOORBELL, b.token)  # the same page
         assert wait_for(lambda: a.gp_get() == rounds and b.gp_get() == rounds), (
             a.gp_get(),
             b.gp_get(),

@@ -239,7 +239,7 @@ def test_usermode_doorbell_sees_every_ring(proc: Rm) -> None:
         m = mapped(gpu, rm.USERMODE_SIZE)
         assert struct.unpack_from("<I", m, rm.DOORBELL)[0] == 0
         for token in (7, 8, 9):
-            struct.pack_into("<I", m, rm.DOORBELL, token)
+            rm.store(m, rm.DOORBELL, token)
             assert wait_cleared(m), f"ring {token} not seen"
         m[0x1000:0x1004] = b"rest"  # the rest of the region is plain memory
         m.close()

@@ -70,7 +70,7 @@ def test_the_doorbell_rings_through_an_instance(proc: Rm) -> None:
         assert proc.map_memory(sub, usermode, 0, rm.USERMODE_SIZE, gpu)[0] == rm.OK
         m = mapped(gpu, rm.USERMODE_SIZE)
         for token in (1, 2, 3):
-            struct.pack_into("<I", m, rm.DOORBELL, token)
+            rm.store(m, rm.DOORBELL, token)
             deadline = time.monotonic() + 5
             while struct.unpack_from("<I", m, rm.DOORBELL)[0] and time.monotonic() < deadline:
                 time.sleep(0.01)
