@@ -296,7 +296,7 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 	if (!ret && qgpu_rm_alloc_result(qf, arg, size, &hnew)) {
 		node = qgpu_rmtrack_add(t, a.hroot, a.hparent, hnew, a.hclass);
 		if (node)
-			qgpu_sched_rm_alloc(qf, node);	/* channel groups */
+			qgpu_sched_rm_alloc(qf, node, &a);	/* channel groups, channels */
 		ret = qgpu_mem_rm_alloc_done(qf, arg, &a, node, hnew);
 	}
 out_unlock:

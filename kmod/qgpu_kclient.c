@@ -358,3 +358,66 @@ out_unlock:
 	mutex_unlock(&qgpu_kc.lock);
 	return status;
 }
+
+/**
+ * qgpu_kclient_map() - map a memory object of the kernel client into the kernel
+ * @hdevice: the kernel client's device (or subdevice) of the memory's GPU
+ * @hmemory: the memory (typically a duplicate of a tenant's)
+ * @offset: byte offset into it
+ * @length: bytes
+ * @linear: the kernel address of @offset (NV04_MAP_MEMORY's pLinearAddress for a kernel client)
+ *
+ * Read-only: qgpu reads what the GPU writes there, never writes.
+ *
+ * Context: process context; may sleep.
+ * Return: an RM status.
+ */
+u32 qgpu_kclient_map(u32 hdevice, u32 hmemory, u64 offset, u64 length, u64 *linear)
+{
+	struct nvrm_kapi_rmapi_ops ops = { .op = NVRM_KAPI_OP_MAP_MEMORY };
+	u32 status;
+
+	if (!qgpu_kclient_ready())
+		return NVRM_ERR_INVALID_STATE;
+	mutex_lock(&qgpu_kc.lock);
+	ops.params.map_memory.hclient = qgpu_kc.hclient;
+	ops.params.map_memory.hdevice = hdevice;
+	ops.params.map_memory.hmemory = hmemory;
+	ops.params.map_memory.offset = offset;
+	ops.params.map_memory.length = length;
+	ops.params.map_memory.flags = NVRM_NVOS33_FLAGS_ACCESS_READ_ONLY <<
+				      NVRM_NVOS33_FLAGS_ACCESS_SHIFT;
+	ops.params.map_memory.status = NVRM_ERR_GENERIC;
+	qgpu_kclient_op(&ops);
+	status = ops.params.map_memory.status;
+	if (status == NVRM_OK)
+		*linear = ops.params.map_memory.plinear_address;
+	mutex_unlock(&qgpu_kc.lock);
+	return status;
+}
+
+/**
+ * qgpu_kclient_unmap() - undo qgpu_kclient_map()
+ * @hdevice: as mapped
+ * @hmemory: as mapped
+ * @linear: the address qgpu_kclient_map() returned
+ *
+ * Context: process context; may sleep.
+ * Return: an RM status.
+ */
+u32 qgpu_kclient_unmap(u32 hdevice, u32 hmemory, u64 linear)
+{
+	struct nvrm_kapi_rmapi_ops ops = { .op = NVRM_KAPI_OP_UNMAP_MEMORY };
+
+	if (!qgpu_kclient_ready())
+		return NVRM_ERR_INVALID_STATE;
+	mutex_lock(&qgpu_kc.lock);
+	ops.params.unmap_memory.hclient = qgpu_kc.hclient;
+	ops.params.unmap_memory.hdevice = hdevice;
+	ops.params.unmap_memory.hmemory = hmemory;
+	ops.params.unmap_memory.plinear_address = linear;
+	ops.params.unmap_memory.status = NVRM_ERR_GENERIC;
+	qgpu_kclient_op(&ops);
+	mutex_unlock(&qgpu_kc.lock);
+	return ops.params.unmap_memory.status;
+}

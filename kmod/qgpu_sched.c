@@ -7,6 +7,7 @@
 #include <linux/capability.h>
 #include <linux/file.h>
 #include <linux/hrtimer.h>
+#include <linux/io.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/mutex.h>
@@ -46,17 +47,31 @@
  *
  * Whether channel-group controls work on a busy GPU with GSP firmware is not settled; with
  * controls inert only the doorbell gate acts, and work queued before the gate closed still runs.
+ * So qgpu watches: every channel whose USERD is a tenant's memory object has that USERD mapped
+ * into the kernel (a duplicate of the memory in qgpu's kernel client, NV04_MAP_MEMORY), and at
+ * each decision the thread reads GP_GET and GP_PUT. A group qgpu holds whose GP_GET still moves
+ * after QGPU_SCHED_HOLD_GRACE_NS shows the controls inert on this GPU (``controls`` in sysfs),
+ * until the GPU has no channel group left (firmware does not change while groups live).
+ * While inert, fixed-share charges each instance its busy groups' part of the engine's round
+ * robin and gates its doorbell by budget (qgpu_sched_core.c). Work counts as known to the engine
+ * once a ring that passed the gate saw it in GP_PUT (a ring held at the gate has its GP_PUT
+ * written but not seen), or once GP_GET moves past it.
  *
  * Locking: qgpu_sched_gpu.mutex serialises decisions and the controls that carry them out, and
  * protects every instance's channel-group list and applied state. qgpu_sched_gpu.lock (a
  * spinlock, taken in fault handlers) protects the share state (struct qgpu_sc and each
- * instance's struct qgpu_sc_inst), the instance array and each instance's gate. Lock order:
+ * instance's struct qgpu_sc_inst), the instance array, each instance's gate and channel list.
+ * Lock order:
  * a tracker's lock, then the mutex, then the spinlock or the kernel client's lock; qgpu_lock
  * is never held with either (knob writes take it alone, then the spinlock).
  */
 
 #define QGPU_SCHED_IDLE_NS	NSEC_PER_SEC	/* nothing active: wake this rarely */
 #define QGPU_SCHED_SLACK_NS	(20 * NSEC_PER_USEC)
+/* a held group may still finish what is on the engine: a preemption point, a late control */
+#define QGPU_SCHED_HOLD_GRACE_NS (2 * NSEC_PER_MSEC)
+/* a held instance's known work that has not moved this long is not on the engine */
+#define QGPU_SCHED_STILL_NS	(50 * NSEC_PER_MSEC)
 #define QGPU_TIMESLICE_MAX_US	60000000u	/* the engine's clamp: 60 s */
 
 /**
@@ -71,6 +86,7 @@
  * @thread: the kthread
  * @kick: a decision is wanted now
  * @timeslice_us: the timeslice_us knob (written under @mutex)
+ * @sampled_at: when the channels' USERD was last read (under @lock)
  */
 struct qgpu_sched_gpu {
 	struct qgpu_gpu *gpu;
@@ -83,6 +99,7 @@ struct qgpu_sched_gpu {
 	struct task_struct *thread;
 	bool kick;
 	u32 timeslice_us;
+	u64 sampled_at;
 };
 
 /**
@@ -92,12 +109,14 @@ struct qgpu_sched_gpu {
  * @sg: its GPU's scheduler
  * @link: entry in @sg->insts while live
  * @tsgs: its channel groups (struct qgpu_sched_tsg.link), under @sg->mutex
+ * @chans: its channels whose USERD qgpu reads (struct qgpu_sched_chan.link), under @sg->lock
  * @gate: rings of a held instance wait here
  * @may_run: its doorbell is open (under @sg->lock)
  * @removed: the instance was removed: no more gating (under @sg->lock)
  * @applied: what its channel groups were last told: RUN (true) or HOLD (under @sg->mutex)
  * @want: the latest decision, copied out of @sc under @sg->lock for the thread
  * @was_active: whether it was active at that decision (under @sg->mutex)
+ * @held_at: when its groups were last held, 0 while they may run (under @sg->mutex)
  * @preemptions: times it was held with work (under @sg->mutex)
  */
 struct qgpu_sched_inst {
@@ -106,12 +125,14 @@ struct qgpu_sched_inst {
 	struct qgpu_sched_gpu *sg;
 	struct list_head link;
 	struct list_head tsgs;
+	struct list_head chans;
 	wait_queue_head_t gate;
 	bool may_run;
 	bool removed;
 	bool applied;
 	bool want;
 	bool was_active;
+	u64 held_at;
 	u64 preemptions;
 };
 
@@ -121,13 +142,49 @@ struct qgpu_sched_inst {
  * @si: the instance
  * @hdup: the duplicate's handle in qgpu's kernel client
  * @tenant_enabled: the tenant scheduled it (GPFIFO_SCHEDULE(1) on it or one of its channels)
+ * @busy: a channel of it had work over the last sample (scratch of the sample)
+ * @moved: a channel's GP_GET moved over the last sample (scratch of the sample)
  */
 struct qgpu_sched_tsg {
 	struct list_head link;
 	struct qgpu_sched_inst *si;
 	u32 hdup;
 	bool tenant_enabled;
+	bool busy;
+	bool moved;
 };
+
+/**
+ * struct qgpu_sched_chan - a tenant's channel whose USERD qgpu reads
+ * @link: entry in the instance's @chans, under the GPU's lock
+ * @si: the instance (a reference on its kobject while this lives)
+ * @tsg: its channel group, or NULL (an implicit group of its own, or one qgpu does not hold)
+ * @hmem: qgpu's duplicate of the channel's USERD memory, in its kernel client
+ * @linear: where RM mapped it into the kernel (the channel's USERD, for unmapping)
+ * @userd: the same, for reading GP_GET and GP_PUT (the GPU writes it: I/O memory on a real GPU)
+ * @entries: the ring's length in entries (gpFifoEntries)
+ * @gp_get: GP_GET at the last sample
+ * @moved_at: when GP_GET last moved, or the instance last could ring (under the GPU's lock)
+ * @put_known: GP_PUT the engine knows of, as far as qgpu can tell (under the GPU's lock)
+ */
+struct qgpu_sched_chan {
+	struct list_head link;
+	struct qgpu_sched_inst *si;
+	struct qgpu_sched_tsg *tsg;
+	u32 hmem;
+	u64 linear;
+	void __iomem *userd;
+	u32 entries;
+	u32 gp_get;
+	u64 moved_at;
+	u32 put_known;
+};
+
+/* Entries from @from to @to round @ch's ring. */
+static u32 qgpu_sched_span(const struct qgpu_sched_chan *ch, u32 from, u32 to)
+{
+	return to >= from ? to - from : ch->entries - from + to;
+}
 
 static u64 qgpu_sched_now(void)
 {
@@ -179,6 +236,84 @@ static void qgpu_sched_event(struct qgpu_sched_gpu *sg, const char *what, const 
 	qgpu_event_emit(&ev);
 }
 
+/*
+ * Read every channel's GP_GET and GP_PUT: which groups had work since the last sample (the
+ * estimate fixed-share charges while the controls are inert), and whether held groups keep
+ * running (the controls are inert) or stay still (effective). Under the GPU's mutex and lock.
+ */
+static void qgpu_sched_sample(struct qgpu_sched_gpu *sg, u64 now)
+{
+	struct qgpu_sched_inst *si;
+	struct qgpu_sched_tsg *tsg;
+	struct qgpu_sched_chan *ch;
+	bool inert = sg->sc.inert, any = false;
+
+	lockdep_assert_held(&sg->mutex);
+	lockdep_assert_held(&sg->lock);
+	list_for_each_entry(si, &sg->insts, link) {
+		u32 busy = 0;
+
+		list_for_each_entry(tsg, &si->tsgs, link) {
+			tsg->busy = false;
+			tsg->moved = false;
+		}
+		list_for_each_entry(ch, &si->chans, link) {
+			u32 get = readl(ch->userd + NVRM_USERD_GP_GET);
+			bool moved, had;
+
+			if (get >= ch->entries)
+				get = ch->gp_get;	/* not a ring index: the tenant's doing */
+			moved = get != ch->gp_get;
+			had = ch->gp_get != ch->put_known;
+			/*
+			 * GP_GET went past what qgpu saw rung (rings that did not fault): the
+			 * engine knew at least that much. A held instance's work that has not
+			 * moved for QGPU_SCHED_STILL_NS is not on the engine: a ring that waits at
+			 * the gate may have been seen go through by an earlier fault of the same
+			 * store.
+			 */
+			if (moved && qgpu_sched_span(ch, ch->gp_get, ch->put_known) <=
+				     qgpu_sched_span(ch, ch->gp_get, get))
+				ch->put_known = get;
+			if (moved || si->may_run) {
+				ch->moved_at = now;
+			} else if (had && now - ch->moved_at >= QGPU_SCHED_STILL_NS) {
+				ch->put_known = get;
+				had = false;
+			}
+			ch->gp_get = get;
+			if (ch->tsg) {
+				ch->tsg->busy |= moved || had;
+				ch->tsg->moved |= moved;
+			} else {
+				busy += moved || had;
+			}
+		}
+		list_for_each_entry(tsg, &si->tsgs, link) {
+			bool held = !si->applied && tsg->tenant_enabled && si->held_at;
+
+			any = true;
+			busy += tsg->busy;
+			if (held && tsg->moved &&
+			    sg->sampled_at >= si->held_at + QGPU_SCHED_HOLD_GRACE_NS)
+				inert = true;
+		}
+		si->sc.groups_busy = busy;
+	}
+	sg->sampled_at = now;
+	if (!any) {
+		/* no group left to watch: start again from the RM contract */
+		sg->sc.inert = false;
+		return;
+	}
+	if (inert && !sg->sc.inert) {
+		pr_info("gpu%u: held channel groups keep running: channel-group controls inert\n",
+			sg->gpu->index);
+		sg->sc.inert = true;
+		sg->sc.owner = NULL;
+	}
+}
+
 /* One decision, carried out. Returns when the next one is due (absolute ns). */
 static u64 qgpu_sched_step(struct qgpu_sched_gpu *sg)
 {
@@ -190,6 +325,7 @@ static u64 qgpu_sched_step(struct qgpu_sched_gpu *sg)
 	mutex_lock(&sg->mutex);
 	spin_lock(&sg->lock);
 	now = qgpu_sched_now();
+	qgpu_sched_sample(sg, now);	/* what ran since the last step, for the accounting */
 	qgpu_sc_account(&sg->sc, sg->v, sg->n, now);
 	next = qgpu_sc_decide(&sg->sc, sg->v, sg->n, now);
 	list_for_each_entry(si, &sg->insts, link) {
@@ -215,6 +351,7 @@ static u64 qgpu_sched_step(struct qgpu_sched_gpu *sg)
 		if (!si->want || si->applied)
 			continue;
 		si->applied = true;
+		si->held_at = 0;
 		qgpu_sched_apply(si, true);
 		spin_lock(&sg->lock);
 		si->may_run = true;
@@ -226,6 +363,7 @@ static u64 qgpu_sched_step(struct qgpu_sched_gpu *sg)
 			continue;
 		si->applied = false;
 		qgpu_sched_apply(si, false);
+		si->held_at = qgpu_sched_now();
 		if (!si->was_active)
 			continue;
 		si->preemptions++;
@@ -359,6 +497,7 @@ int qgpu_sched_inst_init(struct qgpu_instance *inst)
 	si->inst = inst;
 	si->sg = sg;
 	INIT_LIST_HEAD(&si->tsgs);
+	INIT_LIST_HEAD(&si->chans);
 	init_waitqueue_head(&si->gate);
 	inst->sched = si;
 	mutex_lock(&sg->mutex);
@@ -409,7 +548,7 @@ void qgpu_sched_inst_free(struct qgpu_instance *inst)
 
 	if (!si)
 		return;
-	WARN_ON(!list_empty(&si->tsgs));
+	WARN_ON(!list_empty(&si->tsgs) || !list_empty(&si->chans));
 	kfree(si);
 }
 
@@ -425,6 +564,7 @@ void qgpu_sched_inst_free(struct qgpu_instance *inst)
 void qgpu_sched_ring(struct qgpu_sched_inst *si)
 {
 	struct qgpu_sched_gpu *sg = si->sg;
+	struct qgpu_sched_chan *ch;
 	bool woke, open;
 
 	spin_lock(&sg->lock);
@@ -434,8 +574,14 @@ void qgpu_sched_ring(struct qgpu_sched_inst *si)
 	/* only a wake changes a decision: a held active instance is already known to have work */
 	if (woke)
 		qgpu_sched_kick(sg);
-	if (!open)
-		wait_event_killable(si->gate, READ_ONCE(si->may_run) || READ_ONCE(si->removed));
+	if (!open &&
+	    wait_event_killable(si->gate, READ_ONCE(si->may_run) || READ_ONCE(si->removed)))
+		return;
+	/* the ring goes through: what its thread wrote to GP_PUT before it reaches the engine */
+	spin_lock(&sg->lock);
+	list_for_each_entry(ch, &si->chans, link)
+		ch->put_known = readl(ch->userd + NVRM_USERD_GP_PUT);
+	spin_unlock(&sg->lock);
 }
 
 /* Tracker node release: RM freed the tenant's channel group; drop the duplicate. */
@@ -457,12 +603,106 @@ static const struct qgpu_rmnode_ops qgpu_sched_tsg_ops = {
 	.release = qgpu_sched_tsg_release,
 };
 
+/* Tracker node release: RM freed the tenant's channel; stop reading its USERD. */
+static void qgpu_sched_chan_release(struct qgpu_rmnode *node)
+{
+	struct qgpu_sched_chan *ch = node->payload;
+	struct qgpu_instance *inst = ch->si->inst;
+	struct qgpu_sched_gpu *sg = ch->si->sg;
+
+	spin_lock(&sg->lock);
+	list_del(&ch->link);
+	spin_unlock(&sg->lock);
+	qgpu_kclient_unmap(inst->gpu->kc_device, ch->hmem, ch->linear);
+	qgpu_kclient_free(ch->hmem);
+	kobject_put(&inst->kobj);
+	kfree(ch);
+	node->payload = NULL;
+}
+
+static const struct qgpu_rmnode_ops qgpu_sched_chan_ops = {
+	.release = qgpu_sched_chan_release,
+};
+
+static bool qgpu_is_channel_class(u32 hclass)
+{
+	switch (hclass) {
+	case NVRM_CLASS_VOLTA_CHANNEL_GPFIFO_A:
+	case NVRM_CLASS_TURING_CHANNEL_GPFIFO_A:
+	case NVRM_CLASS_AMPERE_CHANNEL_GPFIFO_A:
+	case NVRM_CLASS_HOPPER_CHANNEL_GPFIFO_A:
+	case NVRM_CLASS_BLACKWELL_CHANNEL_GPFIFO_A:
+	case NVRM_CLASS_BLACKWELL_CHANNEL_GPFIFO_B:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * A channel: map its USERD (a memory object of the tenant's, hUserdMemory[0] at userdOffset[0])
+ * into the kernel through a duplicate in qgpu's kernel client. The parameters are read after RM
+ * read them: a tenant thread rewriting them in between can only point qgpu at another memory
+ * object of its own client (the duplicate is made from the tenant's client), which misleads the
+ * estimate of its own instance's use, and only while the controls are inert.
+ */
+static void qgpu_sched_chan_track(struct qgpu_file *qf, struct qgpu_rmnode *node, u32 hroot,
+				  const struct nvrm_alloc *a)
+{
+	struct qgpu_instance *inst = qf->inst;
+	struct qgpu_sched_inst *si = inst->sched;
+	struct nvrm_channel_alloc_params p;
+	struct qgpu_sched_chan *ch;
+	u32 hsub, status;
+
+	if (!a->params_ptr ||
+	    copy_from_user(&p, u64_to_user_ptr(a->params_ptr), offsetof(typeof(p), engine_type)) ||
+	    !p.huserd_memory[0] || !p.gp_fifo_entries)
+		return;	/* RM's own USERD: nothing qgpu can map */
+	ch = kzalloc(sizeof(*ch), GFP_KERNEL);
+	if (!ch)
+		return;
+	status = qgpu_kclient_subdevice(inst->gpu, &hsub);
+	if (!status)
+		status = qgpu_kclient_dup(inst->gpu->kc_device, hroot, p.huserd_memory[0],
+					  &ch->hmem);
+	if (status)
+		goto err;
+	status = qgpu_kclient_map(inst->gpu->kc_device, ch->hmem, p.userd_offset[0],
+				  NVRM_USERD_SIZE, &ch->linear);
+	if (status) {
+		qgpu_kclient_free(ch->hmem);
+		goto err;
+	}
+	ch->userd = (void __iomem *)(uintptr_t)ch->linear;
+	ch->si = si;
+	ch->entries = p.gp_fifo_entries;
+	if (node->parent && node->parent->ops == &qgpu_sched_tsg_ops)
+		ch->tsg = node->parent->payload;
+	kobject_get(&inst->kobj);
+	spin_lock(&si->sg->lock);
+	ch->gp_get = readl(ch->userd + NVRM_USERD_GP_GET);
+	ch->put_known = readl(ch->userd + NVRM_USERD_GP_PUT);
+	list_add_tail(&ch->link, &si->chans);
+	spin_unlock(&si->sg->lock);
+	node->payload = ch;
+	node->ops = &qgpu_sched_chan_ops;
+	return;
+err:
+	pr_warn_ratelimited("%s: cannot read the USERD of channel 0x%x: %s\n", inst->name,
+			    node->handle, nvrm_status_name(status));
+	kfree(ch);
+}
+
 /**
- * qgpu_sched_rm_alloc() - RM made an object through @qf: take hold of a channel group
+ * qgpu_sched_rm_alloc() - RM made an object through @qf: take hold of a channel group, or
+ * watch a channel
  * @qf: the ctl proxy (its tracker's lock held)
  * @node: the object's new tracker node
+ * @a: the RM_ALLOC as qgpu decoded it (its parameters pointer is the tenant's)
  */
-void qgpu_sched_rm_alloc(struct qgpu_file *qf, struct qgpu_rmnode *node)
+void qgpu_sched_rm_alloc(struct qgpu_file *qf, struct qgpu_rmnode *node,
+			 const struct nvrm_alloc *a)
 {
 	struct qgpu_instance *inst = qf->inst;
 	struct qgpu_sched_inst *si = inst->sched;
@@ -470,10 +710,16 @@ void qgpu_sched_rm_alloc(struct qgpu_file *qf, struct qgpu_rmnode *node)
 	struct qgpu_sched_tsg *tsg;
 	u32 hsub, status;
 
-	if (node->hclass != NVRM_CLASS_KEPLER_CHANNEL_GROUP_A || !si)
+	if (!si)
 		return;
 	while (root->parent)
 		root = root->parent;
+	if (qgpu_is_channel_class(node->hclass)) {
+		qgpu_sched_chan_track(qf, node, root->handle, a);
+		return;
+	}
+	if (node->hclass != NVRM_CLASS_KEPLER_CHANNEL_GROUP_A)
+		return;
 	tsg = kzalloc(sizeof(*tsg), GFP_KERNEL);
 	if (!tsg)
 		goto err;
@@ -700,10 +946,17 @@ static ssize_t utilization_show(struct device *dev, struct device_attribute *att
 }
 static DEVICE_ATTR_RO(utilization);
 
+static ssize_t controls_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", READ_ONCE(to_sg(dev)->sc.inert) ? "inert" : "effective");
+}
+static DEVICE_ATTR_RO(controls);
+
 static struct attribute *qgpu_sched_gpu_attrs[] = {
 	&dev_attr_policy.attr,
 	&dev_attr_timeslice_us.attr,
 	&dev_attr_utilization.attr,
+	&dev_attr_controls.attr,
 	NULL,
 };
 

@@ -9,6 +9,7 @@
 #include <linux/types.h>
 
 struct attribute_group;
+struct nvrm_alloc;
 struct nvrm_control;
 struct nvrm_nvos33_with_fd;
 struct qgpu_file;
@@ -32,7 +33,8 @@ void qgpu_sched_inst_remove(struct qgpu_instance *inst);
 void qgpu_sched_inst_free(struct qgpu_instance *inst);
 
 /* escapes (qgpu_escape.c) */
-void qgpu_sched_rm_alloc(struct qgpu_file *qf, struct qgpu_rmnode *node);
+void qgpu_sched_rm_alloc(struct qgpu_file *qf, struct qgpu_rmnode *node,
+			 const struct nvrm_alloc *a);
 bool qgpu_sched_is_schedule_control(const struct nvrm_control *c);
 long qgpu_sched_control(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, bool compat,
 			const struct nvrm_control *c);

@@ -24,6 +24,14 @@
  * at once when the GPU is in that shared phase, else when the current window ends (at most core
  * percent of a period later). Under best-effort every taking part instance runs, with the same
  * rule for classes.
+ *
+ * When the controls are inert (held groups keep running what they have queued), exclusive windows
+ * mean nothing: the only lever is the doorbell, which stops new work, not queued work. Fixed-share
+ * then charges every instance its estimated use of the engine (its busy groups' part of the
+ * round robin, sampled by the caller) and lets an instance submit only while its budget is
+ * positive; what it overran while its queue drained is carried, up to QGPU_SC_MAX_DEBT_NS, and
+ * repaid by being held in later periods. The shares then hold on average, off by at most the
+ * work an instance had queued when it was cut off, spread over the periods that repay it.
  */
 #include "qgpu_sched_core.h"
 
@@ -154,11 +162,14 @@ static void qgpu_sc_rotate(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, un
  *
  * Time an instance was allowed to run while active is its GPU time (divided evenly when
  * several were); it runs down its activity. The owner of an exclusive window pays the whole
- * time from its budget. Time an instance was held while active is throttled time.
+ * time from its budget. Time an instance was held while active is throttled time. Under
+ * fixed-share with inert controls every instance instead pays, and is credited GPU time for, its
+ * part of the engine by @groups_busy, held or not.
  */
 void qgpu_sc_account(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, unsigned int n, u64 now)
 {
-	unsigned int k, running = 0;
+	bool estimate = sc->inert && sc->policy == QGPU_POLICY_FIXED_SHARE;
+	unsigned int k, running = 0, busy = 0;
 	u64 elapsed, each;
 
 	if (!sc->last || now <= sc->last) {
@@ -168,26 +179,37 @@ void qgpu_sc_account(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, unsigned
 	}
 	elapsed = now - sc->last;
 	sc->last = now;
-	for (k = 0; k < n; k++)
+	for (k = 0; k < n; k++) {
 		if (v[k]->run && qgpu_sc_active(v[k]))
 			running++;
+		busy += v[k]->groups_busy;
+	}
 	each = running ? qgpu_sc_div(elapsed, running) : 0;
 	for (k = 0; k < n; k++) {
 		struct qgpu_sc_inst *i = v[k];
+		u64 used = busy ? qgpu_sc_div(elapsed * i->groups_busy, busy) : 0;
 
-		if (i->run && i == sc->owner)
+		if (estimate) {
+			/* held or not, what it had queued ran: it pays its part of the engine */
+			i->budget_ns -= (s64)used;
+			i->gpu_time_ns += used;
+			i->bucket[sc->bucket_idx] += used;
+		} else if (i->run && i == sc->owner) {
 			i->budget_ns -= (s64)elapsed;
+		}
 		if (!qgpu_sc_active(i))
 			continue;
 		if (i->run) {
-			i->gpu_time_ns += each;
-			i->bucket[sc->bucket_idx] += each;
+			if (!estimate) {
+				i->gpu_time_ns += each;
+				i->bucket[sc->bucket_idx] += each;
+			}
 			i->active_ns -= (s64)each;
 		} else {
 			i->throttled_ns += elapsed;
 		}
 	}
-	if (running)
+	if (estimate ? busy : running)
 		sc->busy_bucket[sc->bucket_idx] += elapsed;
 	qgpu_sc_rotate(sc, v, n, now);
 }
@@ -209,12 +231,23 @@ static void qgpu_sc_new_period(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v
 	for (k = 0; k < n; k++) {
 		struct qgpu_sc_inst *i = v[k];
 		s64 share = (s64)qgpu_sc_div((u64)i->core * sc->period_ns, 100);
-		s64 carry = i->budget_ns;
+		s64 carry = i->budget_ns, debt = share, credit = QGPU_SC_MIN_WINDOW_NS;
 
-		if (carry > (s64)QGPU_SC_MIN_WINDOW_NS)
-			carry = QGPU_SC_MIN_WINDOW_NS;
-		if (carry < -share)
-			carry = -share;
+		/*
+		 * Inert controls: queued work overruns by more than a period, so all of it is
+		 * repaid; and an instance that had work but got less than its budget (the round
+		 * robin shared the engine with queued work of instances already over theirs) keeps
+		 * what it could not use. An idle one loses it, as with effective controls.
+		 */
+		if (sc->inert) {
+			debt = QGPU_SC_MAX_DEBT_NS;
+			if (i->groups_busy)
+				credit = QGPU_SC_MAX_CREDIT_NS;
+		}
+		if (carry > credit)
+			carry = credit;
+		if (carry < -debt)
+			carry = -debt;
 		i->budget_ns = share + carry;
 	}
 	sc->owner = NULL;
@@ -258,7 +291,9 @@ static bool qgpu_sc_eligible(const struct qgpu_sc *sc, const struct qgpu_sc_inst
  * while an active online instance has budget, the active online instances with budget; else,
  * under fixed-share, every instance with budget, and under burst-share the active ones with
  * budget of the highest class that has an active instance. With no owner, fixed-share holds
- * everyone and burst-share runs every instance of that class.
+ * everyone and burst-share runs every instance of that class. Under fixed-share with inert
+ * controls there are no windows: every instance with budget runs (online ones first), and the
+ * next decision is due within QGPU_SC_SAMPLE_NS.
  *
  * Return: when the next decision is due at the latest (absolute ns): the end of the current
  * window or period. A ring of an idle instance, or a knob change, calls for one earlier.
@@ -285,6 +320,14 @@ u64 qgpu_sc_decide(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, unsigned i
 		for (k = 0; k < n; k++)
 			v[k]->run = qgpu_sc_in_top(v[k], top);
 		return next;
+	}
+
+	if (sc->policy == QGPU_POLICY_FIXED_SHARE && sc->inert) {
+		/* no exclusive windows: whoever has budget may submit, online first */
+		sc->owner = NULL;
+		for (k = 0; k < n; k++)
+			v[k]->run = v[k]->budget_ns > 0 && (!first || qgpu_sc_online_first(v[k]));
+		return next < now + QGPU_SC_SAMPLE_NS ? next : now + QGPU_SC_SAMPLE_NS;
 	}
 
 	/*

@@ -33,6 +33,12 @@ enum qgpu_policy {
 #define QGPU_SC_ACTIVE_NS	50000000ull
 /* the most unused budget carried into the next period */
 #define QGPU_SC_MIN_WINDOW_NS	200000ull
+/* controls inert: how often budgets are brought up to date from the estimate of engine use */
+#define QGPU_SC_SAMPLE_NS	2000000ull
+/* controls inert: the most overrun carried (repaid over later periods)... */
+#define QGPU_SC_MAX_DEBT_NS	1000000000ll
+/* ...and the most budget a busy instance could not use (the round robin gave it less) */
+#define QGPU_SC_MAX_CREDIT_NS	100000000ll
 #define QGPU_SC_BUCKETS		10		/* share over the last second: 10 buckets... */
 #define QGPU_SC_BUCKET_NS	100000000ull	/* ...of 100 ms */
 
@@ -46,6 +52,8 @@ enum qgpu_policy {
  * @budget_ns: what is left of its window in the current period (may be negative: an overrun,
  *	repaid in the next period)
  * @run: the decision: may run (RUN) or is held (HOLD)
+ * @groups_busy: its channel groups that had work over the last sample (the caller's estimate
+ *	from their GP_GET/GP_PUT); used only while the GPU's controls are inert
  * @gpu_time_ns: GPU time it was allowed while active; shared fairly when several ran at once
  * @throttled_ns: time it was held while active
  * @bucket: @gpu_time_ns per QGPU_SC_BUCKET_NS bucket, for the share over the last second
@@ -56,6 +64,7 @@ struct qgpu_sc_inst {
 	s64 active_ns;
 	s64 budget_ns;
 	bool run;
+	u32 groups_busy;
 	u64 gpu_time_ns;
 	u64 throttled_ns;
 	u64 bucket[QGPU_SC_BUCKETS];
@@ -64,6 +73,10 @@ struct qgpu_sc_inst {
 /**
  * struct qgpu_sc - one GPU's scheduler state
  * @policy: its policy
+ * @inert: held channel groups were seen to keep running: the controls do not take effect. Then
+ *	fixed-share cannot own exclusive windows: every instance pays its estimated engine use
+ *	(struct qgpu_sc_inst.groups_busy, the engine's round robin assumed) and may submit work
+ *	only while its budget is positive; overruns carry into later periods.
  * @period_ns: the period length (QGPU_SC_PERIOD_NS, longer with more than 5 instances)
  * @period_end: when the current period ends (absolute ns); 0 before the first decision
  * @owner: the instance owning the current exclusive window, or NULL
@@ -77,6 +90,7 @@ struct qgpu_sc_inst {
  */
 struct qgpu_sc {
 	enum qgpu_policy policy;
+	bool inert;
 	u64 period_ns;
 	u64 period_end;
 	struct qgpu_sc_inst *owner;

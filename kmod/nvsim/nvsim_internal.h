@@ -418,6 +418,8 @@ void nvsim_backing_write32(struct nvsim_backing *b, u64 offset, u32 val);
 int nvsim_map_memory(struct file *file, void *params, u32 size);
 u32 nvsim_map_memory_locked(struct file *ctl, struct nvrm_nvos33 *p, int fd);
 int nvsim_unmap_memory(struct file *file, void *params, u32 size);
+u32 nvsim_map_memory_kernel(const struct nvsim_caller *caller, struct nvrm_nvos33 *p);
+u32 nvsim_unmap_memory_kernel(const struct nvsim_caller *caller, struct nvrm_nvos34 *p);
 int nvsim_mmap(struct file *file, struct vm_area_struct *vma);
 void nvsim_mmap_release_file(struct nvsim_file *nf);
 void nvsim_mmap_object_freed(struct nvsim_object *obj);

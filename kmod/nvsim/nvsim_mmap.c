@@ -8,12 +8,16 @@
  * for video memory and the usermode (doorbell) region. It attaches a mapping context to that file,
  * one per file. mmap() of that file at offset 0, with exactly the mapped length, then maps it. The
  * file's identity is the cookie: that is why user space opens a fresh fd for every mapping.
+ *
+ * Kernel clients (nvsim_kapi.c) map into the kernel instead, as Nv04MapMemoryKernel does: no fd,
+ * pLinearAddress is a kernel address valid until RM_UNMAP_MEMORY or until the handle is freed.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/file.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 
 #include "nvsim_compat.h"
 #include "nvsim_internal.h"
@@ -39,11 +43,25 @@ struct nvsim_mmap_ctx {
  * struct nvsim_cpu_map - an RM_MAP_MEMORY record, for RM_UNMAP_MEMORY
  * @client: the client that mapped
  * @obj: the memory or usermode handle that was mapped
+ * @kaddr: a kernel client's mapping: the vmap() of the pages holding the range, else NULL
+ * @linear: the pLinearAddress returned for a kernel mapping (inside @kaddr's pages)
+ * @backing: the pages @kaddr maps (a reference), or NULL
  */
 struct nvsim_cpu_map {
 	struct nvsim_client *client;
 	struct nvsim_object *obj;
+	void *kaddr;
+	u64 linear;
+	struct nvsim_backing *backing;
 };
+
+static void nvsim_cpu_map_free(struct nvsim_cpu_map *map)
+{
+	if (map->kaddr)
+		vunmap(map->kaddr);
+	nvsim_backing_put(map->backing);
+	kfree(map);
+}
 
 /* Protected by nvsim_rm_lock: pLinearAddress cookie -> struct nvsim_cpu_map. */
 static DEFINE_XARRAY_ALLOC(nvsim_cpu_maps);
@@ -279,7 +297,7 @@ int nvsim_unmap_memory(struct file *file, void *params, u32 size)
 	    !(rel & GENMASK_ULL(NVSIM_CPU_MAP_COOKIE_SHIFT - 1, 0)) &&
 	    (rel >> NVSIM_CPU_MAP_COOKIE_SHIFT) <= U32_MAX)
 		map = xa_load(&nvsim_cpu_maps, rel >> NVSIM_CPU_MAP_COOKIE_SHIFT);
-	if (!map || map->client != client || map->obj != obj) {
+	if (!map || map->client != client || map->obj != obj || map->kaddr) {
 		p->status = NVRM_ERR_INVALID_ARGUMENT;
 		goto out_unlock;
 	}
@@ -289,6 +307,119 @@ int nvsim_unmap_memory(struct file *file, void *params, u32 size)
 out_unlock:
 	mutex_unlock(&nvsim_rm_lock);
 	return 0;
+}
+
+/* vmap() the pages of @b holding [@offset, @offset + @length); NULL when out of memory. */
+static void *nvsim_backing_vmap(struct nvsim_backing *b, u64 offset, u64 length)
+{
+	pgoff_t first = offset >> PAGE_SHIFT;
+	unsigned int n = (PAGE_ALIGN(offset + length) >> PAGE_SHIFT) - first, k;
+	struct page **pages = kcalloc(n, sizeof(*pages), GFP_KERNEL);
+	void *kaddr = NULL;
+
+	if (!pages)
+		return NULL;
+	for (k = 0; k < n; k++) {
+		pages[k] = nvsim_backing_page(b, first + k, true);
+		if (!pages[k])
+			goto out;
+	}
+	kaddr = vmap(pages, n, VM_MAP, PAGE_KERNEL);
+out:
+	kfree(pages);
+	return kaddr;
+}
+
+/**
+ * nvsim_map_memory_kernel() - RM_MAP_MEMORY for a kernel client: map into the kernel
+ * @caller: the kernel caller
+ * @p: NVOS33; pLinearAddress is written on success
+ *
+ * As Nv04MapMemoryKernel: the memory (with CPU-visible pages) is mapped into the kernel's address
+ * space and pLinearAddress is the kernel address of @p->offset. Usermode objects are not mapped
+ * this way in nvsim.
+ *
+ * Context: under nvsim_rm_lock; may sleep.
+ * Return: an RM status.
+ */
+u32 nvsim_map_memory_kernel(const struct nvsim_caller *caller, struct nvrm_nvos33 *p)
+{
+	struct nvsim_object *dev, *obj;
+	struct nvsim_client *client;
+	struct nvsim_cpu_map *map;
+	struct nvsim_mem *mem;
+	u32 status, id;
+
+	lockdep_assert_held(&nvsim_rm_lock);
+	status = nvsim_client_get(caller, p->hclient, &client);
+	if (status)
+		return status;
+	dev = nvsim_object_lookup(client, p->hdevice);
+	obj = nvsim_object_lookup(client, p->hmemory);
+	if (!dev || (dev->hclass != NVRM_CLASS_NV01_DEVICE_0 &&
+		     dev->hclass != NVRM_CLASS_NV20_SUBDEVICE_0))
+		return NVRM_ERR_INVALID_OBJECT_PARENT;
+	if (!obj)
+		return NVRM_ERR_INVALID_OBJECT_HANDLE;
+	if (obj->gpu != dev->gpu)
+		return NVRM_ERR_INVALID_DEVICE;
+	mem = nvsim_obj_mem(obj);
+	if (!mem || !mem->backing)
+		return NVRM_ERR_NOT_SUPPORTED;
+	if (!p->length || p->offset > mem->size || p->length > mem->size - p->offset)
+		return NVRM_ERR_INVALID_LIMIT;
+	map = kzalloc(sizeof(*map), GFP_KERNEL);
+	if (!map)
+		return NVRM_ERR_NO_MEMORY;
+	map->client = client;
+	map->obj = obj;
+	map->backing = nvsim_backing_get(mem->backing);
+	map->kaddr = nvsim_backing_vmap(mem->backing, p->offset, p->length);
+	if (!map->kaddr ||
+	    xa_alloc_cyclic(&nvsim_cpu_maps, &id, map, xa_limit_31b, &nvsim_next_cpu_map,
+			    GFP_KERNEL) < 0) {
+		nvsim_cpu_map_free(map);
+		return NVRM_ERR_NO_MEMORY;
+	}
+	map->linear = (u64)(uintptr_t)map->kaddr + offset_in_page(p->offset);
+	obj->cpu_maps++;
+	p->plinear_address = map->linear;
+	return NVRM_OK;
+}
+
+/**
+ * nvsim_unmap_memory_kernel() - RM_UNMAP_MEMORY of a kernel mapping
+ * @caller: the kernel caller
+ * @p: NVOS34: the client, device and memory mapped, and the address returned
+ *
+ * Context: under nvsim_rm_lock; may sleep.
+ * Return: an RM status.
+ */
+u32 nvsim_unmap_memory_kernel(const struct nvsim_caller *caller, struct nvrm_nvos34 *p)
+{
+	struct nvsim_client *client;
+	struct nvsim_cpu_map *map;
+	struct nvsim_object *obj;
+	unsigned long id;
+	u32 status;
+
+	lockdep_assert_held(&nvsim_rm_lock);
+	status = nvsim_client_get(caller, p->hclient, &client);
+	if (status)
+		return status;
+	obj = nvsim_object_lookup(client, p->hmemory);
+	if (!obj || !nvsim_object_lookup(client, p->hdevice))
+		return NVRM_ERR_INVALID_OBJECT_HANDLE;
+	xa_for_each(&nvsim_cpu_maps, id, map) {
+		if (map->client != client || map->obj != obj || !map->kaddr ||
+		    map->linear != p->plinear_address)
+			continue;
+		xa_erase(&nvsim_cpu_maps, id);
+		obj->cpu_maps--;
+		nvsim_cpu_map_free(map);
+		return NVRM_OK;
+	}
+	return NVRM_ERR_INVALID_ARGUMENT;
 }
 
 /* Drop the records of @obj (its handle is being freed) or of @client. Under nvsim_rm_lock. */
@@ -303,7 +434,7 @@ static void nvsim_cpu_maps_drop(struct nvsim_client *client, struct nvsim_object
 			continue;
 		xa_erase(&nvsim_cpu_maps, id);
 		map->obj->cpu_maps--;
-		kfree(map);
+		nvsim_cpu_map_free(map);
 	}
 }
 

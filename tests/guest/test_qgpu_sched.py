@@ -341,12 +341,24 @@ def test_policy_change_event() -> None:
 
 @pytest.mark.parametrize("effective", ["Y", "N"])
 def test_controls_inert_still_schedules(effective: str) -> None:
+    """qgpu tells from GP_GET whether its holds take effect, and says so in `controls`."""
     write(NVSIM / "controls_effective", effective)
     try:
-        with instances("ia core=50", "ib core=50") as (a, b):
+        assert knob("controls") == "effective"
+        assert refused(set_knob, "controls", "inert") in (errno.EACCES, errno.EPERM)
+        with instances("ia core=30", "ib core=70") as (a, b):
             set_knob("policy", "fixed-share")
             pa, pb = load(a, 2), load(b, 2)
+            if effective == "N":
+                assert wait_for(lambda: knob("controls") == "inert")
+            else:
+                time.sleep(1.0)
+                assert knob("controls") == "effective"
             assert finished(pa)["kernels"] > 0 and finished(pb)["kernels"] > 0
+        assert wait_for(lambda: not engine_tsgs()), engine_tsgs()
+        # the verdict lasts as long as the channel groups it was made on
+        set_knob("policy", "best-effort")  # a knob write has the scheduler look again at once
+        assert wait_for(lambda: knob("controls") == "effective")
     finally:
         write(NVSIM / "controls_effective", "Y")
 

@@ -386,3 +386,101 @@ TEST(sched_long_windows_are_cut_for_a_waking_instance)
 		EXPECT_LE(pct(got[k], 1000 * MS), 2.5);
 	}
 }
+
+/*
+ * Controls inert: a simulated engine that round-robins every instance with queued work, held or
+ * not. An instance that may run keeps 50 ms queued (as nvsim-load does); a held one only drains.
+ * The scheduler sees which instances had work (groups_busy), as qgpu_sched.c estimates it from
+ * USERD, every 2 ms at the latest. Returns each instance's engine time over @ns through @got.
+ */
+static void sim_run_inert(struct sim *s, u64 ns, u64 *got, u64 *queue)
+{
+	u64 end = s->now + ns, next, dt, each;
+	unsigned int k, busy;
+
+	for (k = 0; k < s->n; k++)
+		got[k] = 0;
+	while (s->now < end) {
+		for (k = 0; k < s->n; k++) {
+			if (s->in[k].run && s->busy[k]) {
+				queue[k] = 50 * MS;
+				qgpu_sc_ring(&s->in[k]);
+			}
+		}
+		next = qgpu_sc_decide(&s->sc, s->v, s->n, s->now);
+		if (next > s->now + MS)
+			next = s->now + MS;
+		if (next > end)
+			next = end;
+		dt = next - s->now;
+		busy = 0;
+		for (k = 0; k < s->n; k++)
+			busy += !!queue[k];
+		each = busy ? dt / busy : 0;
+		for (k = 0; k < s->n; k++) {
+			s->in[k].groups_busy = !!queue[k];
+			if (!queue[k])
+				continue;
+			/* a queue that runs dry hands its rest of the round robin to no one (simple) */
+			got[k] += each < queue[k] ? each : queue[k];
+			queue[k] -= each < queue[k] ? each : queue[k];
+		}
+		s->now = next;
+		qgpu_sc_account(&s->sc, s->v, s->n, s->now);
+	}
+}
+
+static void check_fixed_inert(const u32 *core, unsigned int n)
+{
+	u64 got[MAXI], queue[MAXI] = { 0 }, total = 4000 * MS;
+	struct sim s;
+	unsigned int k;
+
+	sim_init(&s, QGPU_POLICY_FIXED_SHARE, n, core, NULL);
+	s.sc.inert = true;
+	sim_run_inert(&s, 1000 * MS, got, queue);
+	sim_run_inert(&s, total, got, queue);
+	for (k = 0; k < n; k++) {
+		EXPECT_GE(pct(got[k], total), core[k] - 2.0);
+		EXPECT_LE(pct(got[k], total), core[k] + 2.0);
+	}
+}
+
+TEST(sched_fixed_share_with_inert_controls_charges_queued_work)
+{
+	static const u32 a[] = { 30, 70 }, b[] = { 10, 90 }, c[] = { 20, 20, 20, 20, 20 };
+
+	check_fixed_inert(a, 2);
+	check_fixed_inert(b, 2);
+	check_fixed_inert(c, 5);
+}
+
+TEST(sched_inert_controls_carry_debt_and_busy_credit)
+{
+	static const u32 core[] = { 30, 70 };
+	struct sim s;
+
+	sim_init(&s, QGPU_POLICY_FIXED_SHARE, 2, core, NULL);
+	s.sc.inert = true;
+	qgpu_sc_account(&s.sc, s.v, 2, s.now);
+	qgpu_sc_decide(&s.sc, s.v, 2, s.now);
+	EXPECT_NULL(s.sc.owner);
+	EXPECT_TRUE(s.in[0].run);
+	EXPECT_TRUE(s.in[1].run);
+	/* 100 ms of the engine to instance 0 alone: 97 ms over its 3 ms, carried whole */
+	s.in[0].groups_busy = 1;
+	s.in[1].groups_busy = 0;
+	qgpu_sc_account(&s.sc, s.v, 2, s.now + 100 * MS);
+	s.now += 100 * MS;
+	qgpu_sc_decide(&s.sc, s.v, 2, s.now);
+	EXPECT_EQ(s.in[0].budget_ns, (s64)(3 * MS) - (s64)(97 * MS));	/* new period: +3 */
+	EXPECT_FALSE(s.in[0].run);
+	/* instance 1 was idle: its unused budget is gone; busy, it would have kept it */
+	EXPECT_EQ(s.in[1].budget_ns, (s64)(7 * MS + QGPU_SC_MIN_WINDOW_NS));
+	s.in[1].groups_busy = 1;
+	s.in[0].groups_busy = 0;
+	s.in[1].budget_ns = 50 * MS;
+	s.now = s.sc.period_end;
+	qgpu_sc_decide(&s.sc, s.v, 2, s.now);
+	EXPECT_EQ(s.in[1].budget_ns, (s64)(57 * MS));
+}
