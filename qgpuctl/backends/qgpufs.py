@@ -13,7 +13,7 @@ from qgpuctl.backends import schema as k
 from qgpuctl.backends.sysfs import SysfsTree
 from qgpuctl.core.plan import InstanceConfig
 from qgpuctl.core.units import format_size
-from qgpuctl.errors import KernelInterfaceError
+from qgpuctl.errors import KernelInterfaceError, PartialApplyError
 
 _CREATE_HINTS = {
     errno.ENOSPC: "the GPU is full (no instance slot, or not enough memory without overcommit)",
@@ -28,6 +28,12 @@ _WRITE_HINTS = {
     (k.INST_MEM_MAX, errno.ENOSPC): "the GPU's memory is committed (set overcommit 1 to allow)",
     (k.INST_CORE, errno.EINVAL): "core guarantees on this GPU would exceed 100%",
     (k.INST_REMOVE, errno.EBUSY): "the instance is in use (--force detaches its processes)",
+    (k.INST_MANAGED, errno.ENOENT): (
+        "the qgpu module has no managed knob (it arrives with memory limits)"
+    ),
+    (k.INST_MANAGED, errno.EACCES): (
+        "the qgpu module cannot change it (it arrives with memory limits)"
+    ),
     (k.GPU_POLICY, errno.EINVAL): "the guarantees on this GPU add up to more than 100%",
 }
 
@@ -39,7 +45,7 @@ def _with_hint(exc: KernelInterfaceError, hint: str | None) -> KernelInterfaceEr
 
 
 def create_line(name: str, config: InstanceConfig) -> str:
-    """The exact line written to ``create``."""
+    """The exact line written to ``create`` (which has no key for ``managed``)."""
     return f"{name} mem={format_size(config.mem)} core={config.core} class={config.klass}"
 
 
@@ -50,10 +56,33 @@ class QgpuControl:
         self.sysfs = sysfs
 
     def create(self, minor: int, name: str, config: InstanceConfig) -> None:
+        """Create the instance with all of ``config``, or leave nothing behind.
+
+        ``managed`` is written after create when it is not the default. That write
+        records no original: the instance is new, and undoing its creation removes it.
+        If it is refused, the instance is removed again and the refusal raised.
+        """
         try:
             self.sysfs.write_only(f"{k.gpu_dir(minor)}/{k.GPU_CREATE}", create_line(name, config))
         except KernelInterfaceError as exc:
             raise _with_hint(exc, _CREATE_HINTS.get(exc.errno or 0)) from None
+        if config.managed == k.MANAGED_DEFAULT:
+            return
+        try:
+            self.sysfs.write_only(f"{k.instance_dir(minor, name)}/{k.INST_MANAGED}", config.managed)
+        except KernelInterfaceError as exc:
+            refused = _with_hint(exc, _WRITE_HINTS.get((k.INST_MANAGED, exc.errno or 0)))
+            try:
+                self.remove(minor, name)
+            except KernelInterfaceError as undo:
+                raise PartialApplyError(
+                    f"{refused}; and removing the new instance {name} failed: {undo}"
+                ) from exc
+            undone = f"{name} was removed again; nothing was changed"
+            detail = f"{refused.detail}; {undone}" if refused.detail else undone
+            raise KernelInterfaceError(
+                refused.path, refused.value, refused.errno, detail=detail
+            ) from None
 
     def remove(self, minor: int, name: str, *, force: bool = False) -> None:
         value = k.REMOVE_FORCE if force else k.REMOVE_NORMAL

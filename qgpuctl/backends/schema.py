@@ -44,6 +44,7 @@ INST_MEM_MAX: Final = "mem_max"  # rw bytes|max
 INST_MEM_CURRENT: Final = "mem_current"  # ro bytes
 INST_MEM_PEAK: Final = "mem_peak"  # ro bytes
 INST_EVENTS: Final = "events"  # ro int: OOM refusals
+INST_MANAGED: Final = "managed"  # rw allow|refuse: UVM managed memory (mmap of nvidia-uvm)
 INST_CORE: Final = "core"  # rw 1..100
 INST_CLASS: Final = "class"  # rw online|offline
 INST_PROCESSES: Final = "processes"  # ro lines "PID COMM"
@@ -59,13 +60,14 @@ REMOVE_FORCE: Final = "force"
 # The knobs qgpuctl writes to change a GPU or a running instance (besides create/remove).
 # An older module may lack some or publish them read-only; see docs/kernel-interface.md.
 GPU_SETTABLE: Final = (GPU_POLICY, GPU_TIMESLICE, GPU_OVERCOMMIT, GPU_UNKNOWN_ESCAPES)
-INST_SETTABLE: Final = (INST_MEM_MAX, INST_CORE, INST_CLASS)
+INST_SETTABLE: Final = (INST_MEM_MAX, INST_CORE, INST_CLASS, INST_MANAGED)
 # The issue that makes each of them live, for messages about a module that lacks it.
 ARRIVES_WITH: Final = {
     GPU_POLICY: "compute scheduling",
     GPU_TIMESLICE: "compute scheduling",
     GPU_OVERCOMMIT: "memory limits",
     INST_MEM_MAX: "memory limits",
+    INST_MANAGED: "memory limits",
     INST_CORE: "compute scheduling",
     INST_CLASS: "compute scheduling",
 }
@@ -75,6 +77,11 @@ POLICIES: Final = ("best-effort", "fixed-share", "burst-share")
 GUARANTEED_POLICIES: Final = frozenset({"fixed-share", "burst-share"})
 CLASSES: Final = ("online", "offline")
 UNKNOWN_ESCAPES: Final = ("allow", "refuse")
+# ``managed``: refuse fails mmap() of the instance's nvidia-uvm node, so managed memory (grown by
+# page faults, which no ioctl can charge) cannot be made and the memory limit is hard. create has
+# no key for it: an instance starts at the default and qgpuctl writes the knob after create.
+MANAGED_MODES: Final = ("allow", "refuse")
+MANAGED_DEFAULT: Final = "allow"
 CORE_MIN: Final = 1
 CORE_MAX: Final = 100
 

@@ -20,6 +20,11 @@ class InstanceClass(StrEnum):
     OFFLINE = "offline"
 
 
+class ManagedMemory(StrEnum):
+    ALLOW = "allow"
+    REFUSE = "refuse"
+
+
 class Policy(StrEnum):
     BEST_EFFORT = "best-effort"
     FIXED_SHARE = "fixed-share"
@@ -27,6 +32,12 @@ class Policy(StrEnum):
 
 
 assert tuple(InstanceClass) == k.CLASSES and tuple(Policy) == k.POLICIES
+assert tuple(ManagedMemory) == k.MANAGED_MODES
+
+MANAGED_HELP = (
+    "UVM managed memory, which grows by page faults that no limit can charge: allow, or refuse"
+    " (mmap of the instance's nvidia-uvm fails with EPERM), which makes the memory limit hard."
+)
 
 
 def human_size(size: int | None) -> str | None:
@@ -57,6 +68,7 @@ def instance_data(gpu: GpuState, inst: InstanceState, dev: DevTree) -> dict[str,
         "mem_current": inst.mem_current,
         "mem_peak": inst.mem_peak,
         "oom_events": inst.events,
+        "managed": inst.managed,
         "core": inst.core,
         "share": inst.share,
         "class": inst.klass,

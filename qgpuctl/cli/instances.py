@@ -10,7 +10,9 @@ import typer
 
 from qgpuctl.backends import schema as k
 from qgpuctl.cli.common import (
+    MANAGED_HELP,
     InstanceClass,
+    ManagedMemory,
     device_paths,
     human_size,
     instance_data,
@@ -19,7 +21,7 @@ from qgpuctl.cli.context import AppContext, app_context
 from qgpuctl.cli.options import OutputOverride
 from qgpuctl.core.cdi import qualified_name
 from qgpuctl.core.placement import Placement, place, why_not
-from qgpuctl.core.plan import InstanceConfig
+from qgpuctl.core.plan import InstanceConfig, create_problem
 from qgpuctl.core.policy import check_name
 from qgpuctl.core.state import GpuState, InstanceState, State, resolve_gpu
 from qgpuctl.core.units import format_size, parse_size
@@ -37,7 +39,7 @@ GPU_COLUMNS = (
     "free_core",
     "driver",
 )
-LIST_COLUMNS = ("name", "gpu", "mem", "used", "core", "share", "class", "procs")
+LIST_COLUMNS = ("name", "gpu", "mem", "used", "core", "share", "class", "managed", "procs")
 
 
 def _gpu_row(gpu: GpuState, nvml: dict[str, Any] | None, table: bool) -> dict[str, Any]:
@@ -115,6 +117,7 @@ def _print_instance(app: AppContext, gpu: GpuState, inst: InstanceState, fmt: Ou
         ("memory", f"{human_size(inst.mem_current) or '-'} used of {inst.mem_text or '-'}"),
         ("memory peak", human_size(inst.mem_peak)),
         ("oom refusals", inst.events),
+        ("managed", inst.managed),
         ("core", None if inst.core is None else f"{inst.core}% guaranteed ({gpu.policy or '-'})"),
         ("share now", share),
         ("gpu time", None if inst.gpu_time_ns is None else f"{inst.gpu_time_ns / 1e9:.3f}s"),
@@ -153,6 +156,10 @@ def create(
         InstanceClass,
         typer.Option("--class", help="online preempts offline.", case_sensitive=False),
     ] = InstanceClass.ONLINE,
+    managed: Annotated[
+        ManagedMemory,
+        typer.Option("--managed", help=MANAGED_HELP, case_sensitive=False),
+    ] = ManagedMemory.ALLOW,
     placement: Annotated[
         Placement,
         typer.Option(
@@ -186,10 +193,19 @@ def create(
             raise UsageError(f"GPU {target.index} cannot take it: {reason}")
     else:
         target = place(state.gpus, mem_bytes, core, placement)
+    config = InstanceConfig(mem_bytes, core, klass.value, managed.value)
+    problem = create_problem(state, config)
+    if problem is not None:
+        raise KernelInterfaceError(
+            app.sysfs.path(k.instance_dir(target.minor, name), k.INST_MANAGED),
+            managed.value,
+            None,
+            detail=f"{problem}; nothing was created",
+        )
     waiter = app.waiter()
     waiter.start()
     try:
-        app.control().create(target.minor, name, InstanceConfig(mem_bytes, core, klass.value))
+        app.control().create(target.minor, name, config)
         paths = device_paths(app.dev, name)
         missing = waiter.wait(paths, wait)
     finally:
@@ -212,7 +228,8 @@ def create(
     cdi = qualified_name(name)
     typer.echo(
         f"created {name} on GPU {gpu_state.index}: mem {inst.mem_text or '-'}, "
-        f"core {inst.core if inst.core is not None else '-'}%, class {inst.klass or '-'}\n"
+        f"core {inst.core if inst.core is not None else '-'}%, class {inst.klass or '-'}, "
+        f"managed {inst.managed or '-'}\n"
         f"  device nodes: {nodes}\n"
         f"  CDI device:   {cdi} (refresh the spec: qgpuctl cdi generate --file "
         f"/etc/cdi/qgpu.yaml)\n"
@@ -237,6 +254,7 @@ def list_(ctx: typer.Context, output: OutputOverride = None) -> None:
             "core": None if inst.core is None else f"{inst.core}%",
             "share": None if inst.share is None else f"{inst.share:g}%",
             "class": inst.klass,
+            "managed": inst.managed,
             "procs": len(inst.processes),
         }
         for gpu, inst in state.instances
@@ -274,17 +292,22 @@ def set_(
             "--class", case_sensitive=False, help="online or offline.", show_default=False
         ),
     ] = None,
+    managed: Annotated[
+        ManagedMemory | None,
+        typer.Option("--managed", case_sensitive=False, help=MANAGED_HELP, show_default=False),
+    ] = None,
     output: OutputOverride = None,
 ) -> None:
     """Change a running instance's limits live; all or nothing.
 
     Lowering the memory limit below what the instance uses is refused (EBUSY).
+    --managed refuse applies to mappings made from then on; existing ones stay.
     A knob the module publishes read-only (an older module) is refused before
     anything is written (exit 3).
     """
     app = app_context(ctx)
-    if mem is None and core is None and klass is None:
-        raise UsageError("nothing to set: give --mem, --core and/or --class")
+    if mem is None and core is None and klass is None and managed is None:
+        raise UsageError("nothing to set: give --mem, --core, --class and/or --managed")
     mem_value = None if mem is None else format_size(parse_size(mem))
     gpu, inst = _find(app.state(), name)
     writes: list[tuple[str, str]] = []
@@ -294,14 +317,22 @@ def set_(
         writes.append((k.INST_CORE, str(core)))
     if klass is not None:
         writes.append((k.INST_CLASS, klass.value))
+    if managed is not None:
+        writes.append((k.INST_MANAGED, managed.value))
     for attr, value in writes:
         if attr not in inst.settable:
             feature = k.ARRIVES_WITH.get(attr)
+            rel = f"{k.instance_dir(gpu.minor, name)}/{attr}"
+            cannot = (
+                "cannot change it on a running instance"
+                if app.sysfs.exists(rel)
+                else "does not have it"
+            )
             raise KernelInterfaceError(
-                app.sysfs.path(k.instance_dir(gpu.minor, name), attr),
+                app.sysfs.path(rel),
                 value,
                 None,
-                detail="the qgpu module cannot change it on a running instance"
+                detail=f"the qgpu module {cannot}"
                 + (f" (it arrives with {feature})" if feature else "")
                 + "; nothing was changed",
             )

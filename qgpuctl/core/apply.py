@@ -6,7 +6,7 @@ The undo of each phase of :mod:`qgpuctl.core.plan`:
   created moments ago);
 * ``set``: write the value the knob had before (the sysfs gateway remembers
   the original of every knob it writes and restores them newest first);
-* ``delete``: create the instance again with the mem/core/class it had.
+* ``delete``: create the instance again with the mem/core/class/managed it had.
   ``apply`` never forces a removal, and the kernel refuses to remove an
   instance with open files (EBUSY), so nothing was using a deleted instance
   and re-creating it restores everything that mattered about it.
@@ -66,6 +66,8 @@ def execute(
             run_action(ctl, action)
         except QgpuError as exc:
             failures = undo(ctl, created, deleted)
+            if isinstance(exc, PartialApplyError):  # the step itself left something behind
+                failures.insert(0, str(exc))
             what = f"step {step} of {total} ({action.describe()}) failed: {exc}"
             if failures:
                 raise PartialApplyError(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from qgpuctl.backends import schema as k
 from qgpuctl.core.policy import GpuSpec, InstanceSpec, PolicyFile, Selector
 from qgpuctl.core.state import State
 from qgpuctl.errors import KernelInterfaceError
@@ -42,6 +43,8 @@ def export_policy(state: State, select_by: SelectBy = SelectBy.INDEX) -> PolicyF
                     core=inst.core,
                     klass=inst.klass or "online",
                     path=f"gpus[{i}].instances[{j}]",
+                    # A module without the knob never refuses managed memory.
+                    managed=inst.managed or k.MANAGED_DEFAULT,
                 )
             )
         gpus.append(

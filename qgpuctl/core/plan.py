@@ -3,7 +3,7 @@
 ``apply`` manages the GPUs the file selects and nothing else. On those GPUs:
 
 * an instance listed in the file is created if missing, and its ``mem``,
-  ``core`` and ``class`` are set live where they differ;
+  ``core``, ``class`` and ``managed`` are set live where they differ;
 * a GPU knob given in the file (``policy``, ``timeslice_us``, ``overcommit``,
   ``unknown_escapes``) is written where it differs; one left out is left alone;
 * an instance that is *not* listed is kept and reported, and deleted only with
@@ -24,7 +24,7 @@ accepts, and each phase can be undone (:mod:`qgpuctl.core.apply`):
 2. ``set`` that *lower* a limit or a guarantee on kept instances;
 3. ``set`` of GPU knobs (overcommit, policy, timeslice, unknown escapes): after
    the decreases, so a switch to fixed-share sees the lowered sums;
-4. ``set`` that *raise* a limit or a guarantee, and class changes;
+4. ``set`` that *raise* a limit or a guarantee, and class and managed changes;
 5. ``create``.
 
 Each intermediate sum is at most the final one, which was validated.
@@ -72,9 +72,14 @@ class InstanceConfig:
     mem: int | None  # None = max
     core: int
     klass: str
+    # Not a key of the kernel's create line: written to the new instance after create.
+    managed: str = k.MANAGED_DEFAULT
 
     def describe(self) -> str:
-        return f"mem {format_size(self.mem)}, core {self.core}%, class {self.klass}"
+        return (
+            f"mem {format_size(self.mem)}, core {self.core}%, class {self.klass}, "
+            f"managed {self.managed}"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +92,8 @@ class Action:
     old: str | None = None  # display / kernel value before
     new: str | None = None  # kernel value to write
     config: InstanceConfig | None = None  # create: the new one; delete: the old one
-    source: str | None = None  # set/set-gpu: the policy file field asking for it
+    # set/set-gpu: the policy file field asking for it; create: the instance's entry
+    source: str | None = None
 
     @property
     def op(self) -> str:
@@ -124,6 +130,7 @@ class Action:
             data["mem"] = format_size(self.config.mem)
             data["core"] = self.config.core
             data["class"] = self.config.klass
+            data["managed"] = self.config.managed
         return data
 
 
@@ -174,6 +181,7 @@ _POLICY_KEYS = {
     k.INST_MEM_MAX: "mem",
     k.INST_CORE: "core",
     k.INST_CLASS: "class",
+    k.INST_MANAGED: "managed",
 }
 
 
@@ -313,7 +321,8 @@ def make_plan(policy: PolicyFile, state: State, *, prune: bool = False) -> Plan:
                         gpu.minor,
                         gpu.index,
                         name,
-                        config=InstanceConfig(want.mem, want.core, want.klass),
+                        config=InstanceConfig(want.mem, want.core, want.klass, want.managed),
+                        source=want.path,
                     )
                 )
             else:
@@ -325,7 +334,12 @@ def make_plan(policy: PolicyFile, state: State, *, prune: bool = False) -> Plan:
 
 
 def _delete(gpu: GpuState, inst: InstanceState) -> Action:
-    config = InstanceConfig(_mem_of(inst), inst.core or k.CORE_MIN, inst.klass or "online")
+    config = InstanceConfig(
+        _mem_of(inst),
+        inst.core or k.CORE_MIN,
+        inst.klass or "online",
+        inst.managed or k.MANAGED_DEFAULT,
+    )
     return Action(Phase.DELETE, gpu.minor, gpu.index, inst.name, config=config)
 
 
@@ -389,6 +403,10 @@ def _instance_sets(gpu: GpuState, have: InstanceState, want: InstanceSpec, plan:
         add(phase, k.INST_CORE, None if have.core is None else str(have.core), str(want.core))
     if have.klass != want.klass:
         add(Phase.INCREASE, k.INST_CLASS, have.klass, want.klass)
+    # A module without the knob never refuses managed memory: it already is at allow.
+    have_managed = have.managed or k.MANAGED_DEFAULT
+    if have_managed != want.managed:
+        add(Phase.INCREASE, k.INST_MANAGED, have.managed, want.managed)
 
 
 def check_settable(plan: Plan, state: State) -> None:
@@ -400,11 +418,13 @@ def check_settable(plan: Plan, state: State) -> None:
     """
     gpus = {gpu.minor: gpu for gpu in state.gpus}
     for action in plan.actions:
-        if action.attr is None or action.phase in (Phase.CREATE, Phase.DELETE):
+        if action.phase is Phase.CREATE:
+            _check_create_settable(action, state)
+            continue
+        if action.attr is None or action.phase is Phase.DELETE:
             continue
         gpu = gpus[action.gpu_minor]
-        feature = k.ARRIVES_WITH.get(action.attr)
-        later = f" (it arrives with {feature})" if feature else ""
+        later = _arrives_with(action.attr)
         where = action.source or action.attr
         if action.instance is None:
             if action.attr not in gpu.settable:
@@ -415,6 +435,13 @@ def check_settable(plan: Plan, state: State) -> None:
                 )
             continue
         inst = gpu.instance(action.instance)
+        if inst is not None and action.attr not in inst.settable and action.old is None:
+            # The module lacks the knob altogether: re-creating the instance would not help.
+            raise PolicyError(
+                where,
+                f"the qgpu module has no {action.attr!r} knob on {action.instance}{later}, "
+                f"so it cannot be set to {action.new}",
+            )
         if inst is not None and action.attr not in inst.settable:
             raise PolicyError(
                 where,
@@ -423,3 +450,38 @@ def check_settable(plan: Plan, state: State) -> None:
                 f"{later}; delete {action.instance} (qgpuctl delete) and apply again to "
                 "re-create it",
             )
+
+
+def _arrives_with(attr: str) -> str:
+    feature = k.ARRIVES_WITH.get(attr)
+    return f" (it arrives with {feature})" if feature else ""
+
+
+def create_problem(state: State, config: InstanceConfig) -> str | None:
+    """Why this module cannot create an instance with ``config``, as far as can be told first.
+
+    ``create`` has no key for ``managed``: a new instance that refuses managed memory
+    gets it by a write after create, which needs the knob writable. Judged from the
+    instances that exist; with none, the write after create decides (and is undone).
+    """
+    if config.managed == k.MANAGED_DEFAULT:
+        return None
+    if state.instance_knob_settable(k.INST_MANAGED) is False:
+        return (
+            f"the qgpu module has no writable {k.INST_MANAGED!r} knob on its instances"
+            f"{_arrives_with(k.INST_MANAGED)}"
+        )
+    return None
+
+
+def _check_create_settable(action: Action, state: State) -> None:
+    if action.config is None:
+        return
+    problem = create_problem(state, action.config)
+    if problem is not None:
+        key = _POLICY_KEYS[k.INST_MANAGED]
+        raise PolicyError(
+            f"{action.source}.{key}" if action.source else key,
+            f"{problem}, so {action.instance} cannot be created with managed "
+            f"{action.config.managed}; leave the key out",
+        )

@@ -10,7 +10,7 @@ Format (``version: v1``; reference in ``policies/README.md``)::
         overcommit: false             # optional
         unknown_escapes: refuse       # optional
         instances:                    # required (may be []): exactly these instances
-          - {name: infer-a, mem: 4G, core: 30, class: online}
+          - {name: infer-a, mem: 4G, core: 30, class: online, managed: refuse}
 
 Every error names the field as a path (``gpus[0].instances[2].core: ...``) so it
 can be found without line numbers; unknown keys and duplicate keys are refused,
@@ -86,6 +86,7 @@ class InstanceSpec:
     core: int
     klass: str
     path: str  # gpus[i].instances[j], for messages
+    managed: str = k.MANAGED_DEFAULT  # allow|refuse UVM managed memory
 
     def expand(self, index: int) -> str:
         return self.name.replace(GPU_PLACEHOLDER, str(index))
@@ -219,7 +220,7 @@ def _selector(value: Any, path: str) -> Selector:
 
 
 _INSTANCE_REQUIRED: Final = ("name", "mem", "core")
-_INSTANCE_OPTIONAL: Final = ("class",)
+_INSTANCE_OPTIONAL: Final = ("class", "managed")
 _GPU_REQUIRED: Final = ("selector", "instances")
 _GPU_OPTIONAL: Final = ("policy", "timeslice_us", "overcommit", "unknown_escapes")
 
@@ -238,6 +239,7 @@ def _instance(data: Any, path: str) -> InstanceSpec:
         core=_int(data["core"], f"{path}.core", k.CORE_MIN, k.CORE_MAX),
         klass=_choice(data.get("class", "online"), f"{path}.class", k.CLASSES),
         path=path,
+        managed=_choice(data.get("managed", k.MANAGED_DEFAULT), f"{path}.managed", k.MANAGED_MODES),
     )
 
 
@@ -355,7 +357,13 @@ def policy_to_data(policy: PolicyFile) -> dict[str, Any]:
         if gpu.unknown_escapes is not None:
             entry["unknown_escapes"] = gpu.unknown_escapes
         entry["instances"] = [
-            {"name": i.name, "mem": format_size(i.mem), "core": i.core, "class": i.klass}
+            {
+                "name": i.name,
+                "mem": format_size(i.mem),
+                "core": i.core,
+                "class": i.klass,
+                "managed": i.managed,
+            }
             for i in gpu.instances
         ]
         out_gpus.append(entry)

@@ -43,6 +43,7 @@ class InstanceState:
     mem_current: int | None = None
     mem_peak: int | None = None
     events: int | None = None
+    managed: str | None = None  # allow|refuse; None: the module has no managed knob
     processes: tuple[Process, ...] = ()
     gpu_time_ns: int | None = None
     throttled_ns: int | None = None
@@ -134,6 +135,19 @@ class State:
     def instances(self) -> list[tuple[GpuState, InstanceState]]:
         return [(gpu, inst) for gpu in self.gpus for inst in gpu.instances]
 
+    def instance_knob_settable(self, attr: str) -> bool | None:
+        """Whether the module lets qgpuctl write instance knob ``attr``, None if nothing shows it.
+
+        For a knob that ``create`` has no key for (``managed``): a new instance gets it by a
+        write after create, so whether that write can succeed is judged beforehand from the
+        instances that exist (one module made them all). With no instance there is nothing to
+        judge from, and the write after create is the test (undone if refused).
+        """
+        instances = self.instances
+        if not instances:
+            return None
+        return all(attr in inst.settable for _, inst in instances)
+
 
 def _int(text: str | None) -> int | None:
     if text is None:
@@ -193,6 +207,7 @@ def read_instance(sysfs: SysfsReader, minor: int, name: str) -> InstanceState:
         mem_current=_int(attr(k.INST_MEM_CURRENT)),
         mem_peak=_int(attr(k.INST_MEM_PEAK)),
         events=_int(attr(k.INST_EVENTS)),
+        managed=attr(k.INST_MANAGED),
         processes=_processes(attr(k.INST_PROCESSES)),
         gpu_time_ns=_int(attr(k.INST_GPU_TIME)),
         throttled_ns=_int(attr(k.INST_THROTTLED)),

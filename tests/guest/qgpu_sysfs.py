@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ctypes
+import mmap
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -58,3 +60,27 @@ def instance(name: str, gpu: int = 0, opts: str = "") -> Iterator[str]:
     finally:
         if inst_dir(name, gpu).exists():
             remove(name, gpu, force=True)
+
+
+def uvm_mmap_errno(node_dir: str, length: int = 2 << 20) -> int:
+    """mmap() an instance's nvidia-uvm node the way UVM makes a managed range: 0, or the errno.
+
+    With ``managed`` at refuse qgpu fails it with EPERM. Otherwise it reaches the driver;
+    nvsim, which does not simulate managed memory, answers EBADFD (not a VA space).
+    """
+    fd = os.open(f"{node_dir}/nvidia-uvm", os.O_RDWR)
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.mmap.restype = ctypes.c_void_p
+        libc.mmap.argtypes = (
+            [ctypes.c_void_p, ctypes.c_size_t] + [ctypes.c_int] * 3 + [ctypes.c_long]
+        )
+        libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+        prot = mmap.PROT_READ | mmap.PROT_WRITE
+        addr = libc.mmap(None, length, prot, mmap.MAP_SHARED, fd, 0)
+        if addr == ctypes.c_void_p(-1).value:
+            return ctypes.get_errno()
+        libc.munmap(addr, length)
+        return 0
+    finally:
+        os.close(fd)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import ctypes
 import errno
 import json
-import mmap
 import os
 import random
 import select
@@ -20,7 +19,7 @@ from collections.abc import Iterator
 import pytest
 import rm
 from kernel import PROJECT
-from qgpu_sysfs import gpu_dir, inst_dir, instance, read, write
+from qgpu_sysfs import gpu_dir, inst_dir, instance, read, uvm_mmap_errno, write
 from rm import Rm
 
 KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
@@ -488,17 +487,4 @@ def test_get_pids_shows_only_the_instances_processes() -> None:
 def test_managed_refuse_fails_mmap_of_the_uvm_node() -> None:
     with instance("uvm", opts="mem=8M") as d:
         write(inst_dir("uvm") / "managed", "refuse")
-        fd = os.open(f"{d}/nvidia-uvm", os.O_RDWR)
-        try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.mmap.restype = ctypes.c_void_p
-            libc.mmap.argtypes = (
-                [ctypes.c_void_p, ctypes.c_size_t] + [ctypes.c_int] * 3 + [ctypes.c_long]
-            )
-            addr = libc.mmap(
-                None, 2 * MIB, mmap.PROT_READ | mmap.PROT_WRITE, mmap.MAP_SHARED, fd, 0
-            )
-            assert addr == ctypes.c_void_p(-1).value
-            assert ctypes.get_errno() == errno.EPERM
-        finally:
-            os.close(fd)
+        assert uvm_mmap_errno(d, 2 * MIB) == errno.EPERM

@@ -8,6 +8,7 @@ check that the change was applied instead, so they hold on either side.
 
 from __future__ import annotations
 
+import errno
 import json
 import subprocess
 import time
@@ -17,7 +18,7 @@ from pathlib import Path
 import pytest
 import rm
 from kernel import PROJECT
-from qgpu_sysfs import DEV, NODES, SYS, create, gpu_dir, inst_dir, read, remove
+from qgpu_sysfs import DEV, NODES, SYS, create, gpu_dir, inst_dir, read, remove, uvm_mmap_errno
 from qgpuctl_cli import NVSIM_LOAD, one_line_error, qgpuctl, qgpuctl_many, snapshot, tree_env
 
 from qgpuctl.core.cdi import CDI_VERSION, validate_spec
@@ -202,6 +203,30 @@ def test_cli_refusals_change_nothing() -> None:
     for r in results:
         assert r.rc == EXIT_USAGE, r
         one_line_error(r)
+    assert snapshot() == before
+
+
+def test_managed_through_the_cli_decides_a_uvm_mmap() -> None:
+    r = qgpuctl(
+        "create", "mgd-a", "--mem", "64M", "--core", "10", "--managed", "refuse", "-o", "json"
+    )
+    assert r.rc == 0, r
+    assert r.json()["managed"] == "refuse"
+    d, nodes = inst_dir("mgd-a"), str(DEV / "mgd-a")
+    assert read(d / "managed") == "refuse"
+    # How UVM creates managed memory, refused by qgpu: the memory limit is hard.
+    assert uvm_mmap_errno(nodes) == errno.EPERM
+
+    r = qgpuctl("set", "mgd-a", "--managed", "allow", "-o", "json")
+    assert r.rc == 0, r
+    assert r.json()["managed"] == "allow" and read(d / "managed") == "allow"
+    # Now the mmap reaches the driver; nvsim does not simulate managed memory and says EBADFD.
+    assert uvm_mmap_errno(nodes) == errno.EBADFD
+
+    before = snapshot()
+    r = qgpuctl("set", "mgd-a", "--managed", "deny")
+    assert r.rc == EXIT_USAGE, r
+    assert "--managed" in one_line_error(r)
     assert snapshot() == before
 
 

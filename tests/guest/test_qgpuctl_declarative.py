@@ -1,8 +1,8 @@
 """apply / assert / export on the real sysfs: the round trip, and bad files changing nothing.
 
 The policies here use only what the module has today (instances with mem/core/class at
-creation, and the GPU's unknown_escapes); a file that asks for a knob the module lacks or
-cannot change live must be refused before anything is written.
+creation and managed right after it, and the GPU's unknown_escapes); a file that asks for a
+knob the module lacks or cannot change live must be refused before anything is written.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ gpus:
     unknown_escapes: refuse
     instances:
       - {name: pol-a, mem: 2G, core: 30, class: online}
-      - {name: pol-b, mem: 4G, core: 20, class: offline}
+      - {name: pol-b, mem: 4G, core: 20, class: offline, managed: refuse}
 """
 
 
@@ -51,6 +51,7 @@ def test_apply_assert_export_round_trip(tmp_path: Path) -> None:
     a, b = inst_dir("pol-a"), inst_dir("pol-b")
     assert [read(a / x) for x in ("mem_max", "core", "class")] == [str(2 * GIB), "30", "online"]
     assert [read(b / x) for x in ("mem_max", "core", "class")] == [str(4 * GIB), "20", "offline"]
+    assert (read(a / "managed"), read(b / "managed")) == ("allow", "refuse")
     assert read(gpu_dir() / "unknown_escapes") == "refuse"
     for name in ("pol-a", "pol-b"):
         assert all((DEV / name / n).is_char_device() for n in NODES)
@@ -61,6 +62,7 @@ def test_apply_assert_export_round_trip(tmp_path: Path) -> None:
     assert r.rc == 0, r
     exported = policy_file(tmp_path, r.stdout, "exported.yaml")
     assert "pol-a" in r.stdout and "unknown_escapes: refuse" in r.stdout
+    assert "{name: pol-b, mem: 4G, core: 20, class: offline, managed: refuse}" in r.stdout
     before = snapshot()
     r = qgpuctl("apply", "-f", exported)
     assert r.rc == 0, r

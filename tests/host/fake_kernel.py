@@ -63,6 +63,8 @@ class FakeKernel(SysfsTree):
         self.dev_root = dev_root
         self.writes: list[tuple[str, str]] = []
         self._fail: list[tuple[str, int]] = []
+        # Instance attributes an older module does not have: create leaves them out.
+        self.instance_lacks: set[str] = set()
 
     # --- building the scenario ---------------------------------------------
 
@@ -212,13 +214,15 @@ class FakeKernel(SysfsTree):
 
     def _mem_fits(self, minor: int, mem: int | None, skip: str | None = None) -> bool:
         gpu = self._gpu(minor)
-        if self._get(gpu / k.GPU_OVERCOMMIT) == "1":
+        overcommit = gpu / k.GPU_OVERCOMMIT  # an older module without it: as if 0
+        if overcommit.exists() and self._get(overcommit) == "1":
             return True
         memory = int(self._get(gpu / k.GPU_MEMORY))
         return self._committed(minor, skip) + (memory if mem is None else mem) <= memory
 
     def _guaranteed(self, minor: int) -> bool:
-        return self._get(self._gpu(minor) / k.GPU_POLICY) in k.GUARANTEED_POLICIES
+        policy = self._gpu(minor) / k.GPU_POLICY  # an older module without it: best-effort
+        return policy.exists() and self._get(policy) in k.GUARANTEED_POLICIES
 
     @staticmethod
     def _size(value: str) -> int | None:
@@ -298,6 +302,7 @@ class FakeKernel(SysfsTree):
             k.INST_MEM_CURRENT: 0,
             k.INST_MEM_PEAK: 0,
             k.INST_EVENTS: 0,
+            k.INST_MANAGED: k.MANAGED_DEFAULT,  # create has no key for it
             k.INST_CORE: core,
             k.INST_CLASS: opts["class"],
             k.INST_GPU_TIME: 0,
@@ -306,7 +311,8 @@ class FakeKernel(SysfsTree):
             k.INST_SHARE: 0,
         }
         for attr, value in values.items():
-            self._set(inst / attr, value)
+            if attr not in self.instance_lacks:
+                self._set(inst / attr, value)
         (inst / k.INST_PROCESSES).write_text("")
         (inst / k.INST_REMOVE).write_text("")
         self._set(gpu / k.GPU_AVAILABLE, available - 1)
@@ -335,6 +341,10 @@ class FakeKernel(SysfsTree):
             self._set(inst / attr, core)
         elif attr == k.INST_CLASS:
             if value not in k.CLASSES:
+                raise _Refusal(errno.EINVAL)
+            self._set(inst / attr, value)
+        elif attr == k.INST_MANAGED:
+            if value not in k.MANAGED_MODES:
                 raise _Refusal(errno.EINVAL)
             self._set(inst / attr, value)
         elif attr == k.INST_REMOVE:

@@ -58,7 +58,9 @@ def test_gpus_identity_from_nvml(host: Host) -> None:
 def test_create_places_waits_and_prints_usage(host: Host) -> None:
     r = host.invoke("create", "infer-a", "--mem", "4G", "--core", "30")
     assert r.exit_code == 0, r.stderr
-    assert r.stdout.startswith("created infer-a on GPU 0: mem 4G, core 30%, class online\n")
+    assert r.stdout.startswith(
+        "created infer-a on GPU 0: mem 4G, core 30%, class online, managed allow\n"
+    )
     assert f"{host.dev}/qgpu/infer-a/nvidia-uvm" in r.stdout
     assert "podman run --device qgpu.io/vgpu=infer-a" in r.stdout
     # binpack: the fullest GPU that fits is GPU 0 again; spread: the emptiest, GPU 1.
@@ -74,7 +76,7 @@ def test_create_with_gpu_and_class(host: Host) -> None:
         "create", "b", "--mem", "max", "--core", "10", "--gpu", uuid, "--class", "offline"
     )
     assert r.exit_code == 0, r.stderr
-    assert "on GPU 1: mem max, core 10%, class offline" in r.stdout
+    assert "on GPU 1: mem max, core 10%, class offline, managed allow" in r.stdout
 
 
 @pytest.mark.parametrize(
@@ -89,6 +91,8 @@ def test_create_with_gpu_and_class(host: Host) -> None:
         (["show", "nope"], "no instance 'nope'"),
         (["set", "nope", "--core", "1"], "no instance"),
         (["set", "x"], "nothing to set"),
+        (["set", "x", "--managed", "deny"], "'deny' is not one of 'allow', 'refuse'"),
+        (["create", "a", "--mem", "1G", "--core", "1", "--managed", "no"], "--managed"),
         (["policy", "set", "0", "fair"], "fair"),
     ],
 )
@@ -117,7 +121,8 @@ def test_list_show_set_delete(host: Host) -> None:
     host.invoke("create", "a", "--mem", "4G", "--core", "30")
     host.kernel.use("a", mem_current=GIB, processes=[(4242, "python3")], share=29.8)
     r = host.invoke("list")
-    assert r.stdout.splitlines()[1].split() == ["a", "0", "4G", "1G", "30%", "29.8%", "online", "1"]
+    row = r.stdout.splitlines()[1].split()
+    assert row == ["a", "0", "4G", "1G", "30%", "29.8%", "online", "allow", "1"]
     r = host.invoke("show", "a")
     assert "memory:       1G used of 4G" in r.stdout
     assert "processes:    4242 python3" in r.stdout
@@ -135,6 +140,49 @@ def test_list_show_set_delete(host: Host) -> None:
     assert not (host.dev / "qgpu" / "a").exists()
 
 
+def test_managed_through_create_list_show_set(host: Host) -> None:
+    knob = host.kernel.root / "class/qgpu/gpu0/instances/a/managed"
+    r = host.invoke("create", "a", "--mem", "4G", "--core", "30", "--managed", "refuse")
+    assert r.exit_code == 0, r.stderr
+    assert "class online, managed refuse\n" in r.stdout
+    assert knob.read_text() == "refuse\n"
+    (listed,) = json.loads(host.invoke("-o", "json", "list").stdout)
+    assert listed["managed"] == "refuse"
+    assert host.invoke("list").stdout.splitlines()[1].split()[7] == "refuse"
+    assert "managed:      refuse" in host.invoke("show", "a").stdout
+    r = host.invoke("-o", "json", "set", "a", "--managed", "ALLOW")  # either case, as --class
+    assert r.exit_code == 0, r.stderr
+    assert json.loads(r.stdout)["managed"] == "allow" and knob.read_text() == "allow\n"
+    r = host.invoke("-o", "yaml", "create", "b", "--mem", "1G", "--core", "5")
+    assert yaml.safe_load(r.stdout)["managed"] == "allow"  # the default: nothing written
+    assert ("class/qgpu/gpu0/instances/b/managed", "allow") not in host.kernel.writes
+
+
+def test_bad_managed_values_change_nothing(host: Host) -> None:
+    host.invoke("create", "a", "--mem", "4G", "--core", "30")
+    host.kernel.writes.clear()
+    for args in (
+        ["set", "a", "--managed", "maybe"],
+        ["set", "a", "--mem", "8G", "--managed", ""],
+        ["create", "b", "--mem", "1G", "--core", "5", "--managed", "1"],
+    ):
+        r = host.invoke(*args)
+        assert r.exit_code == EXIT_USAGE, args
+        assert "--managed" in one_line(r.stderr)
+    assert host.kernel.writes == []
+
+
+def test_create_whose_managed_write_is_refused_leaves_nothing(host: Host) -> None:
+    host.kernel.fail_next("instances/a/managed", errno.EIO)
+    r = host.invoke("create", "a", "--mem", "4G", "--core", "30", "--managed", "refuse")
+    assert r.exit_code == EXIT_KERNEL
+    line = one_line(r.stderr)
+    assert "managed: writing 'refuse'" in line and "(EIO)" in line
+    assert "a was removed again; nothing was changed" in line
+    assert json.loads(host.invoke("-o", "json", "list").stdout) == []
+    assert not (host.dev / "qgpu" / "a").exists()
+
+
 def test_set_is_all_or_nothing(host: Host) -> None:
     host.invoke("create", "a", "--mem", "4G", "--core", "30")
     host.kernel.use("a", mem_current=3 * GIB)
@@ -145,6 +193,11 @@ def test_set_is_all_or_nothing(host: Host) -> None:
     assert r.exit_code == EXIT_KERNEL
     data = json.loads(host.invoke("show", "a", "-o", "json").stdout)
     assert (data["mem"], data["core"]) == ("4G", 30)  # the mem write was rolled back
+    host.kernel.fail_next("a/managed", errno.EINVAL)
+    r = host.invoke("set", "a", "--core", "50", "--managed", "refuse")  # managed is written last
+    assert r.exit_code == EXIT_KERNEL and "managed" in one_line(r.stderr)
+    data = json.loads(host.invoke("show", "a", "-o", "json").stdout)
+    assert (data["core"], data["managed"]) == (30, "allow")  # the core write was rolled back
 
 
 def test_policy_show_and_set(host: Host) -> None:

@@ -17,8 +17,10 @@ from qgpuctl.core.plan import InstanceConfig, Phase, make_plan
 from qgpuctl.core.policy import dump_policy_yaml, load_policy
 from qgpuctl.core.state import read_state
 from qgpuctl.errors import (
+    EXIT_ASSERT_FAILED,
     EXIT_KERNEL,
     EXIT_PARTIAL_APPLY,
+    EXIT_USAGE,
     ApplyFailed,
     PartialApplyError,
     PolicyError,
@@ -31,13 +33,13 @@ gpus:
     policy: burst-share
     timeslice_us: 2048
     instances:
-      - {name: infer-a, mem: 4G, core: 30, class: online}
+      - {name: infer-a, mem: 4G, core: 30, class: online, managed: refuse}
       - {name: infer-b, mem: 6G, core: 40, class: online}
       - {name: batch-1, mem: 8G, core: 20, class: offline}
   - selector: {index: 1}
     overcommit: true
     instances:
-      - {name: train, mem: max, core: 100, class: offline}
+      - {name: train, mem: max, core: 100, class: offline, managed: refuse}
 """
 
 
@@ -46,7 +48,7 @@ def seed(host: Host) -> None:
     ctl = QgpuControl(host.kernel)
     ctl.create(0, "infer-a", InstanceConfig(8 * GIB, 50, "online"))  # lower mem and core
     ctl.create(0, "batch-1", InstanceConfig(4 * GIB, 20, "online"))  # raise mem, class
-    ctl.create(0, "old", InstanceConfig(1 * GIB, 10, "offline"))  # unlisted
+    ctl.create(0, "old", InstanceConfig(1 * GIB, 10, "offline", "refuse"))  # unlisted
     ctl.create(1, "scratch", InstanceConfig(2 * GIB, 5, "online"))  # unlisted
 
 
@@ -67,8 +69,9 @@ def test_plan_orders_phases_and_keeps_unlisted(host: Host) -> None:
         "set overcommit of GPU 1: 0 -> 1",
         "set mem_max of batch-1 on GPU 0: 4G -> 8G",
         "set class of batch-1 on GPU 0: online -> offline",
-        "create infer-b on GPU 0 (mem 6G, core 40%, class online)",
-        "create train on GPU 1 (mem max, core 100%, class offline)",
+        "set managed of infer-a on GPU 0: allow -> refuse",
+        "create infer-b on GPU 0 (mem 6G, core 40%, class online, managed allow)",
+        "create train on GPU 1 (mem max, core 100%, class offline, managed refuse)",
     ]
     assert [(n.gpu_index, n.instance) for n in plan.notes] == [(0, "old"), (1, "scratch")]
 
@@ -169,7 +172,7 @@ def test_export_round_trip_and_golden(host: Host) -> None:
     assert make_plan(load_policy(by_uuid), read_state(host.kernel), prune=True).empty
 
 
-@pytest.mark.parametrize("fail_at", range(1, 12))
+@pytest.mark.parametrize("fail_at", range(1, 13))
 def test_failure_at_any_step_rolls_everything_back(host: Host, fail_at: int) -> None:
     seed(host)
     plan = plan_for(host, prune=True)
@@ -212,6 +215,88 @@ def test_kernel_refusal_mid_apply_via_cli_rolls_back(host: Host) -> None:
     r = host.invoke("apply", "-f", "-", input=POLICY)
     assert r.exit_code == EXIT_KERNEL
     line = r.stderr.strip().splitlines()[-1]
-    assert "step 1 of 9 (set mem_max of infer-a on GPU 0: 8G -> 4G) failed" in line
+    assert "step 1 of 10 (set mem_max of infer-a on GPU 0: 8G -> 4G) failed" in line
     assert "Device or resource busy (EBUSY)" in line and "rolled back" in line
     assert fs_snapshot(host.kernel.root) == before
+
+
+MANAGED = """\
+version: v1
+gpus:
+  - selector: {index: 0}
+    instances:
+      - {name: infer-a, mem: 4G, core: 30, managed: refuse}
+      - {name: batch-1, mem: 4G, core: 20}
+"""
+
+
+def managed_of(host: Host, name: str) -> str:
+    found = read_state(host.kernel).find_instance(name)
+    assert found is not None
+    return str(found[1].managed)
+
+
+def test_managed_is_planned_applied_asserted_and_exported(host: Host) -> None:
+    ctl = QgpuControl(host.kernel)
+    ctl.create(0, "infer-a", InstanceConfig(4 * GIB, 30, "online"))
+    ctl.create(0, "batch-1", InstanceConfig(4 * GIB, 20, "online", "refuse"))
+    plan = plan_for(host, MANAGED)
+    # Left out means the kernel's default, as class does: batch-1 goes back to allow.
+    assert [(a.phase, a.describe()) for a in plan.actions] == [
+        (Phase.INCREASE, "set managed of batch-1 on GPU 0: refuse -> allow"),
+        (Phase.INCREASE, "set managed of infer-a on GPU 0: allow -> refuse"),
+    ]
+    r = host.invoke("assert", "-f", "-", input=MANAGED)
+    assert r.exit_code == EXIT_ASSERT_FAILED
+    r = host.invoke("-o", "json", "apply", "-f", "-", input=MANAGED)
+    assert r.exit_code == 0, r.stderr
+    assert [(a["attribute"], a["from"], a["to"]) for a in json.loads(r.stdout)["actions"]] == [
+        ("managed", "refuse", "allow"),
+        ("managed", "allow", "refuse"),
+    ]
+    assert (managed_of(host, "infer-a"), managed_of(host, "batch-1")) == ("refuse", "allow")
+    assert host.invoke("assert", "-f", "-", input=MANAGED).exit_code == 0
+    exported = host.invoke("export").stdout
+    assert "{name: infer-a, mem: 4G, core: 30, class: online, managed: refuse}" in exported
+    assert "{name: batch-1, mem: 4G, core: 20, class: online, managed: allow}" in exported
+    assert make_plan(load_policy(exported), read_state(host.kernel), prune=True).empty
+    as_json = json.loads(host.invoke("-o", "json", "export").stdout)
+    assert [i["managed"] for i in as_json["gpus"][0]["instances"]] == ["allow", "refuse"]
+
+
+def test_a_bad_managed_value_in_a_file_applies_nothing(host: Host) -> None:
+    QgpuControl(host.kernel).create(0, "infer-a", InstanceConfig(4 * GIB, 30, "online"))
+    host.kernel.writes.clear()
+    before = fs_snapshot(host.kernel.root)
+    bad = MANAGED.replace("managed: refuse", "managed: deny")
+    for verb in ("validate", "apply", "assert"):
+        r = host.invoke(verb, "-f", "-", input=bad)
+        assert r.exit_code == EXIT_USAGE, verb
+        lines = r.stderr.strip().splitlines()
+        assert lines == [
+            "qgpuctl: error: gpus[0].instances[0].managed: expected one of allow, refuse, "
+            "got str 'deny'"
+        ]
+    assert fs_snapshot(host.kernel.root) == before and host.kernel.writes == []
+
+
+def test_create_with_managed_refused_after_create_rolls_everything_back(host: Host) -> None:
+    seed(host)
+    plan = plan_for(host, prune=True)
+    before = fs_snapshot(host.kernel.root)
+    host.kernel.fail_next("instances/train/managed", errno.EIO)  # the last step's second write
+    with pytest.raises(ApplyFailed) as info:
+        execute(plan, QgpuControl(host.kernel))
+    assert f"step {len(plan.actions)} of {len(plan.actions)}" in str(info.value)
+    assert "train was removed again" in str(info.value) and "rolled back" in str(info.value)
+    assert fs_snapshot(host.kernel.root) == before
+
+
+def test_create_whose_undo_fails_is_partial_apply(host: Host) -> None:
+    seed(host)
+    plan = plan_for(host)
+    host.kernel.fail_next("instances/train/managed", errno.EIO)
+    host.kernel.fail_next("train/remove", errno.EBUSY)  # removing the half-made instance
+    with pytest.raises(PartialApplyError) as info:
+        execute(plan, QgpuControl(host.kernel))
+    assert "removing the new instance train failed" in str(info.value)

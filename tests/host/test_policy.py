@@ -19,8 +19,8 @@ gpus:
     policy: burst-share
     timeslice_us: 1024
     instances:
-      - {name: infer-a, mem: 4G, core: 30, class: online}
-      - {name: batch-1, mem: 8589934592, core: 20, class: offline}
+      - {name: infer-a, mem: 4G, core: 30, class: online, managed: refuse}
+      - {name: batch-1, mem: 8589934592, core: 20, class: offline, managed: allow}
   - selector: {uuid: GPU-abc}
     overcommit: true
     unknown_escapes: allow
@@ -35,13 +35,14 @@ def test_parse_good_file() -> None:
     assert first.selector == Selector(index=0)
     assert first.policy == "burst-share" and first.timeslice_us == 1024
     assert first.overcommit is None and first.unknown_escapes is None
-    assert [(i.name, i.mem, i.core, i.klass) for i in first.instances] == [
-        ("infer-a", 4 * GIB, 30, "online"),
-        ("batch-1", 8 * GIB, 20, "offline"),
+    assert [(i.name, i.mem, i.core, i.klass, i.managed) for i in first.instances] == [
+        ("infer-a", 4 * GIB, 30, "online", "refuse"),
+        ("batch-1", 8 * GIB, 20, "offline", "allow"),
     ]
     assert second.selector == Selector(uuid="GPU-abc")
     assert second.overcommit is True and second.policy is None
     assert second.instances[0].mem is None and second.instances[0].klass == "online"
+    assert second.instances[0].managed == "allow"  # left out: the kernel's default
 
 
 def test_round_trip_through_yaml() -> None:
@@ -175,6 +176,21 @@ BAD: list[tuple[object, str, str]] = [
         {"version": "v1", "gpus": [_gpu(instances=[_inst(**{"class": "batch"})])]},
         "gpus[0].instances[0].class",
         "one of",
+    ),
+    (
+        {"version": "v1", "gpus": [_gpu(instances=[_inst(managed="deny")])]},
+        "gpus[0].instances[0].managed",
+        "expected one of allow, refuse, got str 'deny'",
+    ),
+    (
+        {"version": "v1", "gpus": [_gpu(instances=[_inst(managed=False)])]},
+        "gpus[0].instances[0].managed",
+        "got a boolean (false)",
+    ),
+    (
+        {"version": "v1", "gpus": [_gpu(instances=[_inst(managed="Refuse")])]},
+        "gpus[0].instances[0].managed",
+        "one of allow, refuse",
     ),
     (
         {"version": "v1", "gpus": [_gpu(instances=[_inst(), _inst()])]},

@@ -1,8 +1,8 @@
-"""qgpuctl on a module that has only part of the interface (qgpu.ko as it is today).
+"""qgpuctl on a module that has only part of the interface (qgpu.ko before issues 5 and 6).
 
-docs/kernel-interface.md, "What exists today": no GPU ``policy``/``timeslice_us``/
-``overcommit``, and an instance's ``mem_max``/``core``/``class`` are published
-read-only (0444). The emulation is trimmed to that shape; qgpuctl must refuse
+docs/kernel-interface.md, "What exists today" as it was: no GPU ``policy``/``timeslice_us``/
+``overcommit``, no instance ``managed``, and an instance's ``mem_max``/``core``/``class`` are
+published read-only (0444). The emulation is trimmed to that shape; qgpuctl must refuse
 anything that writes a missing or read-only knob before it writes anything.
 """
 
@@ -21,16 +21,21 @@ from qgpuctl.core.plan import InstanceConfig
 from qgpuctl.errors import EXIT_ASSERT_FAILED, EXIT_KERNEL, EXIT_OK, EXIT_USAGE
 
 MISSING_GPU_KNOBS = (k.GPU_POLICY, k.GPU_TIMESLICE, k.GPU_OVERCOMMIT, k.GPU_UTILIZATION)
+MISSING_INSTANCE_KNOBS = (k.INST_MANAGED,)
 
 
 def as_today(host: Host) -> None:
     """Remove the knobs today's module lacks; make the instance knobs it shows read-only."""
+    host.kernel.instance_lacks.update(MISSING_INSTANCE_KNOBS)
     for gpu in (host.kernel.root / k.CLASS_DIR).iterdir():
         for attr in MISSING_GPU_KNOBS:
             (gpu / attr).unlink()
         for inst in (gpu / k.GPU_INSTANCES).iterdir():
             for attr in k.INST_SETTABLE:
-                (inst / attr).chmod(0o444)
+                if attr in MISSING_INSTANCE_KNOBS:
+                    (inst / attr).unlink()
+                else:
+                    (inst / attr).chmod(0o444)
 
 
 @pytest.fixture
@@ -117,6 +122,7 @@ def test_export_apply_assert_round_trip(today: Host, tmp_path: Path) -> None:
     assert exported.exit_code == EXIT_OK
     assert "policy:" not in exported.stdout and "overcommit" not in exported.stdout
     assert "unknown_escapes: refuse" in exported.stdout
+    assert "managed: allow" in exported.stdout  # what a module without the knob does
     r = today.invoke("apply", "-f", "-", input=exported.stdout)
     assert r.exit_code == EXIT_OK and "nothing to do" in r.stdout
     assert today.invoke("assert", "-f", "-", input=exported.stdout).exit_code == EXIT_OK
@@ -130,6 +136,9 @@ def test_show_and_json_list_absent_knobs_as_null(today: Host) -> None:
     r = today.invoke("-o", "json", "gpus")
     gpu = json.loads(r.stdout)[0]
     assert gpu["policy"] is None and gpu["overcommit"] is None
+    (inst,) = json.loads(today.invoke("-o", "json", "list").stdout)
+    assert inst["managed"] is None
+    assert "managed:      -" in today.invoke("show", "infer-a").stdout
     r = today.invoke("policy", "show")
     assert r.exit_code == EXIT_OK
 
@@ -142,3 +151,67 @@ def test_doctor_finds_rules_in_run(host: Host) -> None:
     checks = {c["check"]: c for c in json.loads(r.stdout)}
     assert checks["udev rules installed"]["status"] == "ok"
     assert checks["udev rules installed"]["detail"] == str(rules)
+
+
+def test_set_managed_on_a_module_without_the_knob(today: Host) -> None:
+    before = snapshot(today)
+    r = today.invoke("set", "infer-a", "--managed", "refuse")
+    assert r.exit_code == EXIT_KERNEL
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert "managed" in lines[0] and "does not have it" in lines[0]
+    assert "memory limits" in lines[0] and "nothing was changed" in lines[0]
+    assert snapshot(today) == before and today.kernel.writes == []
+
+
+def test_apply_of_managed_refuse_without_the_knob_fails_before_any_write(today: Host) -> None:
+    running = """\
+version: v1
+gpus:
+  - selector: {index: 0}
+    instances:
+      - {name: infer-a, mem: 4G, core: 30, managed: refuse}
+"""
+    new = """\
+version: v1
+gpus:
+  - selector: {index: 0}
+    instances:
+      - {name: infer-a, mem: 4G, core: 30}
+      - {name: new-one, mem: 1G, core: 10, managed: refuse}
+"""
+    before = snapshot(today)
+    for text, field in (
+        (running, "gpus[0].instances[0].managed"),
+        (new, "gpus[0].instances[1].managed"),
+    ):
+        r = today.invoke("apply", "-f", "-", input=text)
+        assert r.exit_code == EXIT_USAGE, r.stdout
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and field in lines[0], r.stderr
+        assert "'managed' knob" in lines[0] and "memory limits" in lines[0]
+    assert snapshot(today) == before and today.kernel.writes == []
+    # Without the key (allow) the file matches: such a module never refuses managed memory.
+    plain = new.replace(", managed: refuse", "")
+    assert today.invoke("apply", "-f", "-", input=plain).exit_code == EXIT_OK
+
+
+def test_create_managed_refuse_without_the_knob(today: Host) -> None:
+    # With an instance to judge from: refused before anything is written.
+    r = today.invoke("create", "b", "--mem", "1G", "--core", "5", "--managed", "refuse")
+    assert r.exit_code == EXIT_KERNEL
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "nothing was created" in lines[0], r.stderr
+    assert today.kernel.writes == []
+    # With none: the write after create is the test, and the instance is removed again.
+    assert today.invoke("delete", "infer-a").exit_code == EXIT_OK
+    today.kernel.writes.clear()
+    before = snapshot(today)
+    r = today.invoke("create", "b", "--mem", "1G", "--core", "5", "--managed", "refuse")
+    assert r.exit_code == EXIT_KERNEL
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert "ENOENT" in lines[0] and "no managed knob" in lines[0]
+    assert "b was removed again; nothing was changed" in lines[0]
+    assert snapshot(today) == before
+    assert not (today.dev / "qgpu" / "b").exists()
