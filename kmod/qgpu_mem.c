@@ -53,7 +53,7 @@
  * handle that refers to the memory (qgpu_rmtrack.c): the allocation and its duplicates within
  * the instance. It goes when the last such node goes, which is when RM frees the memory: RM_FREE
  * of the object or an ancestor, of the client, release of the real ctl file (process death
- * included). Costs per call: one xarray store or erase, no scan of live allocations.
+ * included). Costs per call: one mirror node added or removed, no scan of live allocations.
  *
  * RM_DUP_OBJECT whose source client is not one of the instance's (struct qgpu_mem_inst.clients,
  * every client allocated through any proxy ctl file of the instance) is refused with
@@ -77,18 +77,16 @@ struct qgpu_mem_charge {
 /**
  * struct qgpu_mem_client - payload of a tenant client's mirror node
  * @inst: its instance
+ * @root: the client's mirror node (where a duplicate from this client finds its source)
  * @held: bytes charged to the client as a whole (an allocation qgpu could not pin on a handle)
+ * @rcu: freed after a grace period (qgpu_mem_dup_done() looks it up under RCU)
  */
 struct qgpu_mem_client {
 	struct qgpu_instance *inst;
+	struct qgpu_rmnode *root;
 	u64 held;
+	struct rcu_head rcu;
 };
-
-static inline unsigned long qgpu_mem_key(u32 hclient, u32 handle)
-{
-	BUILD_BUG_ON(sizeof(unsigned long) < sizeof(u64));	/* NVIDIA's driver is 64-bit only */
-	return (unsigned long)hclient << 32 | handle;
-}
 
 /* Accounting, under the instance's lock */
 
@@ -156,20 +154,9 @@ static void qgpu_mem_charge_put(struct qgpu_mem_charge *c)
 	}
 }
 
-static u32 qgpu_rmnode_client(const struct qgpu_rmnode *node)
-{
-	while (node->parent)
-		node = node->parent;
-	return node->handle;
-}
-
 static void qgpu_mem_node_release(struct qgpu_rmnode *node)
 {
-	struct qgpu_mem_charge *c = node->payload;
-
-	xa_cmpxchg(&c->inst->mem.charges, qgpu_mem_key(qgpu_rmnode_client(node), node->handle),
-		   c, NULL, GFP_KERNEL);
-	qgpu_mem_charge_put(c);
+	qgpu_mem_charge_put(node->payload);
 }
 
 static const struct qgpu_rmnode_ops qgpu_mem_node_ops = {
@@ -183,22 +170,25 @@ static void qgpu_mem_client_release(struct qgpu_rmnode *node)
 	xa_cmpxchg(&mc->inst->mem.clients, node->handle, mc, NULL, GFP_KERNEL);
 	if (mc->held)
 		qgpu_mem_uncharge(mc->inst, mc->held);
-	kfree(mc);
+	kfree_rcu(mc, rcu);
 }
 
 static const struct qgpu_rmnode_ops qgpu_mem_client_ops = {
 	.release = qgpu_mem_client_release,
 };
 
-/* Attach a new charge of @size (already counted in used) to @node; false when out of memory. */
-static bool qgpu_mem_attach(struct qgpu_instance *inst, struct qgpu_rmnode *node, u32 hclient,
-			    struct qgpu_mem_charge *c)
+/*
+ * Attach a charge (already counted in used) to @node, taking over the caller's reference; false
+ * when the node already carries state. A duplicate looks the charge up locklessly (see
+ * qgpu_mem_dup_done()): @ops is published after @payload.
+ */
+static bool qgpu_mem_attach(struct qgpu_rmnode *node, struct qgpu_mem_charge *c)
 {
-	if (node->ops || xa_err(xa_store(&inst->mem.charges, qgpu_mem_key(hclient, node->handle),
-					 c, GFP_KERNEL)))
+	if (node->ops)
 		return false;
-	node->ops = &qgpu_mem_node_ops;
 	node->payload = c;
+	/* Pairs with the acquire in qgpu_mem_dup_done(): who sees @ops sees @payload. */
+	smp_store_release(&node->ops, &qgpu_mem_node_ops);
 	return true;
 }
 
@@ -326,7 +316,7 @@ static long qgpu_mem_settle(struct qgpu_file *qf, const struct qgpu_mem_req *r, 
 		refcount_set(&c->ref, 1);
 		c->size = actual;
 		c->inst = inst;
-		if (qgpu_mem_attach(inst, node, r->hclient, c))
+		if (qgpu_mem_attach(node, c))
 			return 0;
 	}
 	kfree(c);
@@ -373,14 +363,13 @@ long qgpu_mem_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long arg
 	const struct nvrm_abi *abi = &qf->inst->gpu->abi;
 	u8 ap[sizeof(struct nvrm_memory_allocation_params)];
 	u32 ap_size = abi->mem_alloc_params_size;
-	u8 buf[sizeof(struct nvrm_nvos64_v535)];
 	struct qgpu_mem_req r = {
 		.hclient = a->hroot,
 		.hparent = a->hparent,
 		.handle = a->hnew,
 	};
 	struct nvrm_mem_alloc m;
-	struct nvrm_alloc done;
+	u32 status, hnew;
 	long ret;
 
 	r.ustatus = (u32 __user *)(arg + (a->is_nvos64 ? abi->nvos64_status_off :
@@ -396,8 +385,13 @@ long qgpu_mem_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long arg
 		return ret;
 
 	ret = qgpu_forward_ioctl(qf->real, cmd, arg, compat);
-	if (ret || copy_from_user(buf, (void __user *)arg, size) ||
-	    nvrm_alloc_decode(abi, buf, size, &done) || done.status != NVRM_OK) {
+	/*
+	 * What RM wrote back: the status and hObjectNew, at places the kernel copy's layout fixed
+	 * (NVOS21 and NVOS64 share the prefix up to pAllocParms); two loads, no copy and decode.
+	 */
+	if (ret || get_user(status, r.ustatus) ||
+	    get_user(hnew, (u32 __user *)(arg + offsetof(struct nvrm_nvos21_v535, hobject_new))) ||
+	    status != NVRM_OK) {
 		/* Failed, or the status was rewritten: verification tells which. */
 		if (!ret && r.handle && qgpu_rmtrack_rm_has(r.hclient, r.handle) &&
 		    !qgpu_rmtrack_find(qf->track, r.hclient, r.handle))
@@ -405,8 +399,7 @@ long qgpu_mem_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long arg
 		qgpu_mem_uncharge(qf->inst, r.reserved);
 		return ret;
 	}
-	ret = qgpu_mem_settle(qf, &r, done.hnew);
-	return ret;
+	return qgpu_mem_settle(qf, &r, hnew);
 }
 
 /**
@@ -436,6 +429,7 @@ long qgpu_mem_rm_alloc_done(struct qgpu_file *qf, unsigned long arg, const struc
 		if (!mc)
 			return 0;
 		mc->inst = qf->inst;
+		mc->root = node;
 		if (xa_err(xa_store(&qf->inst->mem.clients, node->handle, mc, GFP_KERNEL))) {
 			kfree(mc);
 			return 0;
@@ -548,17 +542,23 @@ bool qgpu_mem_dup_refused(struct qgpu_file *qf, const struct nvrm_nvos55 *p, uns
 void qgpu_mem_dup_done(struct qgpu_file *qf, const struct nvrm_nvos55 *p,
 		       struct qgpu_rmnode *node)
 {
-	struct qgpu_instance *inst = qf->inst;
-	struct qgpu_mem_charge *c;
+	struct qgpu_mem_charge *c = NULL;
+	struct qgpu_mem_client *mc;
+	struct qgpu_rmnode *src;
 
 	if (!node)
 		return;
 	rcu_read_lock();
-	c = xa_load(&inst->mem.charges, qgpu_mem_key(p->hclient_src, p->hobject_src));
-	if (c && !refcount_inc_not_zero(&c->ref))
-		c = NULL;
+	mc = xa_load(&qf->inst->mem.clients, p->hclient_src);
+	src = mc ? qgpu_rmtrack_lookup_rcu(mc->root, p->hobject_src) : NULL;
+	/* Pairs with the release in qgpu_mem_attach(): @payload is the charge once @ops says so. */
+	if (src && smp_load_acquire(&src->ops) == &qgpu_mem_node_ops) {
+		c = READ_ONCE(src->payload);
+		if (!refcount_inc_not_zero(&c->ref))
+			c = NULL;
+	}
 	rcu_read_unlock();
-	if (c && !qgpu_mem_attach(inst, node, p->hclient, c))
+	if (c && !qgpu_mem_attach(node, c))
 		qgpu_mem_charge_put(c);
 }
 
@@ -933,7 +933,6 @@ void qgpu_mem_inst_init(struct qgpu_instance *inst, u64 max)
 	m->max = max;
 	atomic64_set(&m->events, 0);
 	xa_init(&m->clients);
-	xa_init(&m->charges);
 }
 
 /*
@@ -943,7 +942,6 @@ void qgpu_mem_inst_init(struct qgpu_instance *inst, u64 max)
 void qgpu_mem_inst_destroy(struct qgpu_instance *inst)
 {
 	xa_destroy(&inst->mem.clients);
-	xa_destroy(&inst->mem.charges);
 }
 
 /* Sum of the effective limits of @gpu's instances other than @skip. Under qgpu_lock. */

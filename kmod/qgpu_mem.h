@@ -30,9 +30,8 @@ struct vm_area_struct;
  * @events: allocations refused for the limit
  * @refuse_managed: the ``managed`` knob is "refuse" (read locklessly)
  * @clients: RM client handle -> struct qgpu_mem_client, for the instance's tenants' clients on
- *	all its proxy ctl files (the DUP isolation check); internal locking of the xarray
- * @charges: (client << 32 | handle) -> struct qgpu_mem_charge, every handle that holds a charge
- *	(the allocation and its duplicates); internal locking, lookups under RCU
+ *	all its proxy ctl files (the DUP isolation check, and where a duplicate finds its
+ *	source's charge: through the source client's mirror); internal locking, lookups under RCU
  */
 struct qgpu_mem_inst {
 	spinlock_t lock;	/* see above */
@@ -42,7 +41,6 @@ struct qgpu_mem_inst {
 	atomic64_t events;
 	bool refuse_managed;
 	struct xarray clients;
-	struct xarray charges;
 };
 
 extern const struct attribute_group qgpu_mem_instance_group;

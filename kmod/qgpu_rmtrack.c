@@ -96,7 +96,7 @@ static void qgpu_rmnode_free(struct qgpu_rmclient *client, struct qgpu_rmnode *n
 	atomic_dec(&client->inst->rm_objects);
 	if (node->parent) {
 		list_del(&node->sibling);
-		kfree(node);
+		kfree_rcu(node, rcu);
 	}
 }
 
@@ -105,7 +105,7 @@ static void qgpu_rmclient_free(struct qgpu_rmtrack *t, struct qgpu_rmclient *cli
 	qgpu_rmnode_free(client, &client->root);
 	xa_erase(&t->clients, client->root.handle);
 	xa_destroy(&client->nodes);
-	kfree(client);
+	kfree_rcu(client, root.rcu);
 }
 
 static void qgpu_rmtrack_destroy(struct qgpu_rmtrack *t)
@@ -217,6 +217,27 @@ struct qgpu_rmnode *qgpu_rmtrack_find(struct qgpu_rmtrack *t, u32 hclient, u32 h
 	lockdep_assert_held(&t->lock);
 	client = xa_load(&t->clients, hclient);
 	return client ? xa_load(&client->nodes, handle) : NULL;
+}
+
+/**
+ * qgpu_rmtrack_lookup_rcu() - the node of a handle, without the tracker's lock
+ * @root: a client's own node (qgpu_rmtrack_add() of a root class returned it)
+ * @handle: the handle
+ *
+ * For readers on another tracker than @root's (a duplicate's source, qgpu_mem_dup_done()):
+ * nodes, clients and their index are freed only after a grace period, so what is found stays
+ * readable until rcu_read_unlock(); it may be leaving the mirror meanwhile. Only @ops and
+ * @payload may be read (see struct qgpu_rmnode).
+ *
+ * Context: rcu_read_lock() held, and @root known to be alive when it was taken.
+ * Return: the node, or NULL.
+ */
+struct qgpu_rmnode *qgpu_rmtrack_lookup_rcu(struct qgpu_rmnode *root, u32 handle)
+{
+	struct qgpu_rmclient *client = container_of(root, struct qgpu_rmclient, root);
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "mirror lookup outside RCU");
+	return xa_load(&client->nodes, handle);
 }
 
 static struct qgpu_rmnode *qgpu_rmtrack_add_client(struct qgpu_rmtrack *t, u32 hclient,

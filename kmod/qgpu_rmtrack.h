@@ -9,6 +9,7 @@
 
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/rcupdate.h>
 #include <linux/types.h>
 #include <linux/xarray.h>
 
@@ -32,8 +33,12 @@ struct qgpu_rmnode_ops {
  * @parent: the node of its parent; NULL for a client
  * @children: nodes allocated under it
  * @sibling: entry in @parent->children
- * @ops: what to do when it goes, or NULL
+ * @ops: what to do when it goes, or NULL; set once, after @payload (store-release), so that a
+ *	lockless reader (qgpu_rmtrack_lookup_rcu()) that sees it sees @payload too
  * @payload: the state @ops manages
+ * @rcu: freed after a grace period (lookups under RCU, qgpu_rmtrack_lookup_rcu())
+ *
+ * Everything but @ops and @payload is read under the tracker's lock only.
  */
 struct qgpu_rmnode {
 	u32 handle;
@@ -43,6 +48,7 @@ struct qgpu_rmnode {
 	struct list_head sibling;
 	const struct qgpu_rmnode_ops *ops;
 	void *payload;
+	struct rcu_head rcu;
 };
 
 /**
@@ -72,6 +78,7 @@ void qgpu_rmtrack_kick(void);
 void qgpu_rmtrack_exit(void);
 
 struct qgpu_rmnode *qgpu_rmtrack_find(struct qgpu_rmtrack *t, u32 hclient, u32 handle);
+struct qgpu_rmnode *qgpu_rmtrack_lookup_rcu(struct qgpu_rmnode *root, u32 handle);
 struct qgpu_rmnode *qgpu_rmtrack_add(struct qgpu_rmtrack *t, u32 hclient, u32 hparent,
 				     u32 handle, u32 hclass);
 void qgpu_rmtrack_freed(struct qgpu_rmtrack *t, u32 hclient, u32 handle);

@@ -266,6 +266,31 @@ def test_dup_shares_the_charge_and_other_instances_clients_are_refused() -> None
                 r.close()
 
 
+def test_a_dup_of_a_dup_keeps_the_one_charge_when_the_source_file_goes() -> None:
+    """The charge is found through the source client's mirror, in the same file or another."""
+    with instance("dd", opts="mem=8M") as a:
+        r1, r2 = Rm(dev=a), Rm(dev=a)
+        try:
+            dev1, _ = r1.device()
+            dev2, _ = r2.device()
+            status, h, _ = r1.vidmem(dev1, 2 * MIB)
+            assert status == rm.OK
+            status, hd = r1.dup(dev1, r1.client, h)  # same file, same client
+            assert status == rm.OK
+            status, hdd = r2.dup(dev2, r1.client, hd)  # a duplicate's duplicate, another file
+            assert status == rm.OK
+            assert current("dd") == 2 * MIB
+            r1.close()  # RM frees r1's client: the allocation and the first duplicate
+            r1.ctl = r1.gpu_fd = -1
+            time.sleep(0.5)  # the tracker waits for the real file: reaped within 20 ms
+            assert current("dd") == 2 * MIB  # the last duplicate holds the memory
+            assert r2.free(hdd) == rm.OK
+            assert current("dd") == 0
+        finally:
+            r2.close()
+            r1.close()
+
+
 def test_one_instance_at_its_limit_does_not_affect_the_other() -> None:
     with instance("full", opts="mem=2M") as a, instance("free", opts="mem=8M") as b:
         ra, rb = Rm(dev=a), Rm(dev=b)
