@@ -49,7 +49,7 @@
  * controls inert only the doorbell gate acts, and work queued before the gate closed still runs.
  * So qgpu watches: every channel whose USERD is a tenant's memory object has that USERD mapped
  * into the kernel (a duplicate of the memory in qgpu's kernel client, NV04_MAP_MEMORY), and at
- * each decision the thread reads GP_GET and GP_PUT. A group qgpu holds whose GP_GET still moves
+ * each decision the thread reads GP_GET. A group qgpu holds whose GP_GET still moves
  * after QGPU_SCHED_HOLD_GRACE_NS shows the controls inert on this GPU (``controls`` in sysfs),
  * until the GPU has no channel group left (firmware does not change while groups live).
  * While inert, fixed-share charges each instance its busy groups' part of the engine's round
@@ -237,9 +237,9 @@ static void qgpu_sched_event(struct qgpu_sched_gpu *sg, const char *what, const 
 }
 
 /*
- * Read every channel's GP_GET and GP_PUT: which groups had work since the last sample (the
- * estimate fixed-share charges while the controls are inert), and whether held groups keep
- * running (the controls are inert) or stay still (effective). Under the GPU's mutex and lock.
+ * Read every channel's GP_GET: which groups had work since the last sample (the estimate
+ * fixed-share charges while the controls are inert), and whether held groups keep running (the
+ * controls are inert). Under the GPU's mutex and lock.
  */
 static void qgpu_sched_sample(struct qgpu_sched_gpu *sg, u64 now)
 {
@@ -577,7 +577,12 @@ void qgpu_sched_ring(struct qgpu_sched_inst *si)
 	if (!open &&
 	    wait_event_killable(si->gate, READ_ONCE(si->may_run) || READ_ONCE(si->removed)))
 		return;
-	/* the ring goes through: what its thread wrote to GP_PUT before it reaches the engine */
+	/*
+	 * The ring goes through: what its thread wrote to GP_PUT reaches the engine. Only the
+	 * estimate of inert controls uses it; until then GP_GET moving past puts it right.
+	 */
+	if (!READ_ONCE(sg->sc.inert))
+		return;
 	spin_lock(&sg->lock);
 	list_for_each_entry(ch, &si->chans, link)
 		ch->put_known = readl(ch->userd + NVRM_USERD_GP_PUT);

@@ -187,10 +187,11 @@ void qgpu_sc_account(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, unsigned
 	each = running ? qgpu_sc_div(elapsed, running) : 0;
 	for (k = 0; k < n; k++) {
 		struct qgpu_sc_inst *i = v[k];
-		u64 used = busy ? qgpu_sc_div(elapsed * i->groups_busy, busy) : 0;
 
 		if (estimate) {
 			/* held or not, what it had queued ran: it pays its part of the engine */
+			u64 used = busy ? qgpu_sc_div(elapsed * i->groups_busy, busy) : 0;
+
 			i->budget_ns -= (s64)used;
 			i->gpu_time_ns += used;
 			i->bucket[sc->bucket_idx] += used;

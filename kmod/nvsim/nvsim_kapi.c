@@ -135,16 +135,12 @@ static void nvsim_kapi_op(struct nvrm_kapi_stack *sp, void *ops_cmd)
 								  &ops->params.dup_object);
 		break;
 	case NVRM_KAPI_OP_MAP_MEMORY:
-		mutex_lock(&nvsim_rm_lock);
 		ops->params.map_memory.status =
 			nvsim_map_memory_kernel(&nvsim_kapi_caller, &ops->params.map_memory);
-		mutex_unlock(&nvsim_rm_lock);
 		break;
 	case NVRM_KAPI_OP_UNMAP_MEMORY:
-		mutex_lock(&nvsim_rm_lock);
 		ops->params.unmap_memory.status =
 			nvsim_unmap_memory_kernel(&nvsim_kapi_caller, &ops->params.unmap_memory);
-		mutex_unlock(&nvsim_rm_lock);
 		break;
 	case NVRM_KAPI_OP_VID_HEAP_CONTROL:
 		vh = (struct nvrm_nvos32 *)(uintptr_t)ops->params.pvid_heap_control;

@@ -152,6 +152,27 @@ static u32 nvsim_mmap_ctx_build(struct nvsim_object *obj, u64 offset, u64 length
 	return NVRM_OK;
 }
 
+/*
+ * The object RM_MAP_MEMORY names, checked against the device it names: hDevice must be a device
+ * or subdevice of the object's GPU. Under nvsim_rm_lock. Returns an RM status.
+ */
+static u32 nvsim_map_object(struct nvsim_client *client, const struct nvrm_nvos33 *p,
+			    struct nvsim_object **out)
+{
+	struct nvsim_object *dev = nvsim_object_lookup(client, p->hdevice);
+	struct nvsim_object *obj = nvsim_object_lookup(client, p->hmemory);
+
+	if (!dev || (dev->hclass != NVRM_CLASS_NV01_DEVICE_0 &&
+		     dev->hclass != NVRM_CLASS_NV20_SUBDEVICE_0))
+		return NVRM_ERR_INVALID_OBJECT_PARENT;
+	if (!obj)
+		return NVRM_ERR_INVALID_OBJECT_HANDLE;
+	if (obj->gpu != dev->gpu)
+		return NVRM_ERR_INVALID_DEVICE;
+	*out = obj;
+	return NVRM_OK;
+}
+
 /**
  * nvsim_map_memory_locked() - RM_MAP_MEMORY's work, also used by RM_ALLOC_MEMORY's immediate map
  * @ctl: the ctl file the call acts for
@@ -165,8 +186,8 @@ u32 nvsim_map_memory_locked(struct file *ctl, struct nvrm_nvos33 *p, int fd)
 {
 	struct nvsim_caller caller = { .owner = ctl, .tgid = task_tgid_nr(current) };
 	struct nvsim_mmap_ctx *ctx = NULL;
-	struct nvsim_object *dev, *obj;
 	struct nvsim_cpu_map *map;
+	struct nvsim_object *obj;
 	struct nvsim_client *client;
 	struct nvsim_gpu *gpu = NULL;
 	struct nvsim_file *target;
@@ -180,15 +201,9 @@ u32 nvsim_map_memory_locked(struct file *ctl, struct nvrm_nvos33 *p, int fd)
 	/* rm_create_mmap_context(): only the process that made the client maps through it. */
 	if (client->tgid != caller.tgid)
 		return NVRM_ERR_INVALID_CLIENT;
-	dev = nvsim_object_lookup(client, p->hdevice);
-	obj = nvsim_object_lookup(client, p->hmemory);
-	if (!dev || (dev->hclass != NVRM_CLASS_NV01_DEVICE_0 &&
-		     dev->hclass != NVRM_CLASS_NV20_SUBDEVICE_0))
-		return NVRM_ERR_INVALID_OBJECT_PARENT;
-	if (!obj)
-		return NVRM_ERR_INVALID_OBJECT_HANDLE;
-	if (obj->gpu != dev->gpu)
-		return NVRM_ERR_INVALID_DEVICE;
+	status = nvsim_map_object(client, p, &obj);
+	if (status)
+		return status;
 	status = nvsim_mmap_ctx_build(obj, p->offset, p->length, &ctx, &gpu);
 	if (status)
 		return status;
@@ -339,38 +354,34 @@ out:
  * space and pLinearAddress is the kernel address of @p->offset. Usermode objects are not mapped
  * this way in nvsim.
  *
- * Context: under nvsim_rm_lock; may sleep.
+ * Context: process context; takes nvsim_rm_lock.
  * Return: an RM status.
  */
 u32 nvsim_map_memory_kernel(const struct nvsim_caller *caller, struct nvrm_nvos33 *p)
 {
-	struct nvsim_object *dev, *obj;
 	struct nvsim_client *client;
 	struct nvsim_cpu_map *map;
+	struct nvsim_object *obj;
 	struct nvsim_mem *mem;
 	u32 status, id;
 
-	lockdep_assert_held(&nvsim_rm_lock);
+	mutex_lock(&nvsim_rm_lock);
 	status = nvsim_client_get(caller, p->hclient, &client);
+	if (!status)
+		status = nvsim_map_object(client, p, &obj);
 	if (status)
-		return status;
-	dev = nvsim_object_lookup(client, p->hdevice);
-	obj = nvsim_object_lookup(client, p->hmemory);
-	if (!dev || (dev->hclass != NVRM_CLASS_NV01_DEVICE_0 &&
-		     dev->hclass != NVRM_CLASS_NV20_SUBDEVICE_0))
-		return NVRM_ERR_INVALID_OBJECT_PARENT;
-	if (!obj)
-		return NVRM_ERR_INVALID_OBJECT_HANDLE;
-	if (obj->gpu != dev->gpu)
-		return NVRM_ERR_INVALID_DEVICE;
+		goto out_unlock;
 	mem = nvsim_obj_mem(obj);
+	status = NVRM_ERR_NOT_SUPPORTED;
 	if (!mem || !mem->backing)
-		return NVRM_ERR_NOT_SUPPORTED;
+		goto out_unlock;
+	status = NVRM_ERR_INVALID_LIMIT;
 	if (!p->length || p->offset > mem->size || p->length > mem->size - p->offset)
-		return NVRM_ERR_INVALID_LIMIT;
+		goto out_unlock;
+	status = NVRM_ERR_NO_MEMORY;
 	map = kzalloc(sizeof(*map), GFP_KERNEL);
 	if (!map)
-		return NVRM_ERR_NO_MEMORY;
+		goto out_unlock;
 	map->client = client;
 	map->obj = obj;
 	map->backing = nvsim_backing_get(mem->backing);
@@ -379,12 +390,15 @@ u32 nvsim_map_memory_kernel(const struct nvsim_caller *caller, struct nvrm_nvos3
 	    xa_alloc_cyclic(&nvsim_cpu_maps, &id, map, xa_limit_31b, &nvsim_next_cpu_map,
 			    GFP_KERNEL) < 0) {
 		nvsim_cpu_map_free(map);
-		return NVRM_ERR_NO_MEMORY;
+		goto out_unlock;
 	}
 	map->linear = (u64)(uintptr_t)map->kaddr + offset_in_page(p->offset);
 	obj->cpu_maps++;
 	p->plinear_address = map->linear;
-	return NVRM_OK;
+	status = NVRM_OK;
+out_unlock:
+	mutex_unlock(&nvsim_rm_lock);
+	return status;
 }
 
 /**
@@ -392,7 +406,7 @@ u32 nvsim_map_memory_kernel(const struct nvsim_caller *caller, struct nvrm_nvos3
  * @caller: the kernel caller
  * @p: NVOS34: the client, device and memory mapped, and the address returned
  *
- * Context: under nvsim_rm_lock; may sleep.
+ * Context: process context; takes nvsim_rm_lock.
  * Return: an RM status.
  */
 u32 nvsim_unmap_memory_kernel(const struct nvsim_caller *caller, struct nvrm_nvos34 *p)
@@ -403,13 +417,15 @@ u32 nvsim_unmap_memory_kernel(const struct nvsim_caller *caller, struct nvrm_nvo
 	unsigned long id;
 	u32 status;
 
-	lockdep_assert_held(&nvsim_rm_lock);
+	mutex_lock(&nvsim_rm_lock);
 	status = nvsim_client_get(caller, p->hclient, &client);
 	if (status)
-		return status;
+		goto out_unlock;
 	obj = nvsim_object_lookup(client, p->hmemory);
+	status = NVRM_ERR_INVALID_OBJECT_HANDLE;
 	if (!obj || !nvsim_object_lookup(client, p->hdevice))
-		return NVRM_ERR_INVALID_OBJECT_HANDLE;
+		goto out_unlock;
+	status = NVRM_ERR_INVALID_ARGUMENT;
 	xa_for_each(&nvsim_cpu_maps, id, map) {
 		if (map->client != client || map->obj != obj || !map->kaddr ||
 		    map->linear != p->plinear_address)
@@ -417,9 +433,12 @@ u32 nvsim_unmap_memory_kernel(const struct nvsim_caller *caller, struct nvrm_nvo
 		xa_erase(&nvsim_cpu_maps, id);
 		obj->cpu_maps--;
 		nvsim_cpu_map_free(map);
-		return NVRM_OK;
+		status = NVRM_OK;
+		break;
 	}
-	return NVRM_ERR_INVALID_ARGUMENT;
+out_unlock:
+	mutex_unlock(&nvsim_rm_lock);
+	return status;
 }
 
 /* Drop the records of @obj (its handle is being freed) or of @client. Under nvsim_rm_lock. */
