@@ -49,8 +49,9 @@
  * controls inert only the doorbell gate acts, and work queued before the gate closed still runs.
  * So qgpu watches: every channel whose USERD is a tenant's memory object has that USERD mapped
  * into the kernel (a duplicate of the memory in qgpu's kernel client, NV04_MAP_MEMORY), and at
- * each decision the thread reads GP_GET. A group qgpu holds whose GP_GET still moves
- * after QGPU_SCHED_HOLD_GRACE_NS shows the controls inert on this GPU (``controls`` in sysfs),
+ * each decision the thread reads GP_GET. Held groups whose GP_GET still moves after
+ * QGPU_SCHED_HOLD_GRACE_NS, QGPU_SCHED_HELD_MOVES times within a second, show the controls inert
+ * on this GPU (``controls`` in sysfs),
  * until the GPU has no channel group left (firmware does not change while groups live).
  * While inert, fixed-share charges each instance its busy groups' part of the engine's round
  * robin and gates its doorbell by budget (qgpu_sched_core.c). Work counts as known to the engine
@@ -68,8 +69,13 @@
 
 #define QGPU_SCHED_IDLE_NS	NSEC_PER_SEC	/* nothing active: wake this rarely */
 #define QGPU_SCHED_SLACK_NS	(20 * NSEC_PER_USEC)
-/* a held group may still finish what is on the engine: a preemption point, a late control */
-#define QGPU_SCHED_HOLD_GRACE_NS (2 * NSEC_PER_MSEC)
+/*
+ * a held group may still finish what is on the engine: a preemption point, a late control, an
+ * engine that writes GP_GET late (nvsim under TCG: up to 2.5 ms measured)
+ */
+#define QGPU_SCHED_HOLD_GRACE_NS (5 * NSEC_PER_MSEC)
+/* ...and this many held groups seen to move within a second show the controls inert */
+#define QGPU_SCHED_HELD_MOVES	3
 /* a held instance's known work that has not moved this long is not on the engine */
 #define QGPU_SCHED_STILL_NS	(50 * NSEC_PER_MSEC)
 #define QGPU_TIMESLICE_MAX_US	60000000u	/* the engine's clamp: 60 s */
@@ -87,6 +93,8 @@
  * @kick: a decision is wanted now
  * @timeslice_us: the timeslice_us knob (written under @mutex)
  * @sampled_at: when the channels' USERD was last read (under @lock)
+ * @held_moves: held groups seen to move since @held_moves_since (under @lock)
+ * @held_moves_since: start of the second @held_moves counts (under @lock)
  */
 struct qgpu_sched_gpu {
 	struct qgpu_gpu *gpu;
@@ -100,6 +108,8 @@ struct qgpu_sched_gpu {
 	bool kick;
 	u32 timeslice_us;
 	u64 sampled_at;
+	u32 held_moves;
+	u64 held_moves_since;
 };
 
 /**
@@ -237,6 +247,20 @@ static void qgpu_sched_event(struct qgpu_sched_gpu *sg, const char *what, const 
 }
 
 /*
+ * A held group's GP_GET moved after the grace. Several such moves within a second, not one, show
+ * the controls inert: an engine that runs late (an emulated GPU, a busy host) writes GP_GET for
+ * work it did before the hold, all at once. Under the GPU's lock.
+ */
+static bool qgpu_sched_held_moved(struct qgpu_sched_gpu *sg, u64 now)
+{
+	if (now - sg->held_moves_since >= NSEC_PER_SEC) {
+		sg->held_moves_since = now;
+		sg->held_moves = 0;
+	}
+	return ++sg->held_moves >= QGPU_SCHED_HELD_MOVES;
+}
+
+/*
  * Read every channel's GP_GET: which groups had work since the last sample (the estimate
  * fixed-share charges while the controls are inert), and whether held groups keep running (the
  * controls are inert). Under the GPU's mutex and lock.
@@ -296,7 +320,7 @@ static void qgpu_sched_sample(struct qgpu_sched_gpu *sg, u64 now)
 			busy += tsg->busy;
 			if (held && tsg->moved &&
 			    sg->sampled_at >= si->held_at + QGPU_SCHED_HOLD_GRACE_NS)
-				inert = true;
+				inert |= qgpu_sched_held_moved(sg, now);
 		}
 		si->sc.groups_busy = busy;
 	}
@@ -364,6 +388,14 @@ static u64 qgpu_sched_step(struct qgpu_sched_gpu *sg)
 		si->applied = false;
 		qgpu_sched_apply(si, false);
 		si->held_at = qgpu_sched_now();
+		/*
+		 * Until the controls are known inert, look once more when the hold's grace ends:
+		 * under fixed-share the next decision may come only when the hold does, and a move
+		 * is evidence only in a sample that starts after the grace.
+		 */
+		if (!READ_ONCE(sg->sc.inert) && !list_empty(&si->chans) &&
+		    READ_ONCE(sg->sc.policy) == QGPU_POLICY_FIXED_SHARE)
+			next = min(next, si->held_at + QGPU_SCHED_HOLD_GRACE_NS);
 		if (!si->was_active)
 			continue;
 		si->preemptions++;
