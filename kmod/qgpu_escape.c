@@ -12,6 +12,7 @@
 #include <linux/uaccess.h>
 
 #include "qgpu_internal.h"
+#include "qgpu_kclient.h"
 #include "qgpu_rmtrack.h"
 #include "qgpu_sched.h"
 
@@ -280,6 +281,7 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 	    nvrm_alloc_decode(&qf->inst->gpu->abi, buf, size, &a))
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
 	mutex_lock(&t->lock);
+	qgpu_mem_alloc_begin(qf->inst);
 	if (a.hclass == NVRM_CLASS_NV01_MEMORY_LOCAL_USER) {
 		ret = qgpu_mem_rm_alloc(qf, cmd, arg, size, compat, &a);
 		goto out_unlock;
@@ -300,6 +302,7 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 		ret = qgpu_mem_rm_alloc_done(qf, arg, &a, node, hnew);
 	}
 out_unlock:
+	qgpu_mem_alloc_end(qf->inst);
 	mutex_unlock(&t->lock);
 	return ret;
 }
@@ -325,29 +328,82 @@ static long qgpu_rm_free(struct qgpu_file *qf, unsigned int cmd, unsigned long a
 	return ret;
 }
 
-/* RM_DUP_OBJECT: the duplicate is an object of the tenant's client like any other. */
-static long qgpu_rm_dup(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,
-			bool compat)
+/*
+ * RM_DUP_OBJECT without a kernel client (a driver without the kernel interface): RM reads the
+ * tenant's parameters itself, and qgpu can verify nothing (see DOC: memory limits).
+ */
+static long qgpu_rm_dup_forward(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
+				u32 size, bool compat, struct nvrm_nvos55 *p)
 {
 	struct qgpu_rmtrack *t = qf->track;
-	struct qgpu_rmnode *src;
-	struct nvrm_nvos55 p, done;
+	struct qgpu_mem_dup d;
+	struct nvrm_nvos55 done;
 	long ret;
 
-	if (!t || size != sizeof(p) || copy_from_user(&p, (void __user *)arg, size))
-		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
-	if (qgpu_mem_dup_refused(qf, &p, arg, &ret))
-		return ret;
 	mutex_lock(&t->lock);
+	qgpu_mem_dup_begin(qf, p, &d);
 	ret = qgpu_forward_ioctl(qf->real, cmd, arg, compat);
 	if (!ret && !copy_from_user(&done, (void __user *)arg, size) && done.status == NVRM_OK) {
-		src = qgpu_rmtrack_find(t, p.hclient_src, p.hobject_src);
-		/* A source in another ctl file's mirror has a class qgpu does not know here. */
-		qgpu_mem_dup_done(qf, &p, qgpu_rmtrack_add(t, p.hclient, p.hparent, done.hobject,
-							   src ? src->hclass : QGPU_CLASS_UNKNOWN));
+		p->hobject = done.hobject;
+		qgpu_mem_dup_end(qf, p, &d, qgpu_rmtrack_add(t, p->hclient, p->hparent,
+							     done.hobject, QGPU_CLASS_UNKNOWN));
+	} else {
+		qgpu_mem_dup_abort(&d);
 	}
 	mutex_unlock(&t->lock);
 	return ret;
+}
+
+/*
+ * RM_DUP_OBJECT: qgpu makes the duplicate itself, from its kernel copy of the request, through
+ * the kernel client. Were RM to read the tenant's parameters again, a sibling thread could swap
+ * the source after qgpu checked it (another instance's object), or the handle RM writes back
+ * before qgpu reads it (a duplicate qgpu never mirrors, whose memory outlives its charge).
+ * NV04_DUP_HANDLE_FLAGS_REJECT_KERNEL_DUP_PRIVILEGE has RM check the duplicate's access as for
+ * the tenant's own call (the share policy, against the destination client). The one check RM
+ * skips for kernel calls, that the destination client is the calling file's (clientValidate),
+ * qgpu makes: the client is in this file's mirror.
+ */
+static long qgpu_rm_dup(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,
+			bool compat)
+{
+	struct nvrm_nvos55 __user *up = (struct nvrm_nvos55 __user *)arg;
+	struct qgpu_rmtrack *t = qf->track;
+	struct qgpu_rmnode *src, *node;
+	struct qgpu_mem_dup d;
+	struct nvrm_nvos55 p;
+	long ret;
+
+	if (!t || size != sizeof(p) || copy_from_user(&p, up, size))
+		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	if (qgpu_mem_dup_refused(qf, &p, arg, &ret))
+		return ret;
+	if (!qgpu_kclient_ready())
+		return qgpu_rm_dup_forward(qf, cmd, arg, size, compat, &p);
+	mutex_lock(&t->lock);
+	if (!qgpu_rmtrack_find(t, p.hclient, p.hclient)) {
+		/* RM's order: an unknown client before one that is not the caller's. */
+		p.status = qgpu_rmtrack_rm_has(p.hclient, p.hclient) ?
+			   NVRM_ERR_INVALID_CLIENT : NVRM_ERR_INVALID_OBJECT_HANDLE;
+		goto out_unlock;
+	}
+	qgpu_mem_dup_begin(qf, &p, &d);
+	p.flags |= NVRM_DUP_FLAGS_REJECT_KERNEL_DUP_PRIVILEGE;
+	if (qgpu_kclient_dup_in(&p) == NVRM_OK) {
+		src = qgpu_rmtrack_find(t, p.hclient_src, p.hobject_src);
+		/* A source in another ctl file's mirror has a class qgpu does not know here. */
+		node = qgpu_rmtrack_add(t, p.hclient, p.hparent, p.hobject,
+					src ? src->hclass : QGPU_CLASS_UNKNOWN);
+		p.status = qgpu_mem_dup_end(qf, &p, &d, node);
+	} else {
+		qgpu_mem_dup_abort(&d);
+	}
+out_unlock:
+	mutex_unlock(&t->lock);
+	/* What a direct call writes back: the new handle, and the status. */
+	if (p.status == NVRM_OK && put_user(p.hobject, &up->hobject))
+		return -EFAULT;
+	return put_user(p.status, &up->status) ? -EFAULT : 0;
 }
 
 /* RM_VID_HEAP_CONTROL: ALLOC_* make a memory object (RM picks its class), FREE frees one. */
@@ -368,6 +424,8 @@ static long qgpu_rm_vid_heap(struct qgpu_file *qf, unsigned int cmd, unsigned lo
 	if (!v.is_alloc && v.function != NVRM_NVOS32_FUNCTION_FREE)
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
 	mutex_lock(&t->lock);
+	if (v.is_alloc)
+		qgpu_mem_alloc_begin(qf->inst);
 	if (v.is_alloc && v.is_vidmem) {
 		ret = qgpu_mem_vid_heap_alloc(qf, cmd, arg, size, compat, &v);
 		goto out_unlock;
@@ -389,6 +447,8 @@ static long qgpu_rm_vid_heap(struct qgpu_file *qf, unsigned int cmd, unsigned lo
 		qgpu_rmtrack_freed(t, v.hroot, v.hmemory);
 	}
 out_unlock:
+	if (v.is_alloc)
+		qgpu_mem_alloc_end(qf->inst);
 	mutex_unlock(&t->lock);
 	return ret;
 }

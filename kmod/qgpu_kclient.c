@@ -320,6 +320,34 @@ u32 qgpu_kclient_dup(u32 hparent, u32 hclient_src, u32 hobject_src, u32 *hnew)
 }
 
 /**
+ * qgpu_kclient_dup_in() - RM_DUP_OBJECT into any client, on a tenant's behalf
+ * @p: the request (qgpu's kernel copy of NVOS55); @p->hobject becomes the new handle on success
+ *
+ * The caller sets NV04_DUP_HANDLE_FLAGS_REJECT_KERNEL_DUP_PRIVILEGE in @p->flags where RM is to
+ * check the duplicate's access as for a user call (clientCopyResource(), rs_client.c, 525-595).
+ * RM does not check that the destination client belongs to any file: the caller does.
+ *
+ * Context: process context (RM's share policy compares the calling process); sleeps.
+ * Return: the RM status (also left in @p->status).
+ */
+u32 qgpu_kclient_dup_in(struct nvrm_nvos55 *p)
+{
+	struct nvrm_kapi_rmapi_ops ops = { .op = NVRM_KAPI_OP_DUP_OBJECT };
+
+	if (!qgpu_kclient_ready())
+		return NVRM_ERR_INVALID_STATE;
+	ops.params.dup_object = *p;
+	ops.params.dup_object.status = NVRM_ERR_GENERIC;
+	mutex_lock(&qgpu_kc.lock);
+	qgpu_kclient_op(&ops);
+	mutex_unlock(&qgpu_kc.lock);
+	p->status = ops.params.dup_object.status;
+	if (p->status == NVRM_OK)
+		p->hobject = ops.params.dup_object.hobject;
+	return p->status;
+}
+
+/**
  * qgpu_kclient_subdevice() - qgpu's device and subdevice of @gpu, allocated on first use
  * @gpu: the GPU
  * @hsubdevice: the subdevice's handle

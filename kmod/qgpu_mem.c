@@ -57,7 +57,11 @@
  *
  * RM_DUP_OBJECT whose source client is not one of the instance's (struct qgpu_mem_inst.clients,
  * every client allocated through any proxy ctl file of the instance) is refused with
- * NV_ERR_INVALID_CLIENT, before RM sees it.
+ * NV_ERR_INVALID_CLIENT, before RM sees it. Any other qgpu makes itself from its kernel copy,
+ * through the kernel client with NV04_DUP_HANDLE_FLAGS_REJECT_KERNEL_DUP_PRIVILEGE (RM checks
+ * access as for the tenant's call), so RM never reads a source or writes a handle that a sibling
+ * thread can swap (qgpu_escape.c). The duplicate takes its source's charge, or, when an
+ * allocation in another file raced it, a charge of its own (qgpu_mem_dup_end()).
  */
 
 /**
@@ -65,7 +69,7 @@
  * @ref: one per mirror node (handle) that refers to the memory
  * @size: bytes charged
  * @inst: the instance charged
- * @rcu: freed after a grace period (qgpu_mem_dup_done() looks it up under RCU)
+ * @rcu: freed after a grace period (qgpu_mem_source_charge() looks it up under RCU)
  */
 struct qgpu_mem_charge {
 	refcount_t ref;
@@ -79,7 +83,7 @@ struct qgpu_mem_charge {
  * @inst: its instance
  * @root: the client's mirror node (where a duplicate from this client finds its source)
  * @held: bytes charged to the client as a whole (an allocation qgpu could not pin on a handle)
- * @rcu: freed after a grace period (qgpu_mem_dup_done() looks it up under RCU)
+ * @rcu: freed after a grace period (qgpu_mem_source_charge() looks it up under RCU)
  */
 struct qgpu_mem_client {
 	struct qgpu_instance *inst;
@@ -180,14 +184,14 @@ static const struct qgpu_rmnode_ops qgpu_mem_client_ops = {
 /*
  * Attach a charge (already counted in used) to @node, taking over the caller's reference; false
  * when the node already carries state. A duplicate looks the charge up locklessly (see
- * qgpu_mem_dup_done()): @ops is published after @payload.
+ * qgpu_mem_source_charge()): @ops is published after @payload.
  */
 static bool qgpu_mem_attach(struct qgpu_rmnode *node, struct qgpu_mem_charge *c)
 {
 	if (node->ops)
 		return false;
 	node->payload = c;
-	/* Pairs with the acquire in qgpu_mem_dup_done(): who sees @ops sees @payload. */
+	/* Pairs with the acquire in qgpu_mem_source_charge(): who sees @ops sees @payload. */
 	smp_store_release(&node->ops, &qgpu_mem_node_ops);
 	return true;
 }
@@ -532,25 +536,39 @@ bool qgpu_mem_dup_refused(struct qgpu_file *qf, const struct nvrm_nvos55 *p, uns
 }
 
 /**
- * qgpu_mem_dup_done() - a duplicate was made and mirrored: it shares its source's charge
- * @qf: the proxy ctl file
- * @p: qgpu's kernel copy of NVOS55
- * @node: the duplicate's mirror node
+ * qgpu_mem_alloc_begin() - an allocation of the instance is about to be forwarded
+ * @inst: the instance
  *
- * Context: the tracker's lock held.
+ * Every RM_ALLOC and VID_HEAP_CONTROL ALLOC_* counts, whatever qgpu thinks it makes: a sibling
+ * thread can turn any of them into video memory (DOC: memory limits, 3).
  */
-void qgpu_mem_dup_done(struct qgpu_file *qf, const struct nvrm_nvos55 *p,
-		       struct qgpu_rmnode *node)
+void qgpu_mem_alloc_begin(struct qgpu_instance *inst)
+{
+	atomic_long_inc(&inst->mem.allocs_started);
+}
+
+/**
+ * qgpu_mem_alloc_end() - what the allocation made is in the mirror, charged or freed
+ * @inst: the instance
+ */
+void qgpu_mem_alloc_end(struct qgpu_instance *inst)
+{
+	/* Pairs with the acquire in qgpu_mem_dup_begin(): the mirror's update is seen first. */
+	smp_mb__before_atomic();
+	atomic_long_inc(&inst->mem.allocs_finished);
+}
+
+/* The charge of the source's mirror node (a reference), or NULL. */
+static struct qgpu_mem_charge *
+qgpu_mem_source_charge(struct qgpu_instance *inst, u32 hclient, u32 handle)
 {
 	struct qgpu_mem_charge *c = NULL;
 	struct qgpu_mem_client *mc;
 	struct qgpu_rmnode *src;
 
-	if (!node)
-		return;
 	rcu_read_lock();
-	mc = xa_load(&qf->inst->mem.clients, p->hclient_src);
-	src = mc ? qgpu_rmtrack_lookup_rcu(mc->root, p->hobject_src) : NULL;
+	mc = xa_load(&inst->mem.clients, hclient);
+	src = mc ? qgpu_rmtrack_lookup_rcu(mc->root, handle) : NULL;
 	/* Pairs with the release in qgpu_mem_attach(): @payload is the charge once @ops says so. */
 	if (src && smp_load_acquire(&src->ops) == &qgpu_mem_node_ops) {
 		c = READ_ONCE(src->payload);
@@ -558,8 +576,124 @@ void qgpu_mem_dup_done(struct qgpu_file *qf, const struct nvrm_nvos55 *p,
 			c = NULL;
 	}
 	rcu_read_unlock();
-	if (c && !qgpu_mem_attach(node, c))
+	return c;
+}
+
+/**
+ * qgpu_mem_dup_begin() - before RM duplicates: find the source's charge
+ * @qf: the proxy ctl file
+ * @p: qgpu's kernel copy of NVOS55 (the request RM is given)
+ * @d: filled in; passed to qgpu_mem_dup_end()
+ *
+ * Context: the tracker's lock held.
+ */
+void qgpu_mem_dup_begin(struct qgpu_file *qf, const struct nvrm_nvos55 *p,
+			struct qgpu_mem_dup *d)
+{
+	struct qgpu_mem_inst *m = &qf->inst->mem;
+
+	d->local = qgpu_rmtrack_find(qf->track, p->hclient_src, p->hclient_src);
+	d->finished = atomic_long_read_acquire(&m->allocs_finished);
+	d->charge = qgpu_mem_source_charge(qf->inst, p->hclient_src, p->hobject_src);
+}
+
+/**
+ * qgpu_mem_dup_abort() - RM made no duplicate
+ * @d: what qgpu_mem_dup_begin() found
+ */
+void qgpu_mem_dup_abort(struct qgpu_mem_dup *d)
+{
+	if (d->charge)
+		qgpu_mem_charge_put(d->charge);
+}
+
+/*
+ * The duplicate's own charge, for what RM says it is: video memory the mirror could not vouch
+ * for. NULL with @status NVRM_OK when it is no video memory.
+ */
+static struct qgpu_mem_charge *qgpu_mem_dup_own_charge(struct qgpu_instance *inst,
+						       const struct nvrm_nvos55 *p, u32 *status)
+{
+	struct qgpu_mem_charge *c;
+	u64 size;
+	int q;
+
+	*status = NVRM_OK;
+	q = qgpu_mem_rm_query(p->hclient, p->hobject, &size);
+	if (q == -EINVAL || q == -ENOENT)
+		return NULL;	/* something else, or gone already: nothing held */
+	*status = NVRM_ERR_NO_MEMORY;
+	if (q)
+		return NULL;
+	if (!qgpu_mem_try_charge(inst, size)) {
+		qgpu_mem_refused(inst, size);
+		return NULL;
+	}
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c) {
+		qgpu_mem_uncharge(inst, size);
+		return NULL;
+	}
+	refcount_set(&c->ref, 1);
+	c->size = size;
+	c->inst = inst;
+	*status = NVRM_OK;
+	return c;
+}
+
+/**
+ * qgpu_mem_dup_end() - RM made the duplicate: it shares the charge of what it duplicates
+ * @qf: the proxy ctl file
+ * @p: the request, @p->hobject the duplicate's handle
+ * @d: what qgpu_mem_dup_begin() found
+ * @node: the duplicate's mirror node, or NULL when it could not be mirrored
+ *
+ * The source's charge as the mirror had it before the call is the duplicate's when nothing could
+ * have changed the source handle's meaning in between: the source client is the calling file's
+ * (its mirror changes only under the lock held), or no allocation of the instance was in flight
+ * or began meanwhile (@allocs_started still equals what @allocs_finished was; a free and reuse
+ * of the handle needs one). Otherwise another file's allocation may not be settled yet, or the
+ * source may have been freed and its handle reused, and the mirror cannot tell which memory RM
+ * duplicated: the duplicate then gets its own charge, for the size RM reports. That counts the
+ * memory twice while both handles live, which errs on the tenant's side of its limit and happens
+ * only for a duplicate across files racing an allocation. A charged duplicate that cannot be
+ * mirrored, or its own charge that does not fit, is freed again and the call fails with
+ * NV_ERR_NO_MEMORY.
+ *
+ * Context: the tracker's lock held.
+ * Return: the RM status for the tenant.
+ */
+u32 qgpu_mem_dup_end(struct qgpu_file *qf, const struct nvrm_nvos55 *p, struct qgpu_mem_dup *d,
+		     struct qgpu_rmnode *node)
+{
+	struct qgpu_instance *inst = qf->inst;
+	struct qgpu_mem_charge *c = d->charge;
+	u32 status = NVRM_OK;
+
+	/* RM's lock ordered the duplicate after every allocation it could name: see it counted. */
+	smp_mb();
+	if (!d->local && atomic_long_read(&inst->mem.allocs_started) != d->finished &&
+	    qgpu_kclient_ready()) {
+		if (c)
+			qgpu_mem_charge_put(c);
+		c = qgpu_mem_dup_own_charge(inst, p, &status);
+	}
+	if (!c && status == NVRM_OK)
+		return NVRM_OK;
+	if (c && node && qgpu_mem_attach(node, c))
+		return NVRM_OK;
+	if (c)
 		qgpu_mem_charge_put(c);
+	/* Nothing may hold memory the instance is not charged for: the duplicate goes. */
+	qgpu_kclient_free_in(p->hclient, p->hobject);
+	if (!qgpu_rmtrack_rm_has(p->hclient, p->hobject)) {
+		if (node)
+			qgpu_rmtrack_freed(qf->track, p->hclient, p->hobject);
+	} else {
+		pr_warn_ratelimited("instance %s: could not free an uncharged duplicate 0x%x\n",
+				    inst->name, p->hobject);
+	}
+	return NVRM_ERR_NO_MEMORY;
 }
 
 /* The tenant's view */
@@ -933,6 +1067,8 @@ void qgpu_mem_inst_init(struct qgpu_instance *inst, u64 max)
 	m->max = max;
 	atomic64_set(&m->events, 0);
 	xa_init(&m->clients);
+	atomic_long_set(&m->allocs_started, 0);
+	atomic_long_set(&m->allocs_finished, 0);
 }
 
 /*

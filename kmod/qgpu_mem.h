@@ -18,6 +18,7 @@ struct device_attribute;
 struct qgpu_file;
 struct qgpu_gpu;
 struct qgpu_instance;
+struct qgpu_mem_charge;
 struct qgpu_rmnode;
 struct vm_area_struct;
 
@@ -32,6 +33,9 @@ struct vm_area_struct;
  * @clients: RM client handle -> struct qgpu_mem_client, for the instance's tenants' clients on
  *	all its proxy ctl files (the DUP isolation check, and where a duplicate finds its
  *	source's charge: through the source client's mirror); internal locking, lookups under RCU
+ * @allocs_started: RM_ALLOC and VID_HEAP_CONTROL ALLOC_* calls of the instance forwarded so far
+ * @allocs_finished: those whose outcome is in the mirror (settled, refused or freed); equal to
+ *	@allocs_started when none is in flight (see qgpu_mem_dup_end())
  */
 struct qgpu_mem_inst {
 	spinlock_t lock;	/* see above */
@@ -41,6 +45,20 @@ struct qgpu_mem_inst {
 	atomic64_t events;
 	bool refuse_managed;
 	struct xarray clients;
+	atomic_long_t allocs_started;
+	atomic_long_t allocs_finished;
+};
+
+/**
+ * struct qgpu_mem_dup - a duplicate in flight, as qgpu_mem_dup_begin() found its source
+ * @charge: the source's charge (a reference), or NULL
+ * @finished: the instance's @allocs_finished before the source was looked up
+ * @local: the source client is the calling file's, whose mirror cannot change meanwhile
+ */
+struct qgpu_mem_dup {
+	struct qgpu_mem_charge *charge;
+	long finished;
+	bool local;
 };
 
 extern const struct attribute_group qgpu_mem_instance_group;
@@ -63,8 +81,13 @@ bool qgpu_mem_vid_heap_info(struct qgpu_file *qf, unsigned long arg,
 			    const struct nvrm_vidheap *v, long *ret);
 bool qgpu_mem_dup_refused(struct qgpu_file *qf, const struct nvrm_nvos55 *p,
 			  unsigned long arg, long *ret);
-void qgpu_mem_dup_done(struct qgpu_file *qf, const struct nvrm_nvos55 *p,
-		       struct qgpu_rmnode *node);
+void qgpu_mem_dup_begin(struct qgpu_file *qf, const struct nvrm_nvos55 *p,
+			struct qgpu_mem_dup *d);
+void qgpu_mem_dup_abort(struct qgpu_mem_dup *d);
+u32 qgpu_mem_dup_end(struct qgpu_file *qf, const struct nvrm_nvos55 *p, struct qgpu_mem_dup *d,
+		     struct qgpu_rmnode *node);
+void qgpu_mem_alloc_begin(struct qgpu_instance *inst);
+void qgpu_mem_alloc_end(struct qgpu_instance *inst);
 bool qgpu_mem_control(struct qgpu_file *qf, const struct nvrm_control *c, unsigned long arg,
 		      long *ret);
 void qgpu_mem_alloc_memory_done(struct qgpu_file *qf, unsigned long arg, u32 size);

@@ -3,9 +3,11 @@ tenant's view of the GPU, and DUP isolation, against nvsim."""
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import errno
 import json
+import mmap
 import os
 import random
 import select
@@ -292,6 +294,167 @@ def test_a_dup_of_a_dup_keeps_the_one_charge_when_the_source_file_goes() -> None
         finally:
             r2.close()
             r1.close()
+
+
+def raw_ioctl(fd: int, nr: int, req: ctypes.Array[ctypes.c_char]) -> None:
+    """The ioctl through libc, by address: the driver reads the very buffer another process
+    writes (fcntl.ioctl would pass a copy)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    cmd = ctypes.c_ulong(rm.iowr(nr, len(req)))
+    assert libc.ioctl(fd, cmd, ctypes.c_void_p(ctypes.addressof(req))) == 0
+
+
+@contextlib.contextmanager
+def flipping(
+    size: int, offset: int, values: tuple[int, int]
+) -> Iterator[ctypes.Array[ctypes.c_char]]:
+    """A request buffer in shared memory, whose u32 at `offset` a child process keeps flipping
+    between two values: the hostile sibling, on its own CPU and without the GIL."""
+    shared = mmap.mmap(-1, mmap.PAGESIZE)
+    req = (ctypes.c_char * size).from_buffer(shared)
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        word = ctypes.c_uint32.from_buffer(shared, offset)
+        while True:
+            word.value = values[0]
+            word.value = values[1]
+    try:
+        yield req
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+
+
+def vidmem_at(r: Rm, parent: int, size: int, handle: int) -> int:
+    """Video memory under a handle the caller chooses; returns the status."""
+    params = bytearray(rm.MEM_PARAMS_SIZE)
+    struct.pack_into("<I", params, 0, r.client)
+    struct.pack_into("<Q", params, 64, size)
+    return r.alloc(r.client, parent, rm.VIDMEM, bytes(params), hnew=handle)[0]
+
+
+def test_a_sibling_swapping_the_dup_source_cannot_reach_another_instance() -> None:
+    """qgpu checks the source client in its own copy of the request; RM must not read another.
+
+    One process holds clients in two instances (the test runs as root; a container's process
+    cannot open another instance's nodes, but it could own a client whose object is shared).
+    A sibling flips hClientSrc between the caller's own client, which passes qgpu's check but has
+    no such object, and the other instance's client, which has it and belongs to the same process
+    (RM's share policy would allow the duplicate). None may succeed.
+    """
+    with instance("sa", opts="mem=64M") as a, instance("sb", opts="mem=64M") as b:
+        ra, rb = Rm(dev=a), Rm(dev=b)
+        try:
+            deva, _ = ra.device()
+            devb, _ = rb.device()
+            theirs = 0x5EC0
+            assert vidmem_at(rb, devb, MIB, theirs) == rm.OK
+            assert ra.dup(deva, ra.client, theirs)[0] == rm.OBJECT_NOT_FOUND
+            seen = {rm.INVALID_CLIENT: 0, rm.OBJECT_NOT_FOUND: 0}
+            with flipping(rm.NVOS55.size, 12, (rb.client, ra.client)) as req:
+                # until qgpu's check has read each side a few times: the race was run
+                for _ in range(20000):
+                    if min(seen.values()) >= 20:
+                        break
+                    rm.NVOS55.pack_into(
+                        req, 0, ra.client, deva, 0, ra.client, theirs, 0, 0xFFFFFFFF
+                    )
+                    raw_ioctl(ra.ctl, rm.RM_DUP_OBJECT, req)
+                    status = rm.NVOS55.unpack(bytes(req))[6]
+                    assert status != rm.OK, "a duplicate of another instance's memory was made"
+                    assert status in seen, hex(status)
+                    seen[status] += 1
+            assert min(seen.values()) >= 20, seen
+            assert current("sa") == 0
+        finally:
+            rb.close()
+            ra.close()
+
+
+def test_a_sibling_rewriting_the_dup_handle_cannot_leave_it_uncharged() -> None:
+    """RM writes the duplicate's handle back where a sibling can rewrite it.
+
+    Allocate, duplicate, free the source, over and over, while a sibling writes a handle qgpu
+    already charges into hObject. Every duplicate made keeps its memory in RM, so it must keep
+    its charge: the instance is never charged less than the memory its duplicates hold.
+    """
+    size = 64 * KIB
+    with instance("sh", opts="mem=64M") as d:
+        r = Rm(dev=d)
+        try:
+            dev, _ = r.device()
+            status, kept, _ = r.vidmem(dev, size)
+            assert status == rm.OK
+            made = 0
+            with flipping(rm.NVOS55.size, 8, (kept, 0)) as req:
+                for _ in range(500):
+                    status, h, _ = r.vidmem(dev, size)
+                    assert status == rm.OK, hex(status)
+                    rm.NVOS55.pack_into(req, 0, r.client, dev, 0, r.client, h, 0, 0xFFFFFFFF)
+                    raw_ioctl(r.ctl, rm.RM_DUP_OBJECT, req)
+                    status = rm.NVOS55.unpack(bytes(req))[6]
+                    # RM read the sibling's handle as the one to use: it exists, nothing is made
+                    assert status in (rm.OK, rm.INSERT_DUPLICATE_NAME), hex(status)
+                    made += status == rm.OK
+                    assert r.free(h) == rm.OK
+                    assert current("sh") >= (1 + made) * size, (
+                        f"a duplicate lost its charge ({made})"
+                    )
+            assert made, "no duplicate was made"
+            assert r.free(r.client) == rm.OK
+            assert current("sh") == 0
+        finally:
+            r.close()
+
+
+def test_duplicates_racing_another_files_alloc_and_free_stay_charged() -> None:
+    """A duplicate made through one file of a source another file allocates and frees meanwhile.
+
+    The source's charge may not be in the mirror yet, or may have gone with a free just after RM
+    made the duplicate. Whatever the interleaving, the instance is never charged less than the
+    memory RM holds for it (measured on the driver's own nodes).
+    """
+    size, handle = 64 * KIB, 0x5A5A
+    direct = Rm()
+    with instance("sx", opts="mem=256M") as d:
+        r1, r2 = Rm(dev=d), Rm(dev=d)
+        stop = threading.Event()
+        churn = threading.Thread()
+        try:
+            _, sub = direct.device()
+            free0 = direct.fb_free_bytes(sub)
+            dev1, _ = r1.device()
+            dev2, _ = r2.device()
+
+            def alloc_free() -> None:
+                while not stop.is_set():
+                    if vidmem_at(r1, dev1, size, handle) == rm.OK:
+                        r1.free(handle)
+
+            churn = threading.Thread(target=alloc_free)
+            churn.start()
+            made = tries = 0
+            while tries < 1500:
+                tries += 1
+                status, _ = r2.dup(dev2, r1.client, handle)
+                made += status == rm.OK
+            stop.set()
+            churn.join()
+            assert made, "no duplicate was made"
+            r1.free(handle)
+            held = free0 - direct.fb_free_bytes(sub)
+            assert current("sx") >= held, (current("sx"), held, made)
+            r2.close()
+            r2.ctl = r2.gpu_fd = -1
+            r1.close()
+            r1.ctl = r1.gpu_fd = -1
+            assert wait_current("sx", 0) == 0
+        finally:
+            stop.set()
+            if churn.is_alive():
+                churn.join()
+            for r in (r2, r1, direct):
+                r.close()
 
 
 def test_one_instance_at_its_limit_does_not_affect_the_other() -> None:
