@@ -308,19 +308,35 @@ out_unlock:
 }
 
 /*
- * RM_FREE: when RM says the object went, believe it only once RM, asked directly, no longer has
- * it; then its subtree leaves the mirror (and with it whatever qgpu kept for those objects).
+ * RM_FREE of an object the mirror has: qgpu frees it itself, from its kernel copy, through the
+ * kernel client, as RM does when it frees a released file's clients (kernel privilege; the
+ * handle's client is the calling file's, checked on the mirror as RM's clientValidate() would).
+ * RM then frees exactly what qgpu drops from the mirror, and its status is the truth: forwarded,
+ * RM would read the handle again, and a sibling thread could have it free another object than
+ * the one qgpu uncharges (the forwarding path below must ask RM afterwards).
  */
 static long qgpu_rm_free(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,
 			 bool compat)
 {
+	struct nvrm_nvos00 __user *up = (struct nvrm_nvos00 __user *)arg;
 	struct qgpu_rmtrack *t = qf->track;
+	struct qgpu_rmnode *node;
 	struct nvrm_nvos00 p;
+	u32 status;
 	long ret;
 
-	if (!t || size != sizeof(p) || copy_from_user(&p, (void __user *)arg, size))
+	if (!t || size != sizeof(p) || copy_from_user(&p, up, size))
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
 	mutex_lock(&t->lock);
+	node = qgpu_kclient_ready() ? qgpu_rmtrack_find(t, p.hroot, p.hobject_old) : NULL;
+	if (node) {
+		status = qgpu_kclient_free_in(p.hroot, p.hobject_old);
+		if (status == NVRM_OK)
+			qgpu_rmtrack_freed_node(t, node);
+		mutex_unlock(&t->lock);
+		return put_user(status, &up->status) ? -EFAULT : 0;
+	}
+	/* Untracked: believe RM's word only once RM, asked directly, no longer has it. */
 	ret = qgpu_forward_ioctl(qf->real, cmd, arg, compat);
 	if (!ret && qgpu_rmtrack_gone(t, p.hroot, p.hobject_old))
 		qgpu_rmtrack_freed(t, p.hroot, p.hobject_old);

@@ -17,8 +17,9 @@
  * moment RM frees the clients.
  *
  * What the tenant's parameters say after a call cannot be trusted (another thread may rewrite
- * them), so a free is believed only after asking RM, through qgpu's own kernel client, whether
- * the handle is really gone (qgpu_rmtrack_rm_has()).
+ * them). So qgpu frees a mirrored object itself, from its own copy of the request, through its
+ * kernel client (qgpu_escape.c), and a free it forwarded is believed only after asking RM
+ * whether the handle is really gone (qgpu_rmtrack_rm_has()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -39,10 +40,25 @@
  */
 #define QGPU_RMTRACK_POLL	(HZ / 50)
 
+/*
+ * The mirror's indexes are keyed by handle minus RM's generated-handle base (XOR, so any handle
+ * still has its own key): RM's handles then fit four levels of the xarray instead of six, which
+ * every alloc, find and free walks. A client's own node is not in its node index.
+ */
+static unsigned long qgpu_rmclient_key(u32 hclient)
+{
+	return hclient ^ NVRM_CLIENT_HANDLE_BASE;
+}
+
+static unsigned long qgpu_rmnode_key(u32 handle)
+{
+	return handle ^ NVRM_OBJECT_HANDLE_BASE;
+}
+
 /**
  * struct qgpu_rmclient - one RM client allocated through the tracked file
  * @root: the client's own node (@root.handle is the client handle)
- * @nodes: handle -> node, the root included
+ * @nodes: handle -> node (keyed by qgpu_rmnode_key()), the root not included
  * @inst: the tracker's instance, whose rm_objects counts the nodes
  */
 struct qgpu_rmclient {
@@ -92,7 +108,8 @@ static void qgpu_rmnode_free(struct qgpu_rmclient *client, struct qgpu_rmnode *n
 		qgpu_rmnode_free(client, child);
 	if (node->ops)
 		node->ops->release(node);
-	xa_erase(&client->nodes, node->handle);
+	if (node->parent)
+		xa_erase(&client->nodes, qgpu_rmnode_key(node->handle));
 	atomic_dec(&client->inst->rm_objects);
 	if (node->parent) {
 		list_del(&node->sibling);
@@ -103,7 +120,7 @@ static void qgpu_rmnode_free(struct qgpu_rmclient *client, struct qgpu_rmnode *n
 static void qgpu_rmclient_free(struct qgpu_rmtrack *t, struct qgpu_rmclient *client)
 {
 	qgpu_rmnode_free(client, &client->root);
-	xa_erase(&t->clients, client->root.handle);
+	xa_erase(&t->clients, qgpu_rmclient_key(client->root.handle));
 	xa_destroy(&client->nodes);
 	kfree_rcu(client, root.rcu);
 }
@@ -215,8 +232,10 @@ struct qgpu_rmnode *qgpu_rmtrack_find(struct qgpu_rmtrack *t, u32 hclient, u32 h
 	struct qgpu_rmclient *client;
 
 	lockdep_assert_held(&t->lock);
-	client = xa_load(&t->clients, hclient);
-	return client ? xa_load(&client->nodes, handle) : NULL;
+	client = xa_load(&t->clients, qgpu_rmclient_key(hclient));
+	if (!client)
+		return NULL;
+	return handle == hclient ? &client->root : xa_load(&client->nodes, qgpu_rmnode_key(handle));
 }
 
 /**
@@ -237,7 +256,9 @@ struct qgpu_rmnode *qgpu_rmtrack_lookup_rcu(struct qgpu_rmnode *root, u32 handle
 	struct qgpu_rmclient *client = container_of(root, struct qgpu_rmclient, root);
 
 	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "mirror lookup outside RCU");
-	return xa_load(&client->nodes, handle);
+	if (handle == root->handle)
+		return root;
+	return xa_load(&client->nodes, qgpu_rmnode_key(handle));
 }
 
 static struct qgpu_rmnode *qgpu_rmtrack_add_client(struct qgpu_rmtrack *t, u32 hclient,
@@ -245,7 +266,7 @@ static struct qgpu_rmnode *qgpu_rmtrack_add_client(struct qgpu_rmtrack *t, u32 h
 {
 	struct qgpu_rmclient *client, *old;
 
-	old = xa_load(&t->clients, hclient);
+	old = xa_load(&t->clients, qgpu_rmclient_key(hclient));
 	if (old)
 		qgpu_rmclient_free(t, old);	/* a free qgpu missed; RM reused the handle */
 	client = kzalloc(sizeof(*client), GFP_KERNEL);
@@ -256,9 +277,7 @@ static struct qgpu_rmnode *qgpu_rmtrack_add_client(struct qgpu_rmtrack *t, u32 h
 	client->inst = t->inst;
 	INIT_LIST_HEAD(&client->root.children);
 	xa_init(&client->nodes);
-	if (xa_err(xa_store(&client->nodes, hclient, &client->root, GFP_KERNEL)) ||
-	    xa_err(xa_store(&t->clients, hclient, client, GFP_KERNEL))) {
-		xa_erase(&t->clients, hclient);
+	if (xa_err(xa_store(&t->clients, qgpu_rmclient_key(hclient), client, GFP_KERNEL))) {
 		xa_destroy(&client->nodes);
 		kfree(client);
 		return NULL;
@@ -287,10 +306,10 @@ struct qgpu_rmnode *qgpu_rmtrack_add(struct qgpu_rmtrack *t, u32 hclient, u32 hp
 	lockdep_assert_held(&t->lock);
 	if (qgpu_is_root_class(hclass))
 		return qgpu_rmtrack_add_client(t, handle, hclass);
-	client = xa_load(&t->clients, hclient);
+	client = xa_load(&t->clients, qgpu_rmclient_key(hclient));
 	if (!client || handle == hclient)
 		return NULL;
-	node = xa_load(&client->nodes, handle);
+	node = xa_load(&client->nodes, qgpu_rmnode_key(handle));
 	if (node) {
 		/*
 		 * RM reused a handle the mirror still has, or the tenant rewrote the handle RM
@@ -302,7 +321,9 @@ struct qgpu_rmnode *qgpu_rmtrack_add(struct qgpu_rmtrack *t, u32 hclient, u32 hp
 			return NULL;
 		qgpu_rmnode_free(client, node);
 	}
-	parent = xa_load(&client->nodes, hparent) ?: &client->root;
+	parent = hparent == hclient ? NULL : xa_load(&client->nodes, qgpu_rmnode_key(hparent));
+	if (!parent)
+		parent = &client->root;
 	node = kzalloc(sizeof(*node), GFP_KERNEL);
 	if (!node)
 		return NULL;
@@ -310,7 +331,7 @@ struct qgpu_rmnode *qgpu_rmtrack_add(struct qgpu_rmtrack *t, u32 hclient, u32 hp
 	node->hclass = hclass;
 	node->parent = parent;
 	INIT_LIST_HEAD(&node->children);
-	if (xa_err(xa_store(&client->nodes, handle, node, GFP_KERNEL))) {
+	if (xa_err(xa_store(&client->nodes, qgpu_rmnode_key(handle), node, GFP_KERNEL))) {
 		kfree(node);
 		return NULL;
 	}
@@ -372,19 +393,33 @@ static void qgpu_rmnode_free_checked(struct qgpu_rmclient *client, struct qgpu_r
  */
 void qgpu_rmtrack_freed(struct qgpu_rmtrack *t, u32 hclient, u32 handle)
 {
+	struct qgpu_rmnode *node = qgpu_rmtrack_find(t, hclient, handle);
+
+	if (node)
+		qgpu_rmtrack_freed_node(t, node);
+}
+
+/**
+ * qgpu_rmtrack_freed_node() - RM freed a mirrored object: drop its node and subtree
+ * @t: the tracker (its lock held)
+ * @node: the node, as qgpu_rmtrack_find() returned it (a client's own node frees the client)
+ *
+ * As qgpu_rmtrack_freed(), for a caller that has the node already.
+ *
+ * Context: process context; sleeps.
+ */
+void qgpu_rmtrack_freed_node(struct qgpu_rmtrack *t, struct qgpu_rmnode *node)
+{
+	struct qgpu_rmnode *root = node;
 	struct qgpu_rmclient *client;
-	struct qgpu_rmnode *node;
 
 	lockdep_assert_held(&t->lock);
-	client = xa_load(&t->clients, hclient);
-	if (!client)
-		return;
-	if (handle == hclient) {
+	while (root->parent)
+		root = root->parent;
+	client = container_of(root, struct qgpu_rmclient, root);
+	if (node == root)
 		qgpu_rmclient_free(t, client);
-		return;
-	}
-	node = xa_load(&client->nodes, handle);
-	if (node)
+	else
 		qgpu_rmnode_free_checked(client, node);
 }
 

@@ -56,7 +56,7 @@ struct qgpu_rmnode {
  * @lock: held around each forwarded RM_ALLOC / RM_FREE / RM_DUP_OBJECT / VID_HEAP_CONTROL and
  *	the update that follows, so the mirror follows RM's order of events
  * @inst: the instance (a reference on its kobject while the tracker lives)
- * @clients: client handle -> struct qgpu_rmclient
+ * @clients: client handle -> struct qgpu_rmclient (keyed by qgpu_rmclient_key())
  * @real: the backend ctl file, when the proxy has gone but the real file lives on (a VMA or a
  *	registered GPU file holds it): the tracker then waits for RM to release it
  * @zombie: entry in the list of such trackers
@@ -82,6 +82,7 @@ struct qgpu_rmnode *qgpu_rmtrack_lookup_rcu(struct qgpu_rmnode *root, u32 handle
 struct qgpu_rmnode *qgpu_rmtrack_add(struct qgpu_rmtrack *t, u32 hclient, u32 hparent,
 				     u32 handle, u32 hclass);
 void qgpu_rmtrack_freed(struct qgpu_rmtrack *t, u32 hclient, u32 handle);
+void qgpu_rmtrack_freed_node(struct qgpu_rmtrack *t, struct qgpu_rmnode *node);
 bool qgpu_rmtrack_gone(struct qgpu_rmtrack *t, u32 hclient, u32 handle);
 bool qgpu_rmtrack_rm_has(u32 hclient, u32 handle);
 

@@ -534,6 +534,13 @@ struct nvrm_nvos34 {
 	(((u32)(f) >> NVRM_NVOS02_FLAGS_LOCATION_SHIFT) & NVRM_NVOS02_FLAGS_LOCATION_MASK)
 
 /* nvos.h NV04_DUP_HANDLE_FLAGS_*, 525-595 */
+/*
+ * Where RM's generated handles start (resserv.h RS_CLIENT_HANDLE_BASE, rs_client.h
+ * RS_UNIQUE_HANDLE_BASE, 525-595): clients 0xc1d00000 + n, objects 0xcaf00000 + n, n below 2^20.
+ */
+#define NVRM_CLIENT_HANDLE_BASE				0xc1d00000u
+#define NVRM_OBJECT_HANDLE_BASE				0xcaf00000u
+
 #define NVRM_DUP_FLAGS_NONE				0x0u
 #define NVRM_DUP_FLAGS_REJECT_KERNEL_DUP_PRIVILEGE	0x1u
 
