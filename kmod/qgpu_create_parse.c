@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Parsing of the `create` knob: "NAME [mem=SIZE] [core=PCT] [class=online|offline]".
+ * Parsing of the `create` knob:
+ * "NAME [mem=SIZE] [core=PCT] [class=online|offline] [managed=allow|refuse]".
  *
  * Strict on purpose: the operator's tools write these lines, and a typo that silently created an
  * instance with default limits would be worse than an error. Any deviation is -EINVAL and the
@@ -131,6 +132,7 @@ static bool qgpu_token_is(const char *s, size_t len, const char *word)
 #define QGPU_SEEN_MEM	0x1u
 #define QGPU_SEEN_CORE	0x2u
 #define QGPU_SEEN_CLASS	0x4u
+#define QGPU_SEEN_MANAGED	0x8u
 
 /* One key=value token after the name. */
 static int qgpu_parse_option(const char *tok, size_t len, struct qgpu_create_req *req,
@@ -170,6 +172,18 @@ static int qgpu_parse_option(const char *tok, size_t len, struct qgpu_create_req
 			return -EINVAL;
 		return 0;
 	}
+	if (qgpu_token_is(tok, klen, "managed")) {
+		if (*seen & QGPU_SEEN_MANAGED)
+			return -EINVAL;
+		*seen |= QGPU_SEEN_MANAGED;
+		if (qgpu_token_is(val, vlen, "allow"))
+			req->refuse_managed = false;
+		else if (qgpu_token_is(val, vlen, "refuse"))
+			req->refuse_managed = true;
+		else
+			return -EINVAL;
+		return 0;
+	}
 	return -EINVAL;
 }
 
@@ -177,12 +191,13 @@ static int qgpu_parse_option(const char *tok, size_t len, struct qgpu_create_req
  * qgpu_create_parse() - parse a line written to a GPU's `create` knob
  * @buf: the bytes written (sysfs passes them NUL-terminated, but only @len counts)
  * @len: their number; one trailing newline is allowed
- * @req: filled on success; untouched fields keep their defaults (mem max, core 100, online)
+ * @req: filled on success; untouched fields keep their defaults (mem max, core 100, online,
+ *	managed allow)
  *
  * Tokens are separated by spaces or tabs. The first is the name (see qgpu_name_valid()), the
- * others are mem=SIZE (qgpu_parse_size()), core=PCT (1..100) and class=online|offline, each at
- * most once, in any order. A NUL byte, a second newline, an unknown key or a bad value is an
- * error.
+ * others are mem=SIZE (qgpu_parse_size()), core=PCT (1..100), class=online|offline and
+ * managed=allow|refuse, each at most once, in any order. A NUL byte, a second newline, an
+ * unknown key or a bad value is an error.
  *
  * Return: 0 on success, -EINVAL on any error.
  */

@@ -35,13 +35,19 @@ enum qgpu_class {
  * @mem: memory limit in bytes; 0 means unlimited ("max", the default)
  * @core: compute share in percent, QGPU_CORE_MIN..QGPU_CORE_MAX (default 100)
  * @cls: scheduling class (default online)
+ * @refuse_managed: managed=refuse (default allow): the instance refuses UVM managed memory from
+ *	its first moment, with no window before a write to its ``managed`` knob
  */
 struct qgpu_create_req {
 	char name[QGPU_NAME_MAX + 1];
 	u64 mem;
 	u32 core;
 	enum qgpu_class cls;
+	bool refuse_managed;
 };
+
+/* The keys `create` takes after the name, as the GPU's read-only `create_keys` lists them. */
+#define QGPU_CREATE_KEYS	"mem core class managed"
 
 bool qgpu_name_valid(const char *name, size_t len);
 int qgpu_parse_size(const char *s, size_t len, u64 *out);

@@ -18,13 +18,16 @@
  *
  * /sys/class/qgpu/gpu<N>/, N being the backend's minor number of the GPU (/dev/nvidia<N>):
  *
- * - ``create`` (0200): write ``NAME [mem=SIZE] [core=PCT] [class=online|offline]`` to create an
- *   instance (see qgpu_create_parse()). NAME is ``[a-z0-9][a-z0-9_.-]{0,31}`` and unique over
- *   all GPUs; SIZE is bytes with an optional K/M/G/T suffix, or ``max`` (default), and at most
- *   the GPU's memory; PCT is 1..100 (default 100); class defaults to online. Any error is
+ * - ``create`` (0200): write ``NAME [mem=SIZE] [core=PCT] [class=online|offline]
+ *   [managed=allow|refuse]`` to create an instance (see qgpu_create_parse()). NAME is
+ *   ``[a-z0-9][a-z0-9_.-]{0,31}`` and unique over all GPUs; SIZE is bytes with an optional
+ *   K/M/G/T suffix, or ``max`` (default), and at most the GPU's memory; PCT is 1..100 (default
+ *   100); class defaults to online, managed to allow. Any error is
  *   -EINVAL and creates nothing, except -ENOSPC when the GPU already has
  *   QGPU_MAX_INSTANCES_PER_GPU (128) instances and -EOPNOTSUPP when qgpu does not know the
  *   backend driver's version (the kernel log names it).
+ * - ``create_keys`` (0444): the keys ``create`` takes after NAME, space separated (tools tell
+ *   from it what this module accepts).
  * - ``available_instances`` (0444): how many more instances ``create`` accepts.
  * - ``instances/``: one directory per instance (see DOC: sysfs of an instance).
  * - ``index``, ``name``, ``uuid``, ``memory`` (bytes), ``driver_version``, ``gpu_id`` (0444):
@@ -65,6 +68,12 @@ static ssize_t create_store(struct device *dev, struct device_attribute *attr,
 	return ret ? ret : count;
 }
 static DEVICE_ATTR_WO(create);
+
+static ssize_t create_keys_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", QGPU_CREATE_KEYS);
+}
+static DEVICE_ATTR_RO(create_keys);
 
 static ssize_t available_instances_show(struct device *dev, struct device_attribute *attr,
 					char *buf)
@@ -150,6 +159,7 @@ static DEVICE_ATTR_RO(unknown_escapes_seen);
 
 static struct attribute *qgpu_gpu_attrs[] = {
 	&dev_attr_create.attr,
+	&dev_attr_create_keys.attr,
 	&dev_attr_driver_supported.attr,
 	&dev_attr_available_instances.attr,
 	&dev_attr_index.attr,

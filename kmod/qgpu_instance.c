@@ -272,6 +272,7 @@ int qgpu_instance_create(struct qgpu_gpu *gpu, const struct qgpu_create_req *req
 	strscpy(inst->name, req->name, sizeof(inst->name));
 	inst->settings = *req;
 	qgpu_mem_inst_init(inst, req->mem);
+	inst->mem.refuse_managed = req->refuse_managed;
 	inst->state = QGPU_INST_CREATING;
 	INIT_LIST_HEAD(&inst->files);
 	kobject_init(&inst->kobj, &qgpu_instance_ktype);

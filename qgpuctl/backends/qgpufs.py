@@ -44,9 +44,10 @@ def _with_hint(exc: KernelInterfaceError, hint: str | None) -> KernelInterfaceEr
     return KernelInterfaceError(exc.path, exc.value, exc.errno, detail=hint)
 
 
-def create_line(name: str, config: InstanceConfig) -> str:
-    """The exact line written to ``create`` (which has no key for ``managed``)."""
-    return f"{name} mem={format_size(config.mem)} core={config.core} class={config.klass}"
+def create_line(name: str, config: InstanceConfig, *, with_managed: bool = False) -> str:
+    """The exact line written to ``create``; ``managed=`` only where the module takes it."""
+    line = f"{name} mem={format_size(config.mem)} core={config.core} class={config.klass}"
+    return f"{line} managed={config.managed}" if with_managed else line
 
 
 class QgpuControl:
@@ -55,18 +56,29 @@ class QgpuControl:
     def __init__(self, sysfs: SysfsTree) -> None:
         self.sysfs = sysfs
 
+    def create_takes(self, minor: int, key: str) -> bool:
+        """Whether this module's ``create`` takes ``key`` (its ``create_keys`` lists it)."""
+        keys = self.sysfs.read_optional(f"{k.gpu_dir(minor)}/{k.GPU_CREATE_KEYS}")
+        return keys is not None and key in keys.split()
+
     def create(self, minor: int, name: str, config: InstanceConfig) -> None:
         """Create the instance with all of ``config``, or leave nothing behind.
 
-        ``managed`` is written after create when it is not the default. That write
-        records no original: the instance is new, and undoing its creation removes it.
-        If it is refused, the instance is removed again and the refusal raised.
+        A ``managed`` other than the default goes in the create line where the module takes
+        the key, so the instance never runs with the default. An older module gets it by a
+        write after create. That write records no original: the instance is new, and undoing
+        its creation removes it. If it is refused, the instance is removed again and the
+        refusal raised.
         """
+        in_line = config.managed != k.MANAGED_DEFAULT and self.create_takes(minor, "managed")
         try:
-            self.sysfs.write_only(f"{k.gpu_dir(minor)}/{k.GPU_CREATE}", create_line(name, config))
+            self.sysfs.write_only(
+                f"{k.gpu_dir(minor)}/{k.GPU_CREATE}",
+                create_line(name, config, with_managed=in_line),
+            )
         except KernelInterfaceError as exc:
             raise _with_hint(exc, _CREATE_HINTS.get(exc.errno or 0)) from None
-        if config.managed == k.MANAGED_DEFAULT:
+        if config.managed == k.MANAGED_DEFAULT or in_line:
             return
         try:
             self.sysfs.write_only(f"{k.instance_dir(minor, name)}/{k.INST_MANAGED}", config.managed)

@@ -23,7 +23,8 @@ GPU_DIR_PREFIX: Final = "gpu"
 GPU_DIR_RE: Final = re.compile(r"gpu(?P<minor>[0-9]+)")
 
 # Per-GPU attributes.
-GPU_CREATE: Final = "create"  # wo: "NAME [mem=SIZE] [core=PCT] [class=online|offline]"
+GPU_CREATE: Final = "create"  # wo: "NAME [mem=SIZE] [core=PCT] [class=...] [managed=...]"
+GPU_CREATE_KEYS: Final = "create_keys"  # ro: the keys create takes, space separated
 GPU_AVAILABLE: Final = "available_instances"  # ro int
 GPU_INSTANCES: Final = "instances"  # dir of instance dirs
 GPU_INDEX: Final = "index"  # ro int

@@ -72,7 +72,7 @@ class InstanceConfig:
     mem: int | None  # None = max
     core: int
     klass: str
-    # Not a key of the kernel's create line: written to the new instance after create.
+    # In the create line where the module lists the key (create_keys); else written after.
     managed: str = k.MANAGED_DEFAULT
 
     def describe(self) -> str:
@@ -460,9 +460,10 @@ def _arrives_with(attr: str) -> str:
 def create_problem(state: State, config: InstanceConfig) -> str | None:
     """Why this module cannot create an instance with ``config``, as far as can be told first.
 
-    ``create`` has no key for ``managed``: a new instance that refuses managed memory
-    gets it by a write after create, which needs the knob writable. Judged from the
-    instances that exist; with none, the write after create decides (and is undone).
+    An older module's ``create`` has no key for ``managed``: a new instance that refuses
+    managed memory gets it by a write after create, which needs the knob writable. Judged
+    from the instances that exist; with none, the write after create decides (and is undone).
+    A module that takes ``managed=`` in its create line has the knob too.
     """
     if config.managed == k.MANAGED_DEFAULT:
         return None

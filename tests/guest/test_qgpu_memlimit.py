@@ -679,3 +679,13 @@ def test_managed_refuse_fails_mmap_of_the_uvm_node() -> None:
     with instance("uvm", opts="mem=8M") as d:
         write(inst_dir("uvm") / "managed", "refuse")
         assert uvm_mmap_errno(d, 2 * MIB) == errno.EPERM
+
+
+def test_managed_refuse_from_create_has_no_window() -> None:
+    """managed=refuse in the create line: refused from the instance's first moment."""
+    assert "managed" in read(gpu_dir(0) / "create_keys").split()
+    with instance("uvmc", opts="mem=8M managed=refuse") as d:
+        assert read(inst_dir("uvmc") / "managed") == "refuse"
+        assert uvm_mmap_errno(d, 2 * MIB) == errno.EPERM
+    with instance("uvmd", opts="mem=8M") as d:
+        assert read(inst_dir("uvmd") / "managed") == "allow"

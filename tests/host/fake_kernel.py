@@ -83,7 +83,10 @@ class FakeKernel(SysfsTree):
         overcommit: bool = False,
         max_instances: int = 16,
         utilization: int = 0,
+        create_keys: str | None = None,
     ) -> None:
+        """``create_keys``: what a module that lists its create keys says; None for an older
+        module without the attribute (its create takes mem, core and class)."""
         base = self.root / k.gpu_dir(minor)
         (base / k.GPU_INSTANCES).mkdir(parents=True)
         attrs: dict[str, object] = {
@@ -103,6 +106,8 @@ class FakeKernel(SysfsTree):
         }
         if supported is not None:
             attrs[k.GPU_DRIVER_SUPPORTED] = int(supported)
+        if create_keys is not None:
+            attrs[k.GPU_CREATE_KEYS] = create_keys
         for attr, value in attrs.items():
             (base / attr).write_text(f"{value}\n" if value != "" else "")
 
@@ -274,6 +279,9 @@ class FakeKernel(SysfsTree):
             raise _Refusal(errno.EINVAL)
         name = words[0]
         opts = {"mem": "max", "core": "100", "class": "online"}
+        keys = gpu / k.GPU_CREATE_KEYS
+        if keys.exists() and "managed" in self._get(keys).split():
+            opts["managed"] = k.MANAGED_DEFAULT
         for word in words[1:]:
             key, sep, val = word.partition("=")
             if not sep or key not in opts:
@@ -284,6 +292,8 @@ class FakeKernel(SysfsTree):
             raise _Refusal(errno.EINVAL)  # a limit above the GPU's memory makes no sense
         core = self._core(opts["core"])
         if opts["class"] not in k.CLASSES:
+            raise _Refusal(errno.EINVAL)
+        if opts.get("managed", k.MANAGED_DEFAULT) not in ("allow", "refuse"):
             raise _Refusal(errno.EINVAL)
         supported = gpu / k.GPU_DRIVER_SUPPORTED
         if supported.exists() and self._get(supported) == "0":
@@ -302,7 +312,7 @@ class FakeKernel(SysfsTree):
             k.INST_MEM_CURRENT: 0,
             k.INST_MEM_PEAK: 0,
             k.INST_EVENTS: 0,
-            k.INST_MANAGED: k.MANAGED_DEFAULT,  # create has no key for it
+            k.INST_MANAGED: opts.get("managed", k.MANAGED_DEFAULT),
             k.INST_CORE: core,
             k.INST_CLASS: opts["class"],
             k.INST_GPU_TIME: 0,

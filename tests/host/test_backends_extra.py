@@ -201,6 +201,21 @@ def test_fake_kernel_guarantees_under_fixed_share(host: Host) -> None:
     assert create_line("b", InstanceConfig(None, 5, "offline")) == "b mem=max core=5 class=offline"
 
 
+def test_create_puts_managed_in_the_line_where_the_module_takes_it(host: Host) -> None:
+    host.kernel.add_gpu(7, create_keys="mem core class managed")
+    ctl = QgpuControl(host.kernel)
+    ctl.create(7, "m", InstanceConfig(GIB, 10, "online", "refuse"))
+    writes = [(path, value) for path, value in host.kernel.writes if "gpu7" in path]
+    assert writes == [
+        ("class/qgpu/gpu7/create", "m mem=1G core=10 class=online managed=refuse")
+    ], writes
+    assert host.kernel.read("class/qgpu/gpu7/instances/m/managed") == "refuse"
+    # the default needs no key, and an older module (gpu0 lists no keys) gets a write after
+    ctl.create(0, "o", InstanceConfig(GIB, 10, "online", "refuse"))
+    assert host.kernel.writes[-1] == ("class/qgpu/gpu0/instances/o/managed", "refuse")
+    assert create_line("d", InstanceConfig(None, 5, "online")) == "d mem=max core=5 class=online"
+
+
 def test_write_only_knobs_are_not_readable(host: Host) -> None:
     with pytest.raises(KernelInterfaceError) as info:
         host.kernel.read("class/qgpu/gpu0/create")

@@ -20,6 +20,18 @@ TEST(create_name_only_gets_defaults)
 	EXPECT_EQ(req.mem, 0);
 	EXPECT_EQ(req.core, 100);
 	EXPECT_EQ(req.cls, QGPU_CLASS_ONLINE);
+	EXPECT_EQ(req.refuse_managed, false);
+}
+
+TEST(create_managed_key)
+{
+	struct qgpu_create_req req;
+
+	ASSERT_EQ_INT(parse("m managed=refuse mem=1G", &req), 0);
+	EXPECT_EQ(req.refuse_managed, true);
+	EXPECT_EQ(req.mem, 1ULL << 30);
+	ASSERT_EQ_INT(parse("m core=5 managed=allow", &req), 0);
+	EXPECT_EQ(req.refuse_managed, false);
 }
 
 TEST(create_all_options_any_order)
@@ -94,6 +106,10 @@ TEST(create_rejects_bad_lines)
 		"a class=",
 		"a class=ONLINE",
 		"a class=online class=offline",
+		"a managed=deny",
+		"a managed=",
+		"a managed=REFUSE",
+		"a managed=refuse managed=refuse",
 		"a gpu=0",
 		"a Mem=4G",
 		"a b",
