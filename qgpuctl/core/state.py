@@ -139,9 +139,10 @@ class State:
         """Whether the module lets qgpuctl write instance knob ``attr``, None if nothing shows it.
 
         For a knob that an older module's ``create`` has no key for (``managed``): a new
-        instance gets it by a write after create, so whether that write can succeed is judged beforehand from the
-        instances that exist (one module made them all). With no instance there is nothing to
-        judge from, and the write after create is the test (undone if refused).
+        instance gets it by a write after create, so whether that write can succeed is judged
+        beforehand from the instances that exist (one module made them all). With no instance
+        there is nothing to judge from, and the write after create is the test (undone if
+        refused).
         """
         instances = self.instances
         if not instances:

@@ -206,9 +206,9 @@ def test_create_puts_managed_in_the_line_where_the_module_takes_it(host: Host) -
     ctl = QgpuControl(host.kernel)
     ctl.create(7, "m", InstanceConfig(GIB, 10, "online", "refuse"))
     writes = [(path, value) for path, value in host.kernel.writes if "gpu7" in path]
-    assert writes == [
-        ("class/qgpu/gpu7/create", "m mem=1G core=10 class=online managed=refuse")
-    ], writes
+    assert writes == [("class/qgpu/gpu7/create", "m mem=1G core=10 class=online managed=refuse")], (
+        writes
+    )
     assert host.kernel.read("class/qgpu/gpu7/instances/m/managed") == "refuse"
     # the default needs no key, and an older module (gpu0 lists no keys) gets a write after
     ctl.create(0, "o", InstanceConfig(GIB, 10, "online", "refuse"))
