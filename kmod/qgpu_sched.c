@@ -29,7 +29,10 @@
  *
  * Per GPU a kthread (``qgpu-sched/N``) decides which instances may run (RUN) and which are held
  * (HOLD), with the share arithmetic of qgpu_sched_core.c, at each window or period end, and at
- * once when an idle instance submits work or a knob changes. The thread is real-time (the lowest
+ * once when an idle instance submits work or a knob changes. While the engine's own round robin
+ * meets the policy (relaxed, see qgpu_sched_core.c) it holds nothing but what the classes hold
+ * and looks again only every QGPU_SC_RELAXED_NS, or at once when a ring, a knob, a group joining
+ * the runlist or a tenant's own timeslice may change that. The thread is real-time (the lowest
  * FIFO priority, like threaded interrupt handlers), so that busy tenant processes cannot delay a
  * decision, above all the hold of offline work when online work arrives. It acts in two places:
  *
@@ -49,7 +52,9 @@
  * controls inert only the doorbell gate acts, and work queued before the gate closed still runs.
  * So qgpu watches: every channel whose USERD is a tenant's memory object has that USERD mapped
  * into the kernel (a duplicate of the memory in qgpu's kernel client, NV04_MAP_MEMORY), and at
- * each decision the thread reads GP_GET. Held groups whose GP_GET still moves after
+ * each decision (under burst-share and best-effort, at most every QGPU_SCHED_SAMPLE_NS unless
+ * something changed) the thread reads GP_GET and GP_PUT: which groups have work, for whether the
+ * round robin meets the policy. Held groups whose GP_GET still moves after
  * QGPU_SCHED_HOLD_GRACE_NS, QGPU_SCHED_HELD_MOVES times within a second, show the controls inert
  * on this GPU (``controls`` in sysfs),
  * until the GPU has no channel group left (firmware does not change while groups live).
@@ -76,6 +81,12 @@
 #define QGPU_SCHED_HOLD_GRACE_NS (5 * NSEC_PER_MSEC)
 /* ...and this many held groups seen to move within a second show the controls inert */
 #define QGPU_SCHED_HELD_MOVES	3
+/*
+ * Between decisions that only move a window on (not kicked, not relaxed, not fixed-share, whose
+ * hold grace and inert estimate want every sample), USERD is read at most this often: there it
+ * only tells whether the round robin has come to meet the guarantees, and that can wait a little.
+ */
+#define QGPU_SCHED_SAMPLE_NS	(10 * NSEC_PER_MSEC)
 /* a held instance's known work that has not moved this long is not on the engine */
 #define QGPU_SCHED_STILL_NS	(50 * NSEC_PER_MSEC)
 #define QGPU_TIMESLICE_MAX_US	60000000u	/* the engine's clamp: 60 s */
@@ -95,6 +106,7 @@
  * @sampled_at: when the channels' USERD was last read (under @lock)
  * @held_moves: held groups seen to move since @held_moves_since (under @lock)
  * @held_moves_since: start of the second @held_moves counts (under @lock)
+ * @rotate: where in @insts the next release of several instances starts (under @mutex)
  */
 struct qgpu_sched_gpu {
 	struct qgpu_gpu *gpu;
@@ -110,6 +122,7 @@ struct qgpu_sched_gpu {
 	u64 sampled_at;
 	u32 held_moves;
 	u64 held_moves_since;
+	unsigned int rotate;
 };
 
 /**
@@ -152,16 +165,24 @@ struct qgpu_sched_inst {
  * @si: the instance
  * @hdup: the duplicate's handle in qgpu's kernel client
  * @tenant_enabled: the tenant scheduled it (GPFIFO_SCHEDULE(1) on it or one of its channels)
+ * @tuned: the tenant set its timeslice, interleave level or real-time mode itself: its turns in
+ *	the engine's round robin are not the same length as other groups'
  * @busy: a channel of it had work over the last sample (scratch of the sample)
  * @moved: a channel's GP_GET moved over the last sample (scratch of the sample)
+ * @blind: it has a channel whose USERD qgpu does not read (RM's own, or mapping it failed)
+ * @work: a channel of it has work queued or running, GP_PUT seen by the engine or not (scratch
+ *	of the sample)
  */
 struct qgpu_sched_tsg {
 	struct list_head link;
 	struct qgpu_sched_inst *si;
 	u32 hdup;
 	bool tenant_enabled;
+	bool tuned;
+	bool blind;
 	bool busy;
 	bool moved;
+	bool work;
 };
 
 /**
@@ -263,7 +284,10 @@ static bool qgpu_sched_held_moved(struct qgpu_sched_gpu *sg, u64 now)
 /*
  * Read every channel's GP_GET: which groups had work since the last sample (the estimate
  * fixed-share charges while the controls are inert), and whether held groups keep running (the
- * controls are inert). Under the GPU's mutex and lock.
+ * controls are inert). And GP_PUT: which groups on the runlist have work, for whether the engine's
+ * round robin meets the guarantees (struct qgpu_sc_inst.groups_work, .groups_rr); a group with
+ * a channel qgpu cannot read counts as having work while its instance is active. Under the GPU's
+ * mutex and lock.
  */
 static void qgpu_sched_sample(struct qgpu_sched_gpu *sg, u64 now)
 {
@@ -275,14 +299,17 @@ static void qgpu_sched_sample(struct qgpu_sched_gpu *sg, u64 now)
 	lockdep_assert_held(&sg->mutex);
 	lockdep_assert_held(&sg->lock);
 	list_for_each_entry(si, &sg->insts, link) {
-		u32 busy = 0;
+		u32 busy = 0, work = 0, rr = 0;
+		bool unequal = false;
 
 		list_for_each_entry(tsg, &si->tsgs, link) {
 			tsg->busy = false;
 			tsg->moved = false;
+			tsg->work = false;
 		}
 		list_for_each_entry(ch, &si->chans, link) {
 			u32 get = readl(ch->userd + NVRM_USERD_GP_GET);
+			u32 put = readl(ch->userd + NVRM_USERD_GP_PUT);
 			bool moved, had;
 
 			if (get >= ch->entries)
@@ -309,8 +336,12 @@ static void qgpu_sched_sample(struct qgpu_sched_gpu *sg, u64 now)
 			if (ch->tsg) {
 				ch->tsg->busy |= moved || had;
 				ch->tsg->moved |= moved;
+				ch->tsg->work |= moved || put != get;
 			} else {
+				/* an implicit group of its own, on the runlist as far as we know */
 				busy += moved || had;
+				work += moved || put != get;
+				rr++;
 			}
 		}
 		list_for_each_entry(tsg, &si->tsgs, link) {
@@ -321,8 +352,16 @@ static void qgpu_sched_sample(struct qgpu_sched_gpu *sg, u64 now)
 			if (held && tsg->moved &&
 			    sg->sampled_at >= si->held_at + QGPU_SCHED_HOLD_GRACE_NS)
 				inert |= qgpu_sched_held_moved(sg, now);
+			if (!tsg->tenant_enabled)
+				continue;
+			rr++;
+			work += tsg->work || (tsg->blind && qgpu_sc_active(&si->sc));
+			unequal |= tsg->tuned;
 		}
 		si->sc.groups_busy = busy;
+		si->sc.groups_work = work;
+		si->sc.groups_rr = rr;
+		si->sc.rr_unequal = unequal;
 	}
 	sg->sampled_at = now;
 	if (!any) {
@@ -338,10 +377,30 @@ static void qgpu_sched_sample(struct qgpu_sched_gpu *sg, u64 now)
 	}
 }
 
-/* One decision, carried out. Returns when the next one is due (absolute ns). */
-static u64 qgpu_sched_step(struct qgpu_sched_gpu *sg)
+/* @si may run now: its groups go back on the runlist and its doorbell opens. */
+static unsigned int qgpu_sched_release(struct qgpu_sched_gpu *sg, struct qgpu_sched_inst *si)
+{
+	lockdep_assert_held(&sg->mutex);
+	if (!si->want || si->applied)
+		return 0;
+	si->applied = true;
+	si->held_at = 0;
+	qgpu_sched_apply(si, true);
+	spin_lock(&sg->lock);
+	si->may_run = true;
+	spin_unlock(&sg->lock);
+	wake_up_all(&si->gate);
+	return 1;
+}
+
+/*
+ * One decision, carried out. @kicked: something changed (a ring, a knob, a group), so USERD is
+ * read afresh. Returns when the next decision is due (absolute ns).
+ */
+static u64 qgpu_sched_step(struct qgpu_sched_gpu *sg, bool kicked)
 {
 	struct qgpu_sched_inst *si, *online = NULL;
+	unsigned int k, released = 0;
 	bool any_active = false;
 	char detail[QGPU_NAME_MAX + 20];
 	u64 now, next;
@@ -349,7 +408,10 @@ static u64 qgpu_sched_step(struct qgpu_sched_gpu *sg)
 	mutex_lock(&sg->mutex);
 	spin_lock(&sg->lock);
 	now = qgpu_sched_now();
-	qgpu_sched_sample(sg, now);	/* what ran since the last step, for the accounting */
+	/* what ran since the last step, for the accounting; what has work, for relaxing */
+	if (kicked || sg->sc.relaxed || sg->sc.policy == QGPU_POLICY_FIXED_SHARE ||
+	    now - sg->sampled_at >= QGPU_SCHED_SAMPLE_NS)
+		qgpu_sched_sample(sg, now);
 	qgpu_sc_account(&sg->sc, sg->v, sg->n, now);
 	next = qgpu_sc_decide(&sg->sc, sg->v, sg->n, now);
 	list_for_each_entry(si, &sg->insts, link) {
@@ -371,17 +433,22 @@ static u64 qgpu_sched_step(struct qgpu_sched_gpu *sg)
 	 * outgoing group until its disable preempts it, so a switch leaves no idle gap however long
 	 * the controls take.
 	 */
-	list_for_each_entry(si, &sg->insts, link) {
-		if (!si->want || si->applied)
-			continue;
-		si->applied = true;
-		si->held_at = 0;
-		qgpu_sched_apply(si, true);
-		spin_lock(&sg->lock);
-		si->may_run = true;
-		spin_unlock(&sg->lock);
-		wake_up_all(&si->gate);
-	}
+	k = 0;
+	list_for_each_entry(si, &sg->insts, link)
+		if (k++ >= sg->rotate)
+			released += qgpu_sched_release(sg, si);
+	k = 0;
+	list_for_each_entry(si, &sg->insts, link)
+		if (k++ < sg->rotate)
+			released += qgpu_sched_release(sg, si);
+	/*
+	 * Groups enabled together join the runlist in that order (nvsim appends them; a real
+	 * GPU's order is RM's), and a joint window may end before the round robin has come round
+	 * to all of them more than once: start the next batch elsewhere, by a golden-ratio stride,
+	 * so that the extra turns do not always go to the same instances.
+	 */
+	if (released > 1 && sg->n)
+		sg->rotate = (sg->rotate + (sg->n * 618 + 999) / 1000) % sg->n;
 	list_for_each_entry(si, &sg->insts, link) {
 		if (si->want || !si->applied)
 			continue;
@@ -413,10 +480,11 @@ static int qgpu_sched_thread(void *data)
 	struct qgpu_sched_gpu *sg = data;
 
 	while (!kthread_should_stop()) {
+		bool kicked = READ_ONCE(sg->kick);
 		ktime_t expires;
 
 		WRITE_ONCE(sg->kick, false);
-		expires = ns_to_ktime(qgpu_sched_step(sg));
+		expires = ns_to_ktime(qgpu_sched_step(sg, kicked));
 		set_current_state(TASK_INTERRUPTIBLE);
 		if (!READ_ONCE(sg->kick) && !kthread_should_stop())
 			schedule_hrtimeout_range(&expires, QGPU_SCHED_SLACK_NS, HRTIMER_MODE_ABS);
@@ -600,10 +668,13 @@ void qgpu_sched_ring(struct qgpu_sched_inst *si)
 	bool woke, open;
 
 	spin_lock(&sg->lock);
-	woke = qgpu_sc_ring(&si->sc);
+	woke = qgpu_sc_ring(&sg->sc, &si->sc);
 	open = si->may_run || si->removed;
 	spin_unlock(&sg->lock);
-	/* only a wake changes a decision: a held active instance is already known to have work */
+	/*
+	 * Only a wake, or new work that the round robin may not serve well enough while relaxed,
+	 * changes a decision: a held active instance is already known to have work.
+	 */
 	if (woke)
 		qgpu_sched_kick(sg);
 	if (!open &&
@@ -683,7 +754,7 @@ static bool qgpu_is_channel_class(u32 hclass)
  * object of its own client (the duplicate is made from the tenant's client), which misleads the
  * estimate of its own instance's use, and only while the controls are inert.
  */
-static void qgpu_sched_chan_track(struct qgpu_file *qf, struct qgpu_rmnode *node, u32 hroot,
+static bool qgpu_sched_chan_track(struct qgpu_file *qf, struct qgpu_rmnode *node, u32 hroot,
 				  const struct nvrm_alloc *a)
 {
 	struct qgpu_instance *inst = qf->inst;
@@ -695,10 +766,10 @@ static void qgpu_sched_chan_track(struct qgpu_file *qf, struct qgpu_rmnode *node
 	if (!a->params_ptr ||
 	    copy_from_user(&p, u64_to_user_ptr(a->params_ptr), offsetof(typeof(p), engine_type)) ||
 	    !p.huserd_memory[0] || !p.gp_fifo_entries)
-		return;	/* RM's own USERD: nothing qgpu can map */
+		return false;	/* RM's own USERD: nothing qgpu can map */
 	ch = kzalloc(sizeof(*ch), GFP_KERNEL);
 	if (!ch)
-		return;
+		return false;
 	status = qgpu_kclient_subdevice(inst->gpu, &hsub);
 	if (!status)
 		status = qgpu_kclient_dup(inst->gpu->kc_device, hroot, p.huserd_memory[0],
@@ -724,11 +795,12 @@ static void qgpu_sched_chan_track(struct qgpu_file *qf, struct qgpu_rmnode *node
 	spin_unlock(&si->sg->lock);
 	node->payload = ch;
 	node->ops = &qgpu_sched_chan_ops;
-	return;
+	return true;
 err:
 	pr_warn_ratelimited("%s: cannot read the USERD of channel 0x%x: %s\n", inst->name,
 			    node->handle, nvrm_status_name(status));
 	kfree(ch);
+	return false;
 }
 
 /**
@@ -752,7 +824,14 @@ void qgpu_sched_rm_alloc(struct qgpu_file *qf, struct qgpu_rmnode *node,
 	while (root->parent)
 		root = root->parent;
 	if (qgpu_is_channel_class(node->hclass)) {
-		qgpu_sched_chan_track(qf, node, root->handle, a);
+		/* a group with a channel qgpu cannot read may have work qgpu does not see */
+		if (!qgpu_sched_chan_track(qf, node, root->handle, a) && node->parent &&
+		    node->parent->ops == &qgpu_sched_tsg_ops) {
+			tsg = node->parent->payload;
+			mutex_lock(&si->sg->mutex);
+			tsg->blind = true;
+			mutex_unlock(&si->sg->mutex);
+		}
 		return;
 	}
 	if (node->hclass != NVRM_CLASS_KEPLER_CHANNEL_GROUP_A)
@@ -782,20 +861,67 @@ err:
 	kfree(tsg);
 }
 
-/**
- * qgpu_sched_is_schedule_control() - is this a tenant's GPFIFO_SCHEDULE?
- * @c: the decoded control
- *
- * Return: true for NVA06C (channel group) and NVA06F (channel) GPFIFO_SCHEDULE.
- */
-bool qgpu_sched_is_schedule_control(const struct nvrm_control *c)
+/* A control that gives a channel group turns of its own length in the engine's round robin. */
+static bool qgpu_sched_is_tuning_control(const struct nvrm_control *c)
 {
-	return (c->cmd == NVRM_CTRL_CMD_NVA06C_GPFIFO_SCHEDULE ||
-		c->cmd == NVRM_CTRL_CMD_NVA06F_GPFIFO_SCHEDULE) && !c->finn_serialized;
+	return c->cmd == NVRM_CTRL_CMD_NVA06C_SET_TIMESLICE ||
+	       c->cmd == NVRM_CTRL_CMD_NVA06C_SET_INTERLEAVE_LEVEL ||
+	       c->cmd == NVRM_CTRL_CMD_NVA06C_MAKE_REALTIME;
 }
 
 /**
- * qgpu_sched_control() - forward a tenant's GPFIFO_SCHEDULE, and keep a held instance held
+ * qgpu_sched_is_schedule_control() - is this a tenant's GPFIFO_SCHEDULE, or a control that
+ * changes its channel group's turns in the engine's round robin?
+ * @c: the decoded control
+ *
+ * Return: true for NVA06C (channel group) and NVA06F (channel) GPFIFO_SCHEDULE, and NVA06C
+ * SET_TIMESLICE, SET_INTERLEAVE_LEVEL and MAKE_REALTIME (serialized or not: only their target
+ * matters).
+ */
+bool qgpu_sched_is_schedule_control(const struct nvrm_control *c)
+{
+	return ((c->cmd == NVRM_CTRL_CMD_NVA06C_GPFIFO_SCHEDULE ||
+		 c->cmd == NVRM_CTRL_CMD_NVA06F_GPFIFO_SCHEDULE) && !c->finn_serialized) ||
+	       qgpu_sched_is_tuning_control(c);
+}
+
+/*
+ * A tenant's SET_TIMESLICE, SET_INTERLEAVE_LEVEL or MAKE_REALTIME on a channel group, forwarded:
+ * once one went through, the group's turns are its own length, and the GPU's scheduler stops
+ * counting on the round robin for the guarantees while the group lives.
+ */
+static long qgpu_sched_tuning(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
+			      bool compat, const struct nvrm_control *c)
+{
+	struct qgpu_rmtrack *t = qf->track;
+	struct qgpu_sched_tsg *tsg = NULL;
+	struct qgpu_rmnode *node;
+	u32 status;
+	long ret;
+
+	if (!t)
+		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	mutex_lock(&t->lock);
+	ret = qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	if (!ret && !get_user(status, (u32 __user *)(arg + offsetof(struct nvrm_nvos54, status))) &&
+	    status == NVRM_OK) {
+		node = qgpu_rmtrack_find(t, c->hclient, c->hobject);
+		if (node && node->ops == &qgpu_sched_tsg_ops)
+			tsg = node->payload;
+	}
+	if (tsg) {
+		mutex_lock(&tsg->si->sg->mutex);
+		tsg->tuned = true;
+		mutex_unlock(&tsg->si->sg->mutex);
+		qgpu_sched_kick(tsg->si->sg);
+	}
+	mutex_unlock(&t->lock);
+	return ret;
+}
+
+/**
+ * qgpu_sched_control() - forward a tenant's GPFIFO_SCHEDULE, and keep a held instance held; or
+ * a control that changes its group's turns in the round robin, and remember that
  * @qf: the ctl proxy
  * @cmd: the ioctl command
  * @arg: the NVOS54 parameters (user pointer)
@@ -815,6 +941,8 @@ long qgpu_sched_control(struct qgpu_file *qf, unsigned int cmd, unsigned long ar
 	u8 enable;
 	long ret;
 
+	if (qgpu_sched_is_tuning_control(c))
+		return qgpu_sched_tuning(qf, cmd, arg, compat, c);
 	if (!t || !c->params_ptr || !c->params_size ||
 	    get_user(enable, (u8 __user *)u64_to_user_ptr(c->params_ptr)))
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
@@ -831,6 +959,9 @@ long qgpu_sched_control(struct qgpu_file *qf, unsigned int cmd, unsigned long ar
 	if (!tsg)
 		goto out_unlock;
 	mutex_lock(&tsg->si->sg->mutex);
+	/* a group joining the runlist takes turns: the round robin may no longer be enough */
+	if (enable && !tsg->tenant_enabled)
+		qgpu_sched_kick(tsg->si->sg);
 	tsg->tenant_enabled = enable;
 	if (enable && !tsg->si->applied)
 		qgpu_sched_tsg_schedule(tsg->si->sg, tsg->hdup, false);

@@ -25,6 +25,26 @@
  * percent of a period later). Under best-effort every taking part instance runs, with the same
  * rule for classes.
  *
+ * Under burst-share an exclusive window is only for an instance that needs one: the instances owed
+ * time (active, with budget) that a round robin of all their groups would give their budgets by
+ * the period end run together instead, in a joint window, each paying its turns of it (its groups
+ * with work over all their groups: at least what it got); instances that have had their budget
+ * are held meanwhile. Only the others, and instances seen without work, own exclusive windows.
+ * One instance of 37 % among 63 of 1 %, all busy, then costs a few windows a period and one
+ * joint window, not 64 windows; an instance that wakes and that the joint window serves runs
+ * when the current window ends.
+ *
+ * The engine's own round robin often meets the policy already: it gives every channel group with
+ * work an equal turn, so an instance gets at least its groups with work over all the groups that
+ * may take turns. When that is at least its core percent for every instance with work (and under
+ * best-effort, which guarantees nothing), the GPU is relaxed: nothing is held but what the classes
+ * hold, there are no windows, and the scheduler only looks again every QGPU_SC_RELAXED_NS, or at
+ * once when a ring, a knob or a new group may change the answer. The count of groups that may
+ * take turns is every group on the runlist of the instances that may run, idle or not: an idle
+ * group may get work at any moment, and what a group has queued is read from tenant memory, which
+ * may say anything; so that reading only decides about the instance's own guarantee. A group whose
+ * tenant gave it a timeslice or interleave level of its own takes longer turns: no relaxing then.
+ *
  * When the controls are inert (held groups keep running what they have queued), exclusive windows
  * mean nothing: the only lever is the doorbell, which stops new work, not queued work. Fixed-share
  * then charges every instance its estimated use of the engine (its busy groups' part of the
@@ -121,16 +141,24 @@ void qgpu_sc_inst_init(struct qgpu_sc_inst *i, u32 core, enum qgpu_class cls)
 
 /**
  * qgpu_sc_ring() - the instance submitted work
+ * @sc: its GPU
  * @i: the instance
  *
- * Return: true if it was idle (the caller should have the scheduler decide again).
+ * Return: true if the scheduler should decide again now: the instance was idle, or the GPU is
+ * relaxed, the instance had no work at the last sample, and one turn of the round robin's would
+ * not give it its guarantee.
  */
-bool qgpu_sc_ring(struct qgpu_sc_inst *i)
+bool qgpu_sc_ring(const struct qgpu_sc *sc, struct qgpu_sc_inst *i)
 {
 	bool woke = !qgpu_sc_active(i);
 
 	i->active_ns = QGPU_SC_ACTIVE_NS;
-	return woke;
+	if (woke) {
+		i->woke = true;
+		return true;
+	}
+	return sc->relaxed && !i->groups_work &&
+	       (u64)i->core * sc->rr_groups > QGPU_CORE_MAX;
 }
 
 /* Advance the share buckets to @now, clearing the ones skipped. */
@@ -197,6 +225,10 @@ void qgpu_sc_account(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, unsigned
 			i->bucket[sc->bucket_idx] += used;
 		} else if (i->run && i == sc->owner) {
 			i->budget_ns -= (s64)elapsed;
+		} else if (i->run && sc->joint_groups) {
+			/* its turns of the joint window's round robin: at least what it got */
+			i->budget_ns -= (s64)qgpu_sc_div(elapsed * i->groups_work,
+							 sc->joint_groups);
 		}
 		if (!qgpu_sc_active(i))
 			continue;
@@ -279,6 +311,99 @@ static bool qgpu_sc_eligible(const struct qgpu_sc *sc, const struct qgpu_sc_inst
 	return qgpu_sc_in_top(i, top) && qgpu_sc_active(i);
 }
 
+/* The decision about @i: may it run? Running, it is no longer waking. */
+static void qgpu_sc_set_run(struct qgpu_sc_inst *i, bool run)
+{
+	i->run = run;
+	if (run)
+		i->woke = false;
+}
+
+/* The most turns @i may take in the round robin: its groups on the runlist, or with work. */
+static u32 qgpu_sc_turns(const struct qgpu_sc_inst *i)
+{
+	return i->groups_rr > i->groups_work ? i->groups_rr : i->groups_work;
+}
+
+/*
+ * Does eligible @i need an exclusive window: would a round robin of the @owed groups of the
+ * instances owed time leave it short of its budget by the period end? Short by up to
+ * QGPU_SC_MIN_WINDOW_NS is not short: the next period carries that much. An instance seen without
+ * work needs one (it is active: "idle" is a guess, and it pays its window whole). Under fixed-share
+ * every window is exclusive.
+ */
+static bool qgpu_sc_short(const struct qgpu_sc *sc, const struct qgpu_sc_inst *i, u32 owed,
+			  u64 now)
+{
+	if (sc->policy != QGPU_POLICY_BURST_SHARE || !i->groups_work)
+		return true;
+	if (i->budget_ns <= (s64)QGPU_SC_MIN_WINDOW_NS)
+		return false;
+	return (u64)(i->budget_ns - QGPU_SC_MIN_WINDOW_NS) * owed >
+	       (u64)i->groups_work * (sc->period_end - now);
+}
+
+/*
+ * Burst-share: does the engine's round robin alone give every instance with work of the taking
+ * part ones (@top) its guarantee? Records the groups that may take turns in @sc->rr_groups.
+ */
+static bool qgpu_sc_rr_meets(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, unsigned int n,
+			     enum qgpu_class top)
+{
+	unsigned int k;
+	u32 total = 0;
+
+	sc->rr_groups = 0;
+	for (k = 0; k < n; k++) {
+		const struct qgpu_sc_inst *i = v[k];
+
+		/* a held group takes no turns, unless the controls are inert */
+		if (!qgpu_sc_in_top(i, top) && !sc->inert)
+			continue;
+		if (i->rr_unequal)
+			return false;
+		total += qgpu_sc_turns(i);
+	}
+	for (k = 0; k < n; k++) {
+		const struct qgpu_sc_inst *i = v[k];
+
+		if (qgpu_sc_in_top(i, top) && i->groups_work &&
+		    (u64)i->groups_work * QGPU_CORE_MAX < (u64)i->core * total)
+			return false;
+	}
+	sc->rr_groups = total;
+	return true;
+}
+
+/*
+ * Relaxed: everyone of @top runs. The next look is QGPU_SC_RELAXED_NS away, or when the activity
+ * of a running instance may run out while others are held for their class (then they may run):
+ * each running active instance's activity runs down by the time over the running ones.
+ */
+static u64 qgpu_sc_relax(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, unsigned int n,
+			 enum qgpu_class top, u64 now)
+{
+	u64 next = now + QGPU_SC_RELAXED_NS;
+	unsigned int k, running = 0;
+	bool held = false;
+
+	sc->relaxed = true;
+	sc->owner = NULL;
+	sc->joint_groups = 0;
+	for (k = 0; k < n; k++) {
+		qgpu_sc_set_run(v[k], qgpu_sc_in_top(v[k], top));
+		running += v[k]->run && qgpu_sc_active(v[k]);
+		held |= !v[k]->run;
+	}
+	for (k = 0; k < n && held; k++) {
+		u64 out = now + (u64)v[k]->active_ns * running;
+
+		if (v[k]->run && qgpu_sc_active(v[k]) && out < next)
+			next = out;
+	}
+	return next;
+}
+
 /**
  * qgpu_sc_decide() - decide who may run now
  * @sc: the GPU (brought up to date with qgpu_sc_account() at @now first)
@@ -291,20 +416,26 @@ static bool qgpu_sc_eligible(const struct qgpu_sc *sc, const struct qgpu_sc_inst
  * no longer than that, however long the period), chosen round robin among the eligible ones:
  * while an active online instance has budget, the active online instances with budget; else,
  * under fixed-share, every instance with budget, and under burst-share the active ones with
- * budget of the highest class that has an active instance. With no owner, fixed-share holds
- * everyone and burst-share runs every instance of that class. Under fixed-share with inert
- * controls there are no windows: every instance with budget runs (online ones first), and the
- * next decision is due within QGPU_SC_SAMPLE_NS.
+ * budget of the highest class that has an active instance, and of those only the ones a joint
+ * window would leave short (the rest run together in one, when no one owns a window). With no
+ * owner and no one owed time, fixed-share holds everyone and burst-share runs every instance of
+ * that class. Under fixed-share with inert controls there are no windows: every instance with
+ * budget runs (online ones first), and the next decision is due within QGPU_SC_SAMPLE_NS.
+ * Under best-effort, and under burst-share while
+ * the engine's round robin alone gives every instance with work its guarantee (@groups_work,
+ * @groups_rr), the GPU is relaxed: every instance of that class runs, no windows.
  *
  * Return: when the next decision is due at the latest (absolute ns): the end of the current
- * window or period. A ring of an idle instance, or a knob change, calls for one earlier.
+ * window or period, or QGPU_SC_RELAXED_NS away when relaxed. A ring that qgpu_sc_ring() says
+ * matters, or a knob change, calls for one earlier.
  */
 u64 qgpu_sc_decide(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, unsigned int n, u64 now)
 {
 	enum qgpu_class top = QGPU_CLASS_OFFLINE;
 	unsigned int k, start = 0;
 	struct qgpu_sc_inst *owner;
-	bool first = false;
+	bool first = false, waking = false;
+	u32 owed = 0;
 	u64 next;
 
 	if (!sc->period_end || now >= sc->period_end)
@@ -317,35 +448,51 @@ u64 qgpu_sc_decide(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, unsigned i
 	}
 
 	if (sc->policy == QGPU_POLICY_BEST_EFFORT) {
-		sc->owner = NULL;
-		for (k = 0; k < n; k++)
-			v[k]->run = qgpu_sc_in_top(v[k], top);
-		return next;
+		sc->rr_groups = 0;	/* no guarantees: no ring matters but a wake */
+		return qgpu_sc_relax(sc, v, n, top, now);
 	}
+	if (sc->policy == QGPU_POLICY_BURST_SHARE && qgpu_sc_rr_meets(sc, v, n, top))
+		return qgpu_sc_relax(sc, v, n, top, now);
+	sc->relaxed = false;
 
 	if (sc->policy == QGPU_POLICY_FIXED_SHARE && sc->inert) {
 		/* no exclusive windows: whoever has budget may submit, online first */
 		sc->owner = NULL;
+		sc->joint_groups = 0;
 		for (k = 0; k < n; k++)
-			v[k]->run = v[k]->budget_ns > 0 && (!first || qgpu_sc_online_first(v[k]));
+			qgpu_sc_set_run(v[k], v[k]->budget_ns > 0 &&
+					(!first || qgpu_sc_online_first(v[k])));
 		return next < now + QGPU_SC_SAMPLE_NS ? next : now + QGPU_SC_SAMPLE_NS;
 	}
 
+	/* burst-share: the groups of the instances owed time, whose round robin may serve them */
+	for (k = 0; k < n && sc->policy == QGPU_POLICY_BURST_SHARE; k++)
+		if (qgpu_sc_eligible(sc, v[k], top, first))
+			owed += qgpu_sc_turns(v[k]);
+
 	/*
-	 * The owner keeps its window while it is eligible (so has budget) and the window lasts;
-	 * else the next one in turn (which may be the same instance again).
+	 * The owner keeps its window while it is eligible (so has budget), needs it, and the window
+	 * lasts; else the next one in turn that needs one (which may be the same instance again).
 	 */
 	owner = sc->owner;
-	if (owner && (!qgpu_sc_eligible(sc, owner, top, first) || now >= sc->window_end))
+	if (owner && (!qgpu_sc_eligible(sc, owner, top, first) || now >= sc->window_end ||
+		      !qgpu_sc_short(sc, owner, owed, now)))
 		owner = NULL;
-	if (!owner) {
+	/*
+	 * An instance that woke and that the joint window serves runs when the current window
+	 * ends, before the next exclusive one: a wake waits at most one window.
+	 */
+	for (k = 0; k < n && !owner && owed; k++)
+		waking |= v[k]->woke && qgpu_sc_eligible(sc, v[k], top, first) &&
+			  !qgpu_sc_short(sc, v[k], owed, now);
+	if (!owner && !waking) {
 		for (k = 0; k < n; k++)
 			if (v[k] == sc->cursor)
 				start = k + 1;
 		for (k = 0; k < n && !owner; k++) {
 			struct qgpu_sc_inst *i = v[(start + k) % n];
 
-			if (qgpu_sc_eligible(sc, i, top, first))
+			if (qgpu_sc_eligible(sc, i, top, first) && qgpu_sc_short(sc, i, owed, now))
 				owner = i;
 		}
 		if (owner) {
@@ -355,13 +502,30 @@ u64 qgpu_sc_decide(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, unsigned i
 		}
 	}
 	sc->owner = owner;
+	/* no owner but some owed time: a joint window of the instances owed it */
+	sc->joint_groups = owner ? 0 : owed;
 	for (k = 0; k < n; k++) {
+		struct qgpu_sc_inst *i = v[k];
+
 		if (owner)
-			v[k]->run = v[k] == owner;
+			qgpu_sc_set_run(i, i == owner);
+		else if (sc->joint_groups)
+			qgpu_sc_set_run(i, qgpu_sc_eligible(sc, i, top, first));
 		else
-			v[k]->run = sc->policy == QGPU_POLICY_BURST_SHARE &&
-				    qgpu_sc_in_top(v[k], top);
+			qgpu_sc_set_run(i, sc->policy == QGPU_POLICY_BURST_SHARE &&
+					qgpu_sc_in_top(i, top));
+		/* the joint window ends when the first member has had its budget */
+		if (i->run && sc->joint_groups && i->groups_work) {
+			u64 end = now + qgpu_sc_div((u64)i->budget_ns * sc->joint_groups,
+						    i->groups_work);
+
+			if (end < next)
+				next = end;
+		}
 	}
+	/* ...or after one window's length, when it went before a member that needs its own */
+	if (waking && now + QGPU_SC_MAX_WINDOW_NS < next)
+		next = now + QGPU_SC_MAX_WINDOW_NS;
 	if (owner && sc->window_end < next)
 		next = sc->window_end;
 	return next;

@@ -39,6 +39,8 @@ enum qgpu_policy {
 #define QGPU_SC_MAX_DEBT_NS	1000000000ll
 /* ...and the most budget a busy instance could not use (the round robin gave it less) */
 #define QGPU_SC_MAX_CREDIT_NS	100000000ll
+/* relaxed (the engine's round robin meets every guarantee): how often to look again */
+#define QGPU_SC_RELAXED_NS	100000000ull
 #define QGPU_SC_BUCKETS		10		/* share over the last second: 10 buckets... */
 #define QGPU_SC_BUCKET_NS	100000000ull	/* ...of 100 ms */
 
@@ -52,8 +54,17 @@ enum qgpu_policy {
  * @budget_ns: what is left of its window in the current period (may be negative: an overrun,
  *	repaid in the next period)
  * @run: the decision: may run (RUN) or is held (HOLD)
+ * @woke: it became active and has not run since
  * @groups_busy: its channel groups that had work over the last sample (the caller's estimate
  *	from their GP_GET/GP_PUT); used only while the GPU's controls are inert
+ * @groups_work: its channel groups on the runlist with work queued or running at the last
+ *	sample, whether the engine has seen it yet or not: the turns it takes in the engine's
+ *	round robin when it may run. Read from tenant memory, so it only ever decides about this
+ *	instance's own guarantee.
+ * @groups_rr: its channel groups on the runlist while it may run (the ones its tenant
+ *	scheduled, idle or not): the most turns it can take. qgpu's own count.
+ * @rr_unequal: its tenant set a timeslice or interleave level of its own on one of its groups:
+ *	its turns in the round robin are not the same length as the others'
  * @gpu_time_ns: GPU time it was allowed while active; shared fairly when several ran at once
  * @throttled_ns: time it was held while active
  * @bucket: @gpu_time_ns per QGPU_SC_BUCKET_NS bucket, for the share over the last second
@@ -64,7 +75,11 @@ struct qgpu_sc_inst {
 	s64 active_ns;
 	s64 budget_ns;
 	bool run;
+	bool woke;
 	u32 groups_busy;
+	u32 groups_work;
+	u32 groups_rr;
+	bool rr_unequal;
 	u64 gpu_time_ns;
 	u64 throttled_ns;
 	u64 bucket[QGPU_SC_BUCKETS];
@@ -81,9 +96,17 @@ struct qgpu_sc_inst {
  * @period_end: when the current period ends (absolute ns); 0 before the first decision
  * @owner: the instance owning the current exclusive window, or NULL
  * @window_end: when that window ends at the latest (its budget may end it earlier)
+ * @joint_groups: burst-share with no owner: the groups of the instances owed time (eligible),
+ *	which run together, each paying its turns of their round robin; 0 when there is no such
+ *	joint window
  * @cursor: the last instance that owned a window: the round robin goes on after it, across
  *	periods, so that late windows do not always cut the same instance short
  * @last: when the state was last brought up to date (absolute ns); 0 before the first time
+ * @relaxed: the last decision found that the engine's round robin alone gives every instance
+ *	with work its guarantee (or there is none: best-effort): nothing is held for the shares
+ *	(only for the classes), no windows, and the next decision is due QGPU_SC_RELAXED_NS later
+ * @rr_groups: the groups that may take turns in the round robin at that decision (under
+ *	burst-share; 0 under best-effort)
  * @bucket_start: when the current share bucket started
  * @bucket_idx: the current share bucket
  * @busy_bucket: per bucket, time any instance was allowed to run while active (utilization)
@@ -95,8 +118,11 @@ struct qgpu_sc {
 	u64 period_end;
 	struct qgpu_sc_inst *owner;
 	u64 window_end;
+	u32 joint_groups;
 	struct qgpu_sc_inst *cursor;
 	u64 last;
+	bool relaxed;
+	u32 rr_groups;
 	u64 bucket_start;
 	unsigned int bucket_idx;
 	u64 busy_bucket[QGPU_SC_BUCKETS];
@@ -107,7 +133,7 @@ int qgpu_policy_parse(const char *s, size_t len, enum qgpu_policy *out);
 bool qgpu_sc_admit(enum qgpu_policy policy, u32 sum_others, u32 core);
 void qgpu_sc_init(struct qgpu_sc *sc);
 void qgpu_sc_inst_init(struct qgpu_sc_inst *i, u32 core, enum qgpu_class cls);
-bool qgpu_sc_ring(struct qgpu_sc_inst *i);
+bool qgpu_sc_ring(const struct qgpu_sc *sc, struct qgpu_sc_inst *i);
 
 static inline bool qgpu_sc_active(const struct qgpu_sc_inst *i)
 {

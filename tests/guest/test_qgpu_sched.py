@@ -11,6 +11,7 @@ import errno
 import json
 import os
 import signal
+import struct
 import subprocess
 import time
 from collections.abc import Callable, Iterator
@@ -361,6 +362,39 @@ def test_controls_inert_still_schedules(effective: str) -> None:
         assert wait_for(lambda: knob("controls") == "effective")
     finally:
         write(NVSIM / "controls_effective", "Y")
+
+
+def test_burst_share_leaves_a_round_robin_that_suffices_alone() -> None:
+    """Burst-share holds nothing while the engine's round robin gives everyone its guarantee.
+
+    50 % with two busy groups and an idle one, 20 % with one busy group: 2/4 and 1/4 of the round
+    robin are enough, so no group leaves the runlist and nobody is preempted. Once the tenant sets
+    a timeslice of its own on one of its groups the turns are no longer equal: qgpu schedules the
+    shares itself again, and the 20 % instance is held once it has had its budget in a period.
+    """
+    with instances("ra core=50", "rb core=20") as (a, b):
+        set_knob("policy", "burst-share")
+        r, c = channel(a)
+        procs = [load(a, 8), load(a, 8), load(b, 8)]
+        try:
+            assert wait_for(lambda: sum(t["busy_ns"] > 0 for t in engine_tsgs()) == 3, 60)
+            time.sleep(0.5)
+            held = [iknob("ra", "preemptions"), iknob("rb", "preemptions")]
+            for _ in range(50):
+                tsgs = engine_tsgs()
+                assert len(tsgs) == 4 and all(t["runlist"] == 1 for t in tsgs), tsgs
+                time.sleep(0.02)
+            assert [iknob("ra", "preemptions"), iknob("rb", "preemptions")] == held
+            ts = bytearray(struct.pack("<Q", 1024))
+            assert r.control(c.tsg, rm.SET_TIMESLICE, ts) == rm.OK
+            assert wait_for(lambda: int(iknob("rb", "preemptions")) > int(held[1]), 10)
+        finally:
+            for p in procs:
+                p.kill()
+                p.communicate()
+            c.close()
+            r.close()
+    assert wait_for(lambda: not engine_tsgs()), engine_tsgs()
 
 
 def test_64_instances_smoke() -> None:

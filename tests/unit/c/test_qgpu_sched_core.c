@@ -3,13 +3,14 @@
  * kmod/qgpu_sched_core.c: the share arithmetic. A small simulation drives it as qgpu_sched.c
  * does (account, then decide, at each window end or every 1 ms at the latest); instances that
  * are busy ring every millisecond of their own GPU time. Shares are the GPU time the scheduler
- * allowed, which is what the engine delivers when controls take effect.
+ * allowed, which is what the engine delivers when controls take effect. Every instance has one
+ * channel group on the runlist, with work while it is busy.
  */
 #include "tap.h"
 #include "qgpu_sched_core.h"
 
 #define MS 1000000ull
-#define MAXI 8
+#define MAXI 64
 
 struct sim {
 	struct qgpu_sc sc;
@@ -32,6 +33,7 @@ static void sim_init(struct sim *s, enum qgpu_policy policy, unsigned int n, con
 	s->now = 1000 * MS;
 	for (k = 0; k < n; k++) {
 		qgpu_sc_inst_init(&s->in[k], core[k], cls ? cls[k] : QGPU_CLASS_ONLINE);
+		s->in[k].groups_rr = 1;
 		s->v[k] = &s->in[k];
 		s->busy[k] = true;
 	}
@@ -46,9 +48,11 @@ static void sim_run(struct sim *s, u64 ns, u64 *got)
 	for (k = 0; k < s->n; k++)
 		start[k] = s->in[k].gpu_time_ns;
 	while (s->now < end) {
-		for (k = 0; k < s->n; k++)
+		for (k = 0; k < s->n; k++) {
+			s->in[k].groups_work = s->busy[k];
 			if (s->busy[k] && (s->in[k].run || !qgpu_sc_active(&s->in[k])))
-				qgpu_sc_ring(&s->in[k]);
+				qgpu_sc_ring(&s->sc, &s->in[k]);
+		}
 		qgpu_sc_account(&s->sc, s->v, s->n, s->now);
 		next = qgpu_sc_decide(&s->sc, s->v, s->n, s->now);
 		if (next > s->now + MS)
@@ -191,7 +195,7 @@ TEST(sched_online_holds_offline_at_once)
 		}
 		EXPECT_TRUE(s.in[1].run);
 		/* online work arrives: the very next decision holds offline */
-		qgpu_sc_ring(&s.in[0]);
+		qgpu_sc_ring(&s.sc, &s.in[0]);
 		qgpu_sc_account(&s.sc, s.v, 2, s.now);
 		qgpu_sc_decide(&s.sc, s.v, 2, s.now);
 		EXPECT_FALSE(s.in[1].run);
@@ -333,7 +337,7 @@ TEST(sched_round_robin_goes_on_across_late_periods)
 		u64 next;
 
 		for (k = 0; k < 5; k++)
-			qgpu_sc_ring(&s.in[k]);
+			qgpu_sc_ring(&s.sc, &s.in[k]);
 		qgpu_sc_account(&s.sc, s.v, 5, s.now);
 		next = qgpu_sc_decide(&s.sc, s.v, 5, s.now);
 		s.now = (next > s.now ? next : s.now) + 3 * MS;
@@ -387,6 +391,214 @@ TEST(sched_long_windows_are_cut_for_a_waking_instance)
 	}
 }
 
+/* One decision at the current time, as the scheduler thread takes it; returns when the next is. */
+static u64 sim_decide(struct sim *s)
+{
+	qgpu_sc_account(&s->sc, s->v, s->n, s->now);
+	return qgpu_sc_decide(&s->sc, s->v, s->n, s->now);
+}
+
+TEST(sched_burst_share_relaxes_when_the_round_robin_meets_every_guarantee)
+{
+	u32 core[MAXI];
+	struct sim s;
+	u64 got[MAXI];
+	unsigned int k;
+
+	/* 64 instances of 1 %, all busy: the round robin's 1/64 each is enough */
+	for (k = 0; k < 64; k++)
+		core[k] = 1;
+	sim_init(&s, QGPU_POLICY_BURST_SHARE, 64, core, NULL);
+	sim_run(&s, 200 * MS, got);
+	EXPECT_TRUE(s.sc.relaxed);
+	EXPECT_NULL(s.sc.owner);
+	EXPECT_EQ_INT(s.sc.rr_groups, 64);
+	for (k = 0; k < 64; k++)
+		EXPECT_TRUE(s.in[k].run);
+	/* nothing to switch: the next look is the relaxed one, not a window's end */
+	EXPECT_EQ(sim_decide(&s), s.now + QGPU_SC_RELAXED_NS);
+	/* a ring of a busy instance, or of one whose one turn is enough, calls for nothing */
+	EXPECT_FALSE(qgpu_sc_ring(&s.sc, &s.in[5]));
+	s.in[5].groups_work = 0;
+	EXPECT_FALSE(qgpu_sc_ring(&s.sc, &s.in[5]));
+
+	/* one of 37 % and 63 of 1 %: 1/64 is not 37 %, so windows, and the shares hold */
+	core[0] = 37;
+	sim_init(&s, QGPU_POLICY_BURST_SHARE, 64, core, NULL);
+	sim_run(&s, 200 * MS, NULL);
+	EXPECT_FALSE(s.sc.relaxed);
+	sim_run(&s, 1280 * MS, got);
+	EXPECT_GE(pct(got[0], 1280 * MS), 36.5);
+	for (k = 1; k < 64; k++)
+		EXPECT_GE(pct(got[k], 1280 * MS), 0.9);
+}
+
+TEST(sched_burst_share_joint_window_for_those_the_round_robin_serves)
+{
+	u32 core[MAXI];
+	struct sim s;
+	u64 got[MAXI], t, decisions = 0, changes = 0;
+	bool was[MAXI];
+	unsigned int k;
+
+	/* one of 37 % and 63 of 1 %, all busy: only the big one needs windows of its own */
+	for (k = 0; k < 64; k++)
+		core[k] = k ? 1 : 37;
+	sim_init(&s, QGPU_POLICY_BURST_SHARE, 64, core, NULL);
+	sim_run(&s, 256 * MS, NULL);
+	for (k = 0; k < 64; k++)
+		was[k] = s.in[k].run;
+	for (t = 0; t < 1280 * MS;) {
+		u64 next;
+
+		for (k = 0; k < 64; k++)
+			qgpu_sc_ring(&s.sc, &s.in[k]);
+		next = sim_decide(&s);
+		decisions++;
+		EXPECT_TRUE(!s.sc.owner || s.sc.owner == &s.in[0]);
+		for (k = 0; k < 64; k++) {
+			changes += s.in[k].run != was[k];
+			was[k] = s.in[k].run;
+		}
+		t += next - s.now;
+		s.now = next;
+	}
+	/* ten periods: the big one's windows (up to 10 ms each), a joint window, one hold */
+	EXPECT_LE(decisions, 10 * 8);
+	/* each small instance goes off and on once a period, the big one twice */
+	EXPECT_LE(changes, 10 * 2 * 64 + 10);
+	sim_run(&s, 1280 * MS, got);
+	EXPECT_GE(pct(got[0], 1280 * MS), 36.5);
+	EXPECT_LE(pct(got[0], 1280 * MS), 37.5);
+	for (k = 1; k < 64; k++) {
+		EXPECT_GE(pct(got[k], 1280 * MS), 0.95);
+		EXPECT_LE(pct(got[k], 1280 * MS), 1.05);
+	}
+}
+
+TEST(sched_burst_share_stops_relaxing_at_once)
+{
+	static const u32 core[] = { 50, 50 };
+	struct sim s;
+
+	/* two of 50 %, one group each: 1/2 each is enough */
+	sim_init(&s, QGPU_POLICY_BURST_SHARE, 2, core, NULL);
+	sim_run(&s, 50 * MS, NULL);
+	EXPECT_TRUE(s.sc.relaxed);
+	/* instance 0 gets a second busy group: 1/3 is not enough for instance 1 */
+	s.in[0].groups_rr = 2;
+	s.in[0].groups_work = 2;
+	sim_decide(&s);
+	EXPECT_FALSE(s.sc.relaxed);
+	EXPECT_NOT_NULL(s.sc.owner);
+	EXPECT_TRUE(s.in[0].run != s.in[1].run);
+	/* it goes: relaxed again at the next decision */
+	s.in[0].groups_rr = 1;
+	s.in[0].groups_work = 1;
+	sim_decide(&s);
+	EXPECT_TRUE(s.sc.relaxed);
+	EXPECT_TRUE(s.in[0].run && s.in[1].run);
+	/* a timeslice of a tenant's own: the turns are not equal, so no relaxing */
+	s.in[1].rr_unequal = true;
+	sim_decide(&s);
+	EXPECT_FALSE(s.sc.relaxed);
+	s.in[1].rr_unequal = false;
+	/* a knob: instance 1 now needs 60 % (sum 110 is not admitted, but the core need not know) */
+	s.in[1].core = 60;
+	sim_decide(&s);
+	EXPECT_FALSE(s.sc.relaxed);
+}
+
+TEST(sched_burst_share_counts_idle_groups_on_the_runlist)
+{
+	static const u32 core[] = { 70, 10, 10, 10 };
+	struct sim s;
+	unsigned int k;
+
+	/* only instance 0 is busy, but the idle ones' groups may take turns any time */
+	sim_init(&s, QGPU_POLICY_BURST_SHARE, 4, core, NULL);
+	for (k = 1; k < 4; k++)
+		s.busy[k] = false;
+	sim_run(&s, 50 * MS, NULL);
+	EXPECT_FALSE(s.sc.relaxed);
+	/* groups read from tenant memory cannot shrink the count: it is qgpu's runlist count */
+	s.in[1].groups_work = 0;
+	EXPECT_FALSE(s.sc.relaxed);
+	/* idle instances without groups take no turns */
+	for (k = 1; k < 4; k++)
+		s.in[k].groups_rr = 0;
+	sim_run(&s, 50 * MS, NULL);
+	EXPECT_TRUE(s.sc.relaxed);
+	/* one of them wakes: its one turn of 2 is not its 10 %... it is: 50 >= 10 */
+	s.in[1].groups_rr = 1;
+	s.busy[1] = true;
+	sim_run(&s, 50 * MS, NULL);
+	EXPECT_FALSE(s.sc.relaxed);	/* but instance 0's 1/2 is not 70 % */
+}
+
+TEST(sched_relaxed_ring_of_an_instance_without_work)
+{
+	static const u32 core[] = { 40, 30, 30 };
+	struct sim s;
+
+	/* instance 0 idle but active, its group on the runlist: 1/3 is not 40 % */
+	sim_init(&s, QGPU_POLICY_BURST_SHARE, 3, core, NULL);
+	s.busy[0] = false;
+	s.in[0].groups_rr = 0;
+	sim_run(&s, 20 * MS, NULL);
+	EXPECT_TRUE(s.sc.relaxed);
+	EXPECT_EQ_INT(s.sc.rr_groups, 2);
+	qgpu_sc_ring(&s.sc, &s.in[0]);
+	/* active, no work seen: its ring matters, since 1 turn of 2 is not its 40 %... */
+	EXPECT_FALSE(qgpu_sc_ring(&s.sc, &s.in[0]));	/* 40 * 2 <= 100: it is */
+	s.in[1].groups_rr = 2;
+	sim_decide(&s);
+	EXPECT_TRUE(s.sc.relaxed);
+	EXPECT_EQ_INT(s.sc.rr_groups, 3);
+	EXPECT_TRUE(qgpu_sc_ring(&s.sc, &s.in[0]));	/* 40 * 3 > 100 */
+	/* best-effort guarantees nothing: only a wake matters */
+	s.sc.policy = QGPU_POLICY_BEST_EFFORT;
+	sim_decide(&s);
+	EXPECT_TRUE(s.sc.relaxed);
+	EXPECT_FALSE(qgpu_sc_ring(&s.sc, &s.in[0]));
+	s.in[0].active_ns = 0;
+	EXPECT_TRUE(qgpu_sc_ring(&s.sc, &s.in[0]));
+}
+
+TEST(sched_relaxed_holds_offline_until_online_activity_runs_out)
+{
+	static const u32 core[] = { 30, 30, 40 };
+	static const enum qgpu_class cls[] = {
+		QGPU_CLASS_ONLINE, QGPU_CLASS_ONLINE, QGPU_CLASS_OFFLINE
+	};
+	struct sim s;
+	u64 next;
+
+	sim_init(&s, QGPU_POLICY_BURST_SHARE, 3, core, cls);
+	sim_run(&s, 50 * MS, NULL);
+	/* online 2 groups, 1/2 each is enough; offline held, its group takes no turns */
+	EXPECT_TRUE(s.sc.relaxed);
+	EXPECT_EQ_INT(s.sc.rr_groups, 2);
+	EXPECT_FALSE(s.in[2].run);
+	/* online stops ringing: the next look is when its activity may run out (2 running) */
+	s.busy[0] = s.busy[1] = false;
+	s.in[0].groups_work = s.in[1].groups_work = 0;
+	s.in[0].active_ns = 3 * MS;
+	s.in[1].active_ns = 5 * MS;
+	next = sim_decide(&s);
+	EXPECT_EQ(next, s.now + 6 * MS);
+	s.now = next;
+	s.in[1].active_ns = 0;
+	sim_decide(&s);
+	EXPECT_FALSE(qgpu_sc_active(&s.in[0]));
+	EXPECT_TRUE(s.in[2].run);
+	/* best-effort: the same class rule */
+	s.sc.policy = QGPU_POLICY_BEST_EFFORT;
+	qgpu_sc_ring(&s.sc, &s.in[0]);
+	sim_decide(&s);
+	EXPECT_FALSE(s.in[2].run);
+}
+
 /*
  * Controls inert: a simulated engine that round-robins every instance with queued work, held or
  * not. An instance that may run keeps 50 ms queued (as nvsim-load does); a held one only drains.
@@ -404,7 +616,7 @@ static void sim_run_inert(struct sim *s, u64 ns, u64 *got, u64 *queue)
 		for (k = 0; k < s->n; k++) {
 			if (s->in[k].run && s->busy[k]) {
 				queue[k] = 50 * MS;
-				qgpu_sc_ring(&s->in[k]);
+				qgpu_sc_ring(&s->sc, &s->in[k]);
 			}
 		}
 		next = qgpu_sc_decide(&s->sc, s->v, s->n, s->now);
