@@ -128,19 +128,43 @@ static bool qgpu_token_is(const char *s, size_t len, const char *word)
 	return len == n && !memcmp(s, word, n);
 }
 
-/* Seen flags, so that a key given twice is an error rather than "last one wins". */
-#define QGPU_SEEN_MEM	0x1u
-#define QGPU_SEEN_CORE	0x2u
-#define QGPU_SEEN_CLASS	0x4u
-#define QGPU_SEEN_MANAGED	0x8u
+/* The keys after the name, in the order of their bits in the seen mask. */
+enum qgpu_create_key {
+	QGPU_KEY_MEM,
+	QGPU_KEY_CORE,
+	QGPU_KEY_CLASS,
+	QGPU_KEY_MANAGED,
+	QGPU_KEY_COUNT,
+};
 
-/* One key=value token after the name. */
+static const char *const qgpu_create_keys[QGPU_KEY_COUNT] = {
+	[QGPU_KEY_MEM] = "mem",
+	[QGPU_KEY_CORE] = "core",
+	[QGPU_KEY_CLASS] = "class",
+	[QGPU_KEY_MANAGED] = "managed",
+};
+
+/* A value that is one of two words: 0 for @first, 1 for @second, else -EINVAL. */
+static int qgpu_parse_either(const char *val, size_t vlen, const char *first, const char *second)
+{
+	if (qgpu_token_is(val, vlen, first))
+		return 0;
+	if (qgpu_token_is(val, vlen, second))
+		return 1;
+	return -EINVAL;
+}
+
+/*
+ * One key=value token after the name. @seen has a bit per key already given, so that a key
+ * given twice is an error rather than "last one wins".
+ */
 static int qgpu_parse_option(const char *tok, size_t len, struct qgpu_create_req *req,
 			     u32 *seen)
 {
 	const char *eq = memchr(tok, '=', len);
 	const char *val;
 	size_t klen, vlen;
+	int key, ret;
 
 	if (!eq)
 		return -EINVAL;
@@ -148,43 +172,29 @@ static int qgpu_parse_option(const char *tok, size_t len, struct qgpu_create_req
 	val = eq + 1;
 	vlen = len - klen - 1;
 
-	if (qgpu_token_is(tok, klen, "mem")) {
-		if (*seen & QGPU_SEEN_MEM)
-			return -EINVAL;
-		*seen |= QGPU_SEEN_MEM;
+	for (key = 0; key < QGPU_KEY_COUNT; key++)
+		if (qgpu_token_is(tok, klen, qgpu_create_keys[key]))
+			break;
+	if (key == QGPU_KEY_COUNT || (*seen & (1u << key)))
+		return -EINVAL;
+	*seen |= 1u << key;
+
+	switch (key) {
+	case QGPU_KEY_MEM:
 		return qgpu_parse_size(val, vlen, &req->mem);
-	}
-	if (qgpu_token_is(tok, klen, "core")) {
-		if (*seen & QGPU_SEEN_CORE)
-			return -EINVAL;
-		*seen |= QGPU_SEEN_CORE;
+	case QGPU_KEY_CORE:
 		return qgpu_parse_core(val, vlen, &req->core);
+	case QGPU_KEY_CLASS:
+		ret = qgpu_parse_either(val, vlen, "online", "offline");
+		if (ret >= 0)
+			req->cls = ret ? QGPU_CLASS_OFFLINE : QGPU_CLASS_ONLINE;
+		return ret < 0 ? ret : 0;
+	default:
+		ret = qgpu_parse_either(val, vlen, "allow", "refuse");
+		if (ret >= 0)
+			req->refuse_managed = ret;
+		return ret < 0 ? ret : 0;
 	}
-	if (qgpu_token_is(tok, klen, "class")) {
-		if (*seen & QGPU_SEEN_CLASS)
-			return -EINVAL;
-		*seen |= QGPU_SEEN_CLASS;
-		if (qgpu_token_is(val, vlen, "online"))
-			req->cls = QGPU_CLASS_ONLINE;
-		else if (qgpu_token_is(val, vlen, "offline"))
-			req->cls = QGPU_CLASS_OFFLINE;
-		else
-			return -EINVAL;
-		return 0;
-	}
-	if (qgpu_token_is(tok, klen, "managed")) {
-		if (*seen & QGPU_SEEN_MANAGED)
-			return -EINVAL;
-		*seen |= QGPU_SEEN_MANAGED;
-		if (qgpu_token_is(val, vlen, "allow"))
-			req->refuse_managed = false;
-		else if (qgpu_token_is(val, vlen, "refuse"))
-			req->refuse_managed = true;
-		else
-			return -EINVAL;
-		return 0;
-	}
-	return -EINVAL;
 }
 
 /**
