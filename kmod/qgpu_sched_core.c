@@ -375,6 +375,17 @@ static bool qgpu_sc_rr_meets(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, 
 	return true;
 }
 
+/* Does the class rule hold anyone: is some instance outside @top? */
+static bool qgpu_sc_class_held(struct qgpu_sc_inst *const *v, unsigned int n, enum qgpu_class top)
+{
+	unsigned int k;
+
+	for (k = 0; k < n; k++)
+		if (!qgpu_sc_in_top(v[k], top))
+			return true;
+	return false;
+}
+
 /*
  * Relaxed: everyone of @top runs. The next look is QGPU_SC_RELAXED_NS away, or when the activity
  * of a running instance may run out while others are held for their class (then they may run):
@@ -434,7 +445,7 @@ u64 qgpu_sc_decide(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, unsigned i
 	enum qgpu_class top = QGPU_CLASS_OFFLINE;
 	unsigned int k, start = 0;
 	struct qgpu_sc_inst *owner;
-	bool first = false, waking = false;
+	bool first = false, waking = false, classes_held;
 	u32 owed = 0;
 	u64 next;
 
@@ -447,13 +458,27 @@ u64 qgpu_sc_decide(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, unsigned i
 		first |= qgpu_sc_online_first(v[k]);
 	}
 
-	if (sc->policy == QGPU_POLICY_BEST_EFFORT) {
+	/*
+	 * Relaxing is only for a GPU where no class is held: holding offline work for online work
+	 * needs the decisions on time (with inert controls, each held kernel that still ran would
+	 * otherwise halve the online instance's throughput).
+	 */
+	classes_held = qgpu_sc_class_held(v, n, top);
+	if (sc->policy == QGPU_POLICY_BEST_EFFORT && !classes_held) {
 		sc->rr_groups = 0;	/* no guarantees: no ring matters but a wake */
 		return qgpu_sc_relax(sc, v, n, top, now);
 	}
-	if (sc->policy == QGPU_POLICY_BURST_SHARE && qgpu_sc_rr_meets(sc, v, n, top))
+	if (sc->policy == QGPU_POLICY_BURST_SHARE && !classes_held &&
+	    qgpu_sc_rr_meets(sc, v, n, top))
 		return qgpu_sc_relax(sc, v, n, top, now);
 	sc->relaxed = false;
+	if (sc->policy == QGPU_POLICY_BEST_EFFORT) {
+		sc->owner = NULL;
+		sc->joint_groups = 0;
+		for (k = 0; k < n; k++)
+			qgpu_sc_set_run(v[k], qgpu_sc_in_top(v[k], top));
+		return next;
+	}
 
 	if (sc->policy == QGPU_POLICY_FIXED_SHARE && sc->inert) {
 		/* no exclusive windows: whoever has budget may submit, online first */

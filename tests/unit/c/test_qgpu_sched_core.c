@@ -565,38 +565,31 @@ TEST(sched_relaxed_ring_of_an_instance_without_work)
 	EXPECT_TRUE(qgpu_sc_ring(&s.sc, &s.in[0]));
 }
 
-TEST(sched_relaxed_holds_offline_until_online_activity_runs_out)
+TEST(sched_not_relaxed_while_a_class_is_held)
 {
 	static const u32 core[] = { 30, 30, 40 };
 	static const enum qgpu_class cls[] = {
 		QGPU_CLASS_ONLINE, QGPU_CLASS_ONLINE, QGPU_CLASS_OFFLINE
 	};
 	struct sim s;
-	u64 next;
 
 	sim_init(&s, QGPU_POLICY_BURST_SHARE, 3, core, cls);
 	sim_run(&s, 50 * MS, NULL);
-	/* online 2 groups, 1/2 each is enough; offline held, its group takes no turns */
-	EXPECT_TRUE(s.sc.relaxed);
-	EXPECT_EQ_INT(s.sc.rr_groups, 2);
+	/* online busy: offline held, and decisions stay on time (no relaxing) */
+	EXPECT_FALSE(s.sc.relaxed);
 	EXPECT_FALSE(s.in[2].run);
-	/* online stops ringing: the next look is when its activity may run out (2 running) */
+	/* online goes idle: offline runs */
 	s.busy[0] = s.busy[1] = false;
 	s.in[0].groups_work = s.in[1].groups_work = 0;
-	s.in[0].active_ns = 3 * MS;
-	s.in[1].active_ns = 5 * MS;
-	next = sim_decide(&s);
-	EXPECT_EQ(next, s.now + 6 * MS);
-	s.now = next;
-	s.in[1].active_ns = 0;
+	s.in[0].active_ns = s.in[1].active_ns = 0;
 	sim_decide(&s);
-	EXPECT_FALSE(qgpu_sc_active(&s.in[0]));
 	EXPECT_TRUE(s.in[2].run);
-	/* best-effort: the same class rule */
+	/* best-effort: the same class rule, not relaxed while it holds */
 	s.sc.policy = QGPU_POLICY_BEST_EFFORT;
 	qgpu_sc_ring(&s.sc, &s.in[0]);
 	sim_decide(&s);
 	EXPECT_FALSE(s.in[2].run);
+	EXPECT_FALSE(s.sc.relaxed);
 }
 
 /*
