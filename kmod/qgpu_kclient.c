@@ -299,23 +299,18 @@ u32 qgpu_kclient_control(u32 hobject, u32 cmd, void *params, u32 size)
  */
 u32 qgpu_kclient_dup(u32 hparent, u32 hclient_src, u32 hobject_src, u32 *hnew)
 {
-	struct nvrm_kapi_rmapi_ops ops = { .op = NVRM_KAPI_OP_DUP_OBJECT };
-	u32 status;
+	u32 hclient = qgpu_kclient_client();
+	struct nvrm_nvos55 p = {
+		.hclient = hclient,
+		.hparent = hparent ?: hclient,
+		.hobject = *hnew,
+		.hclient_src = hclient_src,
+		.hobject_src = hobject_src,
+	};
+	u32 status = qgpu_kclient_dup_in(&p);
 
-	if (!qgpu_kclient_ready())
-		return NVRM_ERR_INVALID_STATE;
-	mutex_lock(&qgpu_kc.lock);
-	ops.params.dup_object.hclient = qgpu_kc.hclient;
-	ops.params.dup_object.hparent = hparent ?: qgpu_kc.hclient;
-	ops.params.dup_object.hobject = *hnew;
-	ops.params.dup_object.hclient_src = hclient_src;
-	ops.params.dup_object.hobject_src = hobject_src;
-	ops.params.dup_object.status = NVRM_ERR_GENERIC;
-	qgpu_kclient_op(&ops);
-	status = ops.params.dup_object.status;
 	if (status == NVRM_OK)
-		*hnew = ops.params.dup_object.hobject;
-	mutex_unlock(&qgpu_kc.lock);
+		*hnew = p.hobject;
 	return status;
 }
 
