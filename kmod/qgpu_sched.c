@@ -141,6 +141,8 @@ struct qgpu_sched_gpu {
  * @was_active: whether it was active at that decision (under @sg->mutex)
  * @held_at: when its groups were last held, 0 while they may run (under @sg->mutex)
  * @preemptions: times it was held with work (under @sg->mutex)
+ * @queued: the last sample found work queued on a group of its that the tenant scheduled, or on
+ *	a channel of its own implicit group (under @sg->lock)
  */
 struct qgpu_sched_inst {
 	struct qgpu_sc_inst sc;
@@ -157,6 +159,7 @@ struct qgpu_sched_inst {
 	bool was_active;
 	u64 held_at;
 	u64 preemptions;
+	bool queued;
 };
 
 /**
@@ -172,6 +175,7 @@ struct qgpu_sched_inst {
  * @blind: it has a channel whose USERD qgpu does not read (RM's own, or mapping it failed)
  * @work: a channel of it has work queued or running, GP_PUT seen by the engine or not (scratch
  *	of the sample)
+ * @queued: a channel of it has work queued: its GP_PUT is not its GP_GET (scratch of the sample)
  */
 struct qgpu_sched_tsg {
 	struct list_head link;
@@ -183,6 +187,7 @@ struct qgpu_sched_tsg {
 	bool busy;
 	bool moved;
 	bool work;
+	bool queued;
 };
 
 /**
@@ -300,12 +305,13 @@ static void qgpu_sched_sample(struct qgpu_sched_gpu *sg, u64 now)
 	lockdep_assert_held(&sg->lock);
 	list_for_each_entry(si, &sg->insts, link) {
 		u32 busy = 0, work = 0, rr = 0;
-		bool unequal = false;
+		bool unequal = false, queued = false;
 
 		list_for_each_entry(tsg, &si->tsgs, link) {
 			tsg->busy = false;
 			tsg->moved = false;
 			tsg->work = false;
+			tsg->queued = false;
 		}
 		list_for_each_entry(ch, &si->chans, link) {
 			u32 get = readl(ch->userd + NVRM_USERD_GP_GET);
@@ -337,10 +343,12 @@ static void qgpu_sched_sample(struct qgpu_sched_gpu *sg, u64 now)
 				ch->tsg->busy |= moved || had;
 				ch->tsg->moved |= moved;
 				ch->tsg->work |= moved || put != get;
+				ch->tsg->queued |= put != get;
 			} else {
 				/* an implicit group of its own, on the runlist as far as we know */
 				busy += moved || had;
 				work += moved || put != get;
+				queued |= put != get;
 				rr++;
 			}
 		}
@@ -356,8 +364,10 @@ static void qgpu_sched_sample(struct qgpu_sched_gpu *sg, u64 now)
 				continue;
 			rr++;
 			work += tsg->work || (tsg->blind && qgpu_sc_active(&si->sc));
+			queued |= tsg->queued;
 			unequal |= tsg->tuned;
 		}
+		si->queued = queued;
 		si->sc.groups_busy = busy;
 		si->sc.groups_work = work;
 		si->sc.groups_rr = rr;
@@ -401,7 +411,7 @@ static u64 qgpu_sched_step(struct qgpu_sched_gpu *sg, bool kicked)
 {
 	struct qgpu_sched_inst *si, *online = NULL;
 	unsigned int k, released = 0;
-	bool any_active = false;
+	bool any_active = false, sampled;
 	char detail[QGPU_NAME_MAX + 20];
 	u64 now, next;
 
@@ -409,10 +419,20 @@ static u64 qgpu_sched_step(struct qgpu_sched_gpu *sg, bool kicked)
 	spin_lock(&sg->lock);
 	now = qgpu_sched_now();
 	/* what ran since the last step, for the accounting; what has work, for relaxing */
-	if (kicked || sg->sc.relaxed || sg->sc.policy == QGPU_POLICY_FIXED_SHARE ||
-	    now - sg->sampled_at >= QGPU_SCHED_SAMPLE_NS)
+	sampled = kicked || sg->sc.relaxed || sg->sc.policy == QGPU_POLICY_FIXED_SHARE ||
+		  now - sg->sampled_at >= QGPU_SCHED_SAMPLE_NS;
+	if (sampled)
 		qgpu_sched_sample(sg, now);
 	qgpu_sc_account(&sg->sc, sg->v, sg->n, now);
+	/*
+	 * Work queued is work, rung or not: the engine may run an instance's work slower than
+	 * the time it was allowed (a slow or shared engine, a round robin of many groups), so a
+	 * ring's activity can run out while its kernels still wait. Only a fresh sample counts.
+	 */
+	if (sampled)
+		list_for_each_entry(si, &sg->insts, link)
+			if (si->queued)
+				qgpu_sc_queued(&si->sc);
 	next = qgpu_sc_decide(&sg->sc, sg->v, sg->n, now);
 	list_for_each_entry(si, &sg->insts, link) {
 		bool active = qgpu_sc_active(&si->sc);

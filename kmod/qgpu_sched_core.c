@@ -161,6 +161,20 @@ bool qgpu_sc_ring(const struct qgpu_sc *sc, struct qgpu_sc_inst *i)
 	       (u64)i->core * sc->rr_groups > QGPU_CORE_MAX;
 }
 
+/**
+ * qgpu_sc_queued() - a sample of the instance's channels found work queued
+ * @i: the instance
+ *
+ * Active as after a ring. The caller decides right after, so a wake needs no kick; it is still
+ * a wake for the joint window (@woke).
+ */
+void qgpu_sc_queued(struct qgpu_sc_inst *i)
+{
+	if (!qgpu_sc_active(i))
+		i->woke = true;
+	i->active_ns = QGPU_SC_ACTIVE_NS;
+}
+
 /* Advance the share buckets to @now, clearing the ones skipped. */
 static void qgpu_sc_rotate(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, unsigned int n,
 			   u64 now)

@@ -48,9 +48,9 @@ enum qgpu_policy {
  * struct qgpu_sc_inst - one instance as the share arithmetic sees it
  * @core: guaranteed (fixed-share: allowed) percent, 1..100
  * @cls: its class
- * @active_ns: GPU time it may still get before it counts as idle; a ring (work submitted)
- *	refills it to QGPU_SC_ACTIVE_NS. It only runs down while the instance may run, so an
- *	instance held with work queued stays active.
+ * @active_ns: GPU time it may still get before it counts as idle; a ring (work submitted), or
+ *	work seen queued in its channels, refills it to QGPU_SC_ACTIVE_NS. It only runs down
+ *	while the instance may run, so an instance held with work queued stays active.
  * @budget_ns: what is left of its window in the current period (may be negative: an overrun,
  *	repaid in the next period)
  * @run: the decision: may run (RUN) or is held (HOLD)
@@ -134,6 +134,7 @@ bool qgpu_sc_admit(enum qgpu_policy policy, u32 sum_others, u32 core);
 void qgpu_sc_init(struct qgpu_sc *sc);
 void qgpu_sc_inst_init(struct qgpu_sc_inst *i, u32 core, enum qgpu_class cls);
 bool qgpu_sc_ring(const struct qgpu_sc *sc, struct qgpu_sc_inst *i);
+void qgpu_sc_queued(struct qgpu_sc_inst *i);
 
 static inline bool qgpu_sc_active(const struct qgpu_sc_inst *i)
 {

@@ -79,11 +79,23 @@ def refused(fn: Callable[..., None], *args: str) -> int:
     return 0
 
 
+LOADS: list[subprocess.Popen[str]] = []
+
+
 @pytest.fixture(autouse=True)
 def best_effort() -> Iterator[None]:
-    """Every test starts and ends under best-effort with the default timeslice."""
+    """Every test starts and ends under best-effort with the default timeslice.
+
+    Loads a failed test left behind are killed and reaped: running on, they would skew the next
+    tests, and an unreaped Popen warns when collected, which fails whatever test is running then.
+    """
     set_knob("policy", "best-effort")
     yield
+    while LOADS:
+        p = LOADS.pop()
+        if p.poll() is None:
+            p.kill()
+        p.communicate()
     set_knob("policy", "best-effort")
     set_knob("timeslice_us", "1024")
 
@@ -112,13 +124,15 @@ def instances(*lines: str) -> Iterator[list[str]]:
 
 
 def load(dev: str, seconds: float, kernel_us: int = 1000) -> subprocess.Popen[str]:
-    return subprocess.Popen(
+    p = subprocess.Popen(
         [str(LOAD), "run", "--dev", dev, "--seconds", str(seconds), "--kernel-us", str(kernel_us)]
         + ["--json"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
+    LOADS.append(p)
+    return p
 
 
 def finished(p: subprocess.Popen[str], timeout: float = 300) -> dict[str, Any]:
@@ -209,6 +223,37 @@ def test_busy_offline_is_preempted_and_throttled() -> None:
         finished(pon)
         assert finished(poff)["kernels"] > 0
         assert int(iknob("boff", "throttled_ns")) > 0
+
+
+def test_work_queued_without_a_ring_is_activity() -> None:
+    """An instance whose rings qgpu did not see but whose kernels wait is busy, not idle.
+
+    A ring makes an instance active only for the next 50 ms of GPU time it is allowed; an engine
+    slower than that (TCG on a loaded host, a round robin of many groups) left a busy offline
+    instance counted idle, so holding it for online work was neither a preemption nor throttling.
+    With doorbell_required=N the engine takes GP_PUT without a ring, which makes the case exact:
+    qgpu sees this kernel only in the channel's USERD.
+    """
+    write(NVSIM / "doorbell_required", "N")
+    try:
+        with instances("qoff core=50 class=offline", "qon core=50 class=online") as (off, on):
+            r, ch = channel(off)
+            try:
+                ch.push(rm.kernel(20_000_000))
+                ch.publish()
+                assert wait_for(lambda: tsg_of(r, ch.tsg)["busy_ns"] > 0)
+                assert wait_for(lambda: int(iknob("qoff", "gpu_time_ns")) > 0), "counted idle"
+                p = load(on, 2)
+                assert wait_for(lambda: int(iknob("qoff", "preemptions")) >= 1)
+                assert tsg_of(r, ch.tsg)["runlist"] == 0 or p.poll() is not None
+                finished(p)
+                assert int(iknob("qoff", "throttled_ns")) > 0
+            finally:
+                ch.close()
+                r.close()
+    finally:
+        write(NVSIM / "doorbell_required", "Y")
+    assert wait_for(lambda: not engine_tsgs()), engine_tsgs()
 
 
 def fork_ring(ch: Channel) -> int:

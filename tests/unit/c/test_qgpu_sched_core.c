@@ -593,6 +593,44 @@ TEST(sched_not_relaxed_while_a_class_is_held)
 }
 
 /*
+ * An instance's ring ran out (the engine ran its work slower than it was allowed) while its
+ * kernels still wait: a sample that sees them queued makes it active again, so that holding it
+ * is throttling, and it wakes for the joint window.
+ */
+TEST(sched_work_seen_queued_is_activity)
+{
+	static const u32 core[] = { 50, 50 };
+	static const enum qgpu_class cls[] = { QGPU_CLASS_ONLINE, QGPU_CLASS_OFFLINE };
+	struct sim s;
+	u64 throttled;
+
+	sim_init(&s, QGPU_POLICY_BEST_EFFORT, 2, core, cls);
+	s.busy[0] = false;
+	sim_run(&s, 10 * MS, NULL);
+	EXPECT_TRUE(s.in[1].run);
+	/* no ring for longer than its activity lasts: idle as far as rings tell */
+	s.busy[1] = false;
+	sim_run(&s, 60 * MS, NULL);
+	EXPECT_FALSE(qgpu_sc_active(&s.in[1]));
+	qgpu_sc_queued(&s.in[1]);
+	EXPECT_TRUE(qgpu_sc_active(&s.in[1]));
+	EXPECT_TRUE(s.in[1].woke);
+	/* online work arrives: the offline instance is held with work, which is throttled time */
+	qgpu_sc_ring(&s.sc, &s.in[0]);
+	sim_decide(&s);
+	EXPECT_FALSE(s.in[1].run);
+	throttled = s.in[1].throttled_ns;
+	s.now += 5 * MS;
+	qgpu_sc_account(&s.sc, s.v, s.n, s.now);
+	EXPECT_EQ(s.in[1].throttled_ns - throttled, 5 * MS);
+	/* a refill while active only tops it up: not a wake */
+	s.in[1].woke = false;
+	qgpu_sc_queued(&s.in[1]);
+	EXPECT_FALSE(s.in[1].woke);
+	EXPECT_EQ(s.in[1].active_ns, (s64)QGPU_SC_ACTIVE_NS);
+}
+
+/*
  * Controls inert: a simulated engine that round-robins every instance with queued work, held or
  * not. An instance that may run keeps 50 ms queued (as nvsim-load does); a held one only drains.
  * The scheduler sees which instances had work (groups_busy), as qgpu_sched.c estimates it from
