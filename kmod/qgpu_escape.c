@@ -66,20 +66,16 @@
  * - checks that only spare the tenant a pointless call (ATTACH_GPUS_TO_FD ids, the class that
  *   triggers the GPU-file treatment) decide nothing the driver does not check again.
  *
- * Issue 5 (memory limits) must decide on class, size and attr of allocations, which RM copies
- * from user memory itself (NVOS21/64, NV_MEMORY_ALLOCATION_PARAMS, NVOS32). Recommended: charge
- * from RM's own record, not from the request. Before forwarding, decode the kernel copy and
- * reserve (try_charge) the requested size as a fast, honest-path refusal; forward with the
- * caller's pointers; after RM succeeded, ask RM what it actually created for the returned
- * handle through a kernel RM client the tenant cannot touch (nvidia_get_rm_ops(), nvsim's
- * equivalent: dup the handle, then NV0000 GET_HANDLE_INFO for the class and NV0041
- * GET_SURFACE_INFO / the memory's size), and reconcile the reservation with that. If RM made
- * something larger than reserved, or vidmem where the request said sysmem, and the instance is
- * over its limit, free the object at once (RM_FREE through the tenant's client on its real ctl
- * file) and return NV_ERR_NO_MEMORY. A hostile sibling can then only make its own allocation
- * fail, never exceed the limit for longer than that one call. The alternative, handing RM a
- * copy in memory the tenant cannot write, needs a read-only VMA that cannot be unmapped or
- * replaced during the call, which the mm does not offer before mseal() (6.10).
+ * Memory limits decide on class, size and attr of allocations, which RM copies from user memory
+ * itself (NVOS21/64, NV_MEMORY_ALLOCATION_PARAMS, NVOS32). So the charge comes from RM's own
+ * record, not from the request: qgpu reserves the size its kernel copy asks for (a fast refusal
+ * on the honest path), forwards with the caller's pointers, then asks RM through its kernel client
+ * what it created under the returned handle and settles the reservation to that; anything larger
+ * that no longer fits is freed at once and the call fails with NV_ERR_NO_MEMORY (DOC: memory
+ * limits, qgpu_mem.c). A hostile sibling can then only make its own allocation fail. Handing RM a
+ * copy in memory the tenant cannot write instead would need a read-only VMA that cannot be
+ * unmapped or replaced during the call, which the mm does not offer modules (mseal(), 6.10, is
+ * a syscall only).
  */
 
 /*

@@ -35,11 +35,12 @@
  *    under ``mem_max`` the call is not forwarded: its status is NV_ERR_NO_MEMORY, ``events``
  *    counts it, pollers of ``events`` wake and the netlink ``oom`` event names the instance, the
  *    process (initial pid namespace) and the size.
- * 2. After RM succeeded, qgpu asks RM, through its own kernel client, what it created: it
- *    duplicates the new handle into its client, reads NV0041 GET_SURFACE_INFO ADDR_SPACE_TYPE and
- *    PHYS_SIZE on the duplicate and frees it (three kernel-client calls). The charge becomes that
- *    size. If it is larger than reserved and no longer fits, qgpu frees the object through the
- *    tenant's own real ctl file and the call fails with NV_ERR_NO_MEMORY.
+ * 2. After RM succeeded, qgpu asks RM, through its own kernel client, what it created: one
+ *    NV0041 GET_SURFACE_INFO (ADDR_SPACE_TYPE and PHYS_SIZE) on the new handle in the tenant's
+ *    client (qgpu_mem_rm_query(); RM binds clients to files only for user calls, so a kernel
+ *    call may name it). The charge becomes that size. If it is larger than reserved and no
+ *    longer fits, qgpu frees the object through its kernel client, from its own copy of the
+ *    handle, and the call fails with NV_ERR_NO_MEMORY.
  * 3. The handle qgpu verifies is the one RM wrote back to user memory, which a sibling thread can
  *    rewrite. It must be the handle the kernel copy named (when it named one), must not be an
  *    object qgpu already mirrors, and must be video memory in RM; otherwise the tenant raced its
