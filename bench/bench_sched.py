@@ -8,6 +8,8 @@ $QGPU_BENCH_RESULTS/sched.json and one PNG per scenario (share over time, one li
 Latency scenarios (burst_wake, online_offline) time QGPU_BENCH_PROBES probes each (default 100, so
 p99 is the second worst); idle_reaction_nvsim / _qgpu time the same probe on an idle GPU, straight
 to nvsim and through an idle instance: the emulated engine's own reaction, the floor under the rest.
+inert_detect_* (controls_effective=N) time how soon fixed-share finds the controls inert, over
+QGPU_BENCH_DETECT_TRIALS fresh starts each (default 10).
 The VM is emulated (TCG, 2 shared cores): the numbers are what this run measured, nothing more.
 """
 
@@ -39,6 +41,8 @@ NVSIM = Path("/sys/module/nvsim/parameters")
 OUT = Path(os.environ.get("QGPU_BENCH_RESULTS", "build/bench"))
 # Latency probes per scenario: with 100, p99 is the second worst (nearest rank), not the worst.
 PROBES = int(os.environ.get("QGPU_BENCH_PROBES", "100"))
+# Trials per inert-detection scenario (controls_effective=N only)
+DETECT_TRIALS = int(os.environ.get("QGPU_BENCH_DETECT_TRIALS", "10"))
 SAMPLE_S = 0.1
 SECONDS = 4.0
 SUFFIX = ["Y"]
@@ -467,6 +471,42 @@ def run_rate(dev: str, kernel_us: int) -> float:
     return float(json.loads(out)["kernels_per_s"])
 
 
+def inert_detect(cores: list[int], kernel_us: int) -> dict[str, Any]:
+    """Controls inert: how long after busy loads start fixed-share until qgpu's verdict.
+
+    Until the GPU's `controls` reads `inert`, fixed-share acts as if holds took effect, and
+    with inert controls that is the engine's round robin (50/50 for two busy instances). Each
+    trial starts the loads on fresh instances (the verdict goes with the GPU's last channel
+    group) and polls `controls` every 10 ms for up to 3 s.
+    """
+    times: list[float | None] = []
+    for _ in range(DETECT_TRIALS):
+        insts = Insts([(f"d{i}", c, "online") for i, c in enumerate(cores)])
+        try:
+            set_policy("fixed-share")
+            procs = [load(f"/dev/qgpu/d{i}", 4, kernel_us) for i in range(len(cores))]
+            t0, got = time.monotonic(), None
+            while time.monotonic() - t0 < 3.0:
+                if (gpu_dir() / "controls").read_text().strip() == "inert":
+                    got = round(time.monotonic() - t0, 3)
+                    break
+                time.sleep(0.01)
+            times.append(got)
+            for p in procs:
+                p.kill()
+                p.wait()
+        finally:
+            insts.close()
+    seen = sorted(t for t in times if t is not None)
+    return {
+        "trials": len(times),
+        "not_within_3s": len(times) - len(seen),
+        "median_s": round(statistics.median(seen), 3) if seen else None,
+        "max_s": seen[-1] if seen else None,
+        "seconds": times,
+    }
+
+
 def cpu_cost(cores: list[int]) -> dict[str, Any]:
     """Every instance busy under burst-share: the scheduler thread's CPU time and wake-ups.
 
@@ -578,6 +618,18 @@ def main() -> int:
     cpu = {"cpu_cost": [1] * 64, "cpu_cost_skewed": [37] + [1] * 63}
     for name in selected(list(cpu)):
         results[name] = cpu_cost(cpu[name])
+    # how soon fixed-share finds held groups still running, with the controls inert
+    detect = {
+        f"inert_detect_{a}_{b}_{k}us": ([a, b], k)
+        for a, b in ((30, 70), (10, 90))
+        for k in (100, 5000)
+    }
+    for name in selected(list(detect)):
+        write(NVSIM / "controls_effective", "N")
+        try:
+            results[name] = inert_detect(*detect[name])
+        finally:
+            write(NVSIM / "controls_effective", "Y")
     path = OUT / "sched.json"
     path.write_text(json.dumps(results, indent=2) + "\n")
     print(json.dumps(results, indent=2))

@@ -525,9 +525,17 @@ u64 qgpu_sc_decide(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, unsigned i
 		waking |= v[k]->woke && qgpu_sc_eligible(sc, v[k], top, first) &&
 			  !qgpu_sc_short(sc, v[k], owed, now);
 	if (!owner && !waking) {
+		/*
+		 * Fixed-share: the last window's owner, its budget refilled by a new period, goes
+		 * on first (A B | B A | A B ...). That saves a switch a period, and it makes the
+		 * others' holds long enough (with two instances, twice the other's window) for a
+		 * held group that still runs to show the controls inert: with the 10 ms period,
+		 * holds in the same order every period are shorter than the hold grace for most
+		 * instances, and a held group's moves fall only into what is left after it.
+		 */
 		for (k = 0; k < n; k++)
 			if (v[k] == sc->cursor)
-				start = k + 1;
+				start = sc->policy == QGPU_POLICY_FIXED_SHARE ? k : k + 1;
 		for (k = 0; k < n && !owner; k++) {
 			struct qgpu_sc_inst *i = v[(start + k) % n];
 
