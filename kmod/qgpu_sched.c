@@ -171,6 +171,9 @@ struct qgpu_sched_inst {
  * @tuned: the tenant set its timeslice, interleave level or real-time mode itself: its turns in
  *	the engine's round robin are not the same length as other groups'
  * @busy: a channel of it had work over the last sample (scratch of the sample)
+ * @whole: a channel of it had work known to the engine both when the last sample started and
+ *	when it ended: busy all of it, where a group that is only @busy ran dry or got work within
+ *	it (scratch of the sample)
  * @moved: a channel's GP_GET moved over the last sample (scratch of the sample)
  * @blind: it has a channel whose USERD qgpu does not read (RM's own, or mapping it failed)
  * @work: a channel of it has work queued or running, GP_PUT seen by the engine or not (scratch
@@ -185,6 +188,7 @@ struct qgpu_sched_tsg {
 	bool tuned;
 	bool blind;
 	bool busy;
+	bool whole;
 	bool moved;
 	bool work;
 	bool queued;
@@ -202,6 +206,7 @@ struct qgpu_sched_tsg {
  * @gp_get: GP_GET at the last sample
  * @moved_at: when GP_GET last moved, or the instance last could ring (under the GPU's lock)
  * @put_known: GP_PUT the engine knows of, as far as qgpu can tell (under the GPU's lock)
+ * @put_sampled: @put_known when the last sample ended
  */
 struct qgpu_sched_chan {
 	struct list_head link;
@@ -214,6 +219,7 @@ struct qgpu_sched_chan {
 	u32 gp_get;
 	u64 moved_at;
 	u32 put_known;
+	u32 put_sampled;
 };
 
 /* Entries from @from to @to round @ch's ring. */
@@ -304,11 +310,12 @@ static void qgpu_sched_sample(struct qgpu_sched_gpu *sg, u64 now)
 	lockdep_assert_held(&sg->mutex);
 	lockdep_assert_held(&sg->lock);
 	list_for_each_entry(si, &sg->insts, link) {
-		u32 busy = 0, work = 0, rr = 0;
+		u32 busy = 0, part = 0, work = 0, rr = 0;
 		bool unequal = false, queued = false;
 
 		list_for_each_entry(tsg, &si->tsgs, link) {
 			tsg->busy = false;
+			tsg->whole = false;
 			tsg->moved = false;
 			tsg->work = false;
 			tsg->queued = false;
@@ -316,7 +323,7 @@ static void qgpu_sched_sample(struct qgpu_sched_gpu *sg, u64 now)
 		list_for_each_entry(ch, &si->chans, link) {
 			u32 get = readl(ch->userd + NVRM_USERD_GP_GET);
 			u32 put = readl(ch->userd + NVRM_USERD_GP_PUT);
-			bool moved, had;
+			bool moved, had, whole;
 
 			if (get >= ch->entries)
 				get = ch->gp_get;	/* not a ring index: the tenant's doing */
@@ -338,15 +345,20 @@ static void qgpu_sched_sample(struct qgpu_sched_gpu *sg, u64 now)
 				ch->put_known = get;
 				had = false;
 			}
+			/* known work at both ends of the sample: busy all of it */
+			whole = had && ch->gp_get != ch->put_sampled && get != ch->put_known;
 			ch->gp_get = get;
+			ch->put_sampled = ch->put_known;
 			if (ch->tsg) {
 				ch->tsg->busy |= moved || had;
+				ch->tsg->whole |= whole;
 				ch->tsg->moved |= moved;
 				ch->tsg->work |= moved || put != get;
 				ch->tsg->queued |= put != get;
 			} else {
 				/* an implicit group of its own, on the runlist as far as we know */
 				busy += moved || had;
+				part += (moved || had) && !whole;
 				work += moved || put != get;
 				queued |= put != get;
 				rr++;
@@ -357,6 +369,7 @@ static void qgpu_sched_sample(struct qgpu_sched_gpu *sg, u64 now)
 
 			any = true;
 			busy += tsg->busy;
+			part += tsg->busy && !tsg->whole;
 			if (held && tsg->moved &&
 			    sg->sampled_at >= si->held_at + QGPU_SCHED_HOLD_GRACE_NS)
 				inert |= qgpu_sched_held_moved(sg, now);
@@ -369,6 +382,7 @@ static void qgpu_sched_sample(struct qgpu_sched_gpu *sg, u64 now)
 		}
 		si->queued = queued;
 		si->sc.groups_busy = busy;
+		si->sc.groups_part = part;
 		si->sc.groups_work = work;
 		si->sc.groups_rr = rr;
 		si->sc.rr_unequal = unequal;
@@ -811,6 +825,7 @@ static bool qgpu_sched_chan_track(struct qgpu_file *qf, struct qgpu_rmnode *node
 	spin_lock(&si->sg->lock);
 	ch->gp_get = readl(ch->userd + NVRM_USERD_GP_GET);
 	ch->put_known = readl(ch->userd + NVRM_USERD_GP_PUT);
+	ch->put_sampled = ch->put_known;
 	list_add_tail(&ch->link, &si->chans);
 	spin_unlock(&si->sg->lock);
 	node->payload = ch;

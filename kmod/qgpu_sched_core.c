@@ -195,6 +195,33 @@ static void qgpu_sc_rotate(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, un
 		sc->bucket_start = now;	/* idle for more than a second: all buckets are clear */
 }
 
+/* Of @i's busy groups, those busy only part of the sample. */
+static u32 qgpu_sc_part(const struct qgpu_sc_inst *i)
+{
+	return i->groups_part < i->groups_busy ? i->groups_part : i->groups_busy;
+}
+
+/**
+ * qgpu_sc_engine_part() - each busy group's part of the engine over a sample, round robin assumed
+ * @elapsed: the sample's length
+ * @whole: groups busy all of it (known work when it started and when it ended)
+ * @part: groups busy part of it (their work ran dry, or arrived, within it)
+ * @per_whole: engine time of each of @whole
+ * @per_part: engine time of each of @part
+ *
+ * A group busy part of the sample is taken as busy half of it, at a random place, so it meets
+ * the others (@whole, and half of the rest of @part, on average) then: half of the sample over
+ * one more than those. Counting it busy all of it instead, as before, overcharged an instance
+ * each time its queue ran dry or filled: the small one of a fixed-share pair, whose gate closes
+ * often, by about a point of the GPU (30/70: charged 29.85 %, engine 28.95 %). The rest of the
+ * sample goes to @whole in equal parts: the engine was busy throughout when any was.
+ */
+static void qgpu_sc_engine_part(u64 elapsed, u32 whole, u32 part, u64 *per_whole, u64 *per_part)
+{
+	*per_part = part ? qgpu_sc_div(elapsed, 2ull * whole + part + 1) : 0;
+	*per_whole = whole ? qgpu_sc_div(elapsed - *per_part * part, whole) : 0;
+}
+
 /**
  * qgpu_sc_account() - charge the time since the last call to the instances
  * @sc: the GPU
@@ -206,13 +233,13 @@ static void qgpu_sc_rotate(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, un
  * several were); it runs down its activity. The owner of an exclusive window pays the whole
  * time from its budget. Time an instance was held while active is throttled time. Under
  * fixed-share with inert controls every instance instead pays, and is credited GPU time for, its
- * part of the engine by @groups_busy, held or not.
+ * part of the engine by @groups_busy, held or not (qgpu_sc_engine_part()).
  */
 void qgpu_sc_account(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, unsigned int n, u64 now)
 {
 	bool estimate = sc->inert && sc->policy == QGPU_POLICY_FIXED_SHARE;
-	unsigned int k, running = 0, busy = 0;
-	u64 elapsed, each;
+	unsigned int k, running = 0, busy = 0, part = 0;
+	u64 elapsed, each, per_whole = 0, per_part = 0;
 
 	if (!sc->last || now <= sc->last) {
 		sc->last = sc->last ?: now;
@@ -225,14 +252,18 @@ void qgpu_sc_account(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, unsigned
 		if (v[k]->run && qgpu_sc_active(v[k]))
 			running++;
 		busy += v[k]->groups_busy;
+		part += qgpu_sc_part(v[k]);
 	}
 	each = running ? qgpu_sc_div(elapsed, running) : 0;
+	if (estimate)
+		qgpu_sc_engine_part(elapsed, busy - part, part, &per_whole, &per_part);
 	for (k = 0; k < n; k++) {
 		struct qgpu_sc_inst *i = v[k];
 
 		if (estimate) {
 			/* held or not, what it had queued ran: it pays its part of the engine */
-			u64 used = busy ? qgpu_sc_div(elapsed * i->groups_busy, busy) : 0;
+			u32 p = qgpu_sc_part(i);
+			u64 used = per_whole * (i->groups_busy - p) + per_part * p;
 
 			i->budget_ns -= (s64)used;
 			i->gpu_time_ns += used;

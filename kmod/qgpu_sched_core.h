@@ -57,6 +57,8 @@ enum qgpu_policy {
  * @woke: it became active and has not run since
  * @groups_busy: its channel groups that had work over the last sample (the caller's estimate
  *	from their GP_GET/GP_PUT); used only while the GPU's controls are inert
+ * @groups_part: of @groups_busy, those whose work ran dry or arrived within the sample: taken
+ *	as busy for half of it
  * @groups_work: its channel groups on the runlist with work queued or running at the last
  *	sample, whether the engine has seen it yet or not: the turns it takes in the engine's
  *	round robin when it may run. Read from tenant memory, so it only ever decides about this
@@ -77,6 +79,7 @@ struct qgpu_sc_inst {
 	bool run;
 	bool woke;
 	u32 groups_busy;
+	u32 groups_part;
 	u32 groups_work;
 	u32 groups_rr;
 	bool rr_unequal;

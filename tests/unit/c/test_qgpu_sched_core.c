@@ -675,7 +675,7 @@ TEST(sched_work_seen_queued_is_activity)
  */
 static void sim_run_inert(struct sim *s, u64 ns, u64 *got, u64 *queue)
 {
-	u64 end = s->now + ns, next, dt, each;
+	u64 end = s->now + ns, next, left, each;
 	unsigned int k, busy;
 
 	for (k = 0; k < s->n; k++)
@@ -692,18 +692,33 @@ static void sim_run_inert(struct sim *s, u64 ns, u64 *got, u64 *queue)
 			next = s->now + MS;
 		if (next > end)
 			next = end;
-		dt = next - s->now;
-		busy = 0;
-		for (k = 0; k < s->n; k++)
-			busy += !!queue[k];
-		each = busy ? dt / busy : 0;
 		for (k = 0; k < s->n; k++) {
 			s->in[k].groups_busy = !!queue[k];
-			if (!queue[k])
-				continue;
-			/* a queue that runs dry hands its rest of the round robin to no one (simple) */
-			got[k] += each < queue[k] ? each : queue[k];
-			queue[k] -= each < queue[k] ? each : queue[k];
+			s->in[k].groups_part = 0;
+		}
+		/* processor sharing: a queue that runs dry leaves its turns to the others */
+		for (left = next - s->now; left; left -= each * busy) {
+			busy = 0;
+			each = left;
+			for (k = 0; k < s->n; k++) {
+				if (!queue[k])
+					continue;
+				busy++;
+				each = queue[k] < each ? queue[k] : each;
+			}
+			if (!busy)
+				break;
+			if (each * busy > left)
+				each = left / busy;
+			if (!each)
+				break;
+			for (k = 0; k < s->n; k++) {
+				if (!queue[k])
+					continue;
+				got[k] += each;
+				queue[k] -= each;
+				s->in[k].groups_part = !queue[k];
+			}
 		}
 		s->now = next;
 		qgpu_sc_account(&s->sc, s->v, s->n, s->now);
@@ -733,6 +748,24 @@ TEST(sched_fixed_share_with_inert_controls_charges_queued_work)
 	check_fixed_inert(a, 2);
 	check_fixed_inert(b, 2);
 	check_fixed_inert(c, 5);
+}
+
+TEST(sched_inert_estimate_charges_half_a_sample_to_a_queue_that_ran_dry)
+{
+	static const u32 core[] = { 50, 50 };
+	struct sim s;
+
+	/* 4 ms: instance 0 busy throughout, instance 1's queue ran dry within it */
+	sim_init(&s, QGPU_POLICY_FIXED_SHARE, 2, core, NULL);
+	s.sc.inert = true;
+	qgpu_sc_account(&s.sc, s.v, 2, s.now);
+	s.in[0].groups_busy = 1;
+	s.in[1].groups_busy = 1;
+	s.in[1].groups_part = 1;
+	qgpu_sc_account(&s.sc, s.v, 2, s.now + 4 * MS);
+	/* busy half the sample beside the other: 1 ms; the other got the rest */
+	EXPECT_EQ(s.in[1].gpu_time_ns, 1 * MS);
+	EXPECT_EQ(s.in[0].gpu_time_ns, 3 * MS);
 }
 
 TEST(sched_inert_controls_carry_debt_and_busy_credit)
