@@ -24,6 +24,7 @@ import subprocess
 import sys
 import time
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -295,6 +296,24 @@ class Probe:
         return t0, done, trace()
 
 
+def probes(dev: str, settle_s: float, pause_s: float) -> Iterator[tuple[int, float, list[Event]]]:
+    """PROBES probes from this process through `dev`'s nodes, after `settle_s`, `pause_s` apart."""
+    r = Rm(dev=dev)
+    try:
+        d, s = r.device()
+        ch = Channel(r, d, s, entries=1024)
+        try:
+            probe = Probe(ch, 0)
+            time.sleep(settle_s)
+            for _ in range(PROBES):
+                yield probe.run()
+                time.sleep(pause_s)
+        finally:
+            ch.close()
+    finally:
+        r.close()
+
+
 def wake(kernel_us: int) -> dict[str, Any]:
     """A busy, B (70 %) wakes with one short kernel: how long until B gets the engine."""
     insts = Insts([("wa", 30, "online"), ("wb", 70, "online")])
@@ -303,20 +322,11 @@ def wake(kernel_us: int) -> dict[str, Any]:
     try:
         set_policy("burst-share")
         p = load("/dev/qgpu/wa", 60, kernel_us)
-        r = Rm(dev="/dev/qgpu/wb")
-        d, s = r.device()
-        ch = Channel(r, d, s, entries=1024)
-        probe = Probe(ch, 0)
-        time.sleep(1.0)
-        for _ in range(PROBES):
-            t0, done, ev = probe.run()
+        for t0, done, ev in probes("/dev/qgpu/wb", 1.0, 0.3):
             lat.append(done)
             on = first_after(ev, "on", me, t0)
             if on is not None:
                 ring_to_on.append((on - t0) / 1e6)
-            time.sleep(0.3)
-        ch.close()
-        r.close()
         p.kill()
         p.wait()
     finally:
@@ -359,13 +369,7 @@ def online_offline(kernel_us: int) -> dict[str, Any]:
     on_engine = 0
     try:
         p = load("/dev/qgpu/ooff", 60, kernel_us)
-        r = Rm(dev="/dev/qgpu/oon")
-        d, s = r.device()
-        ch = Channel(r, d, s, entries=1024)
-        probe = Probe(ch, 0)
-        time.sleep(1.0)
-        for _ in range(PROBES):
-            t0, done, ev = probe.run()
+        for t0, done, ev in probes("/dev/qgpu/oon", 1.0, 0.3):
             lat.append(done)
             off: int | None = t0
             if engine_holder_at(ev, p.pid, t0):
@@ -379,9 +383,6 @@ def online_offline(kernel_us: int) -> dict[str, Any]:
             rl = first_after(ev, "runlist_del", p.pid, t0)
             if rl is not None:
                 del_lat.append((rl - t0) / 1e6)
-            time.sleep(0.3)
-        ch.close()
-        r.close()
         p.kill()
         p.wait()
         # throughput of online alone vs with offline co-located
@@ -426,20 +427,11 @@ def idle_reaction(dev: str) -> dict[str, Any]:
     on_lat, lat = [], []
     insts = Insts([("idle", 50, "online")]) if dev != "/dev" else None
     try:
-        r = Rm(dev="/dev" if insts is None else "/dev/qgpu/idle")
-        d, s = r.device()
-        ch = Channel(r, d, s, entries=1024)
-        probe = Probe(ch, 0)
-        time.sleep(0.5)
-        for _ in range(PROBES):
-            t0, done, ev = probe.run()
+        for t0, done, ev in probes("/dev" if insts is None else "/dev/qgpu/idle", 0.5, 0.05):
             lat.append(done)
             on = first_after(ev, "on", me, t0)
             if on is not None:
                 on_lat.append((on - t0) / 1e6)
-            time.sleep(0.05)
-        ch.close()
-        r.close()
     finally:
         if insts is not None:
             insts.close()

@@ -206,7 +206,7 @@ struct qgpu_sched_tsg {
  * @gp_get: GP_GET at the last sample
  * @moved_at: when GP_GET last moved, or the instance last could ring (under the GPU's lock)
  * @put_known: GP_PUT the engine knows of, as far as qgpu can tell (under the GPU's lock)
- * @put_sampled: @put_known when the last sample ended
+ * @put_sampled: @put_known when the last sample ended (under the GPU's lock)
  */
 struct qgpu_sched_chan {
 	struct list_head link;
