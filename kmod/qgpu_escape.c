@@ -31,6 +31,7 @@
  * - CARD_INFO: answered by qgpu from what the backend reported at load: the instance's GPU alone,
  *   in slot 0, with minor_number 0; the other slots zeroed. Size and device checks as the
  *   driver's (-EINVAL). Never forwarded, so the other GPUs are never written to tenant memory.
+ *   RM_CONTROL of NV0000 GPU_GET_ATTACHED_IDS and GPU_GET_PROBED_IDS likewise (qgpu_gpu_ids()).
  * - ATTACH_GPUS_TO_FD: every id must be the instance's GPU's gpu_id (-EINVAL otherwise). The ids
  *   keep their real values: the tenant sees its GPU's real gpu_id in CARD_INFO, and
  *   NV0000 GPU_GET_ID_INFO_V2 and NV01_DEVICE_0 allocations use the real gpu_id and device
@@ -145,6 +146,53 @@ static long qgpu_card_info(struct qgpu_file *qf, void __user *uarg, u32 size)
 		ret = -EFAULT;
 	kfree(cards);
 	return ret;
+}
+
+/**
+ * qgpu_gpu_ids() - NV0000 GPU_GET_ATTACHED_IDS and GPU_GET_PROBED_IDS, answered by qgpu
+ * @qf: the proxy file
+ * @c: the decoded control
+ * @arg: the tenant's NVOS54
+ * @ret: the ioctl's return value, when handled
+ *
+ * The instance's GPU alone, then INVALID_ID, as CARD_INFO is answered (DOC: ioctl decode): the
+ * host's other GPUs are never written to tenant memory. Asked on one of the file's own clients
+ * (the mirror has it), in RM's layout: else RM's statuses for a client not of this file and a
+ * params struct it does not take, and nothing written.
+ *
+ * Return: true when @c is one of these controls (then *@ret is set).
+ */
+static bool qgpu_gpu_ids(struct qgpu_file *qf, const struct nvrm_control *c, unsigned long arg,
+			 long *ret)
+{
+	u32 __user *ustatus = (u32 __user *)(arg + offsetof(struct nvrm_nvos54, status));
+	struct nvrm_nv0000_gpu_get_probed_ids ids;	/* both lists start at @0 */
+	u32 size, status = NVRM_OK;
+
+	switch (c->cmd) {
+	case NVRM_CTRL_CMD_NV0000_GPU_GET_ATTACHED_IDS:
+		size = sizeof(struct nvrm_nv0000_gpu_get_attached_ids);
+		break;
+	case NVRM_CTRL_CMD_NV0000_GPU_GET_PROBED_IDS:
+		size = sizeof(ids);
+		break;
+	default:
+		return false;
+	}
+	memset(&ids, 0xff, sizeof(ids));	/* NVRM_NV0000_GPU_INVALID_ID in every slot */
+	ids.gpu_ids[0] = qf->inst->gpu->card.gpu_id;
+	mutex_lock(&qf->track->lock);
+	if (c->hobject != c->hclient || !qgpu_rmtrack_find(qf->track, c->hclient, c->hclient))
+		status = NVRM_ERR_INVALID_CLIENT;
+	mutex_unlock(&qf->track->lock);
+	if (status == NVRM_OK && (c->finn_serialized || c->params_size != size || !c->params_ptr))
+		status = NVRM_ERR_INVALID_PARAM_STRUCT;
+	if (status == NVRM_OK && copy_to_user(u64_to_user_ptr(c->params_ptr), &ids, size)) {
+		*ret = -EFAULT;
+		return true;
+	}
+	*ret = put_user(status, ustatus) ? -EFAULT : 0;
+	return true;
 }
 
 /* ATTACH_GPUS_TO_FD: only the instance's GPU may be named. */
@@ -513,6 +561,8 @@ static long qgpu_rm_control(struct qgpu_file *qf, unsigned int cmd, unsigned lon
 	if (size != sizeof(raw) || copy_from_user(&raw, (void __user *)arg, size) ||
 	    nvrm_control_decode(&raw, size, &c))
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	if (qf->track && qgpu_gpu_ids(qf, &c, arg, &ret))
+		return ret;
 	if (qgpu_mem_control(qf, &c, arg, &ret))
 		return ret;
 	if (qgpu_sched_is_schedule_control(&c))

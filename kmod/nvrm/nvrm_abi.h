@@ -1031,11 +1031,18 @@ struct nvrm_gpu_get_gid_info {
 #define NVRM_CTRL_CMD_NV0000_GPU_GET_ATTACHED_IDS	0x00000201u
 #define NVRM_CTRL_CMD_NV0000_GPU_GET_ID_INFO		0x00000202u	/* 40 B, szName pointer */
 #define NVRM_CTRL_CMD_NV0000_GPU_GET_ID_INFO_V2		0x00000205u
+#define NVRM_CTRL_CMD_NV0000_GPU_GET_PROBED_IDS		0x00000214u
+#define NVRM_NV0000_GPU_MAX_PROBED_GPUS			32u	/* NV_MAX_DEVICES, nvlimits.h */
 #define NVRM_NV0000_GPU_MAX_ATTACHED_GPUS		32u
 #define NVRM_NV0000_GPU_INVALID_ID			0xFFFFFFFFu
 #define NVRM_NV0000_GPU_GET_ID_INFO_SIZE		40u
 struct nvrm_nv0000_gpu_get_attached_ids {	/* 128 B; list ends at INVALID_ID */
 	u32 gpu_ids[NVRM_NV0000_GPU_MAX_ATTACHED_GPUS];
+};
+
+struct nvrm_nv0000_gpu_get_probed_ids {		/* 256 B; each list ends at INVALID_ID */
+	u32 gpu_ids[NVRM_NV0000_GPU_MAX_PROBED_GPUS];		/* @0 */
+	u32 excluded_gpu_ids[NVRM_NV0000_GPU_MAX_PROBED_GPUS];	/* @128 */
 };
 
 struct nvrm_nv0000_gpu_get_id_info_v2 {		/* 32 B */

@@ -742,6 +742,37 @@ static u32 nvsim_ctrl_gpu_get_id_info_v2(const struct nvsim_caller *caller,
 	return NVRM_ERR_INVALID_ARGUMENT;
 }
 
+/*
+ * NV0000 GPU_GET_ATTACHED_IDS and GPU_GET_PROBED_IDS: every GPU, in probe order, then INVALID_ID
+ * (nvsim attaches each GPU at load and excludes none). Both lists start at offset 0.
+ */
+static void nvsim_gpu_id_list(u32 *ids, unsigned int slots)
+{
+	unsigned int i;
+
+	for (i = 0; i < slots; i++)
+		ids[i] = i < nvsim_num_gpus ? nvsim_gpus[i].gpu_id : NVRM_NV0000_GPU_INVALID_ID;
+}
+
+static u32 nvsim_ctrl_gpu_get_attached_ids(const struct nvsim_caller *caller,
+					   struct nvsim_object *obj, void *buf)
+{
+	struct nvrm_nv0000_gpu_get_attached_ids *p = buf;
+
+	nvsim_gpu_id_list(p->gpu_ids, ARRAY_SIZE(p->gpu_ids));
+	return NVRM_OK;
+}
+
+static u32 nvsim_ctrl_gpu_get_probed_ids(const struct nvsim_caller *caller,
+					 struct nvsim_object *obj, void *buf)
+{
+	struct nvrm_nv0000_gpu_get_probed_ids *p = buf;
+
+	nvsim_gpu_id_list(p->gpu_ids, ARRAY_SIZE(p->gpu_ids));
+	memset(p->excluded_gpu_ids, 0xff, sizeof(p->excluded_gpu_ids));
+	return NVRM_OK;
+}
+
 /* A size of 0 in the table means it depends on the ABI version. */
 static const struct nvsim_control nvsim_core_controls[] = {
 	{ NVRM_CTRL_CMD_FB_GET_INFO, NVRM_CLASS_NV20_SUBDEVICE_0,
@@ -754,6 +785,10 @@ static const struct nvsim_control nvsim_core_controls[] = {
 	  sizeof(struct nvrm_gpu_get_gid_info), nvsim_ctrl_gpu_get_gid_info },
 	{ NVRM_CTRL_CMD_NV0000_GPU_GET_ID_INFO_V2, NVRM_CLASS_NV01_ROOT_CLIENT,
 	  sizeof(struct nvrm_nv0000_gpu_get_id_info_v2), nvsim_ctrl_gpu_get_id_info_v2 },
+	{ NVRM_CTRL_CMD_NV0000_GPU_GET_ATTACHED_IDS, NVRM_CLASS_NV01_ROOT_CLIENT,
+	  sizeof(struct nvrm_nv0000_gpu_get_attached_ids), nvsim_ctrl_gpu_get_attached_ids },
+	{ NVRM_CTRL_CMD_NV0000_GPU_GET_PROBED_IDS, NVRM_CLASS_NV01_ROOT_CLIENT,
+	  sizeof(struct nvrm_nv0000_gpu_get_probed_ids), nvsim_ctrl_gpu_get_probed_ids },
 };
 
 static const unsigned int nvsim_core_num_controls = ARRAY_SIZE(nvsim_core_controls);

@@ -243,6 +243,49 @@ def test_second_gpu_is_gpu_0_of_its_instance() -> None:
         assert i["fb_total_bytes"] == 2048 << 20
 
 
+GET_ATTACHED_IDS = 0x201  # NV0000_CTRL_CMD_GPU_GET_ATTACHED_IDS, ctrl0000gpu.h
+GET_PROBED_IDS = 0x214  # NV0000_CTRL_CMD_GPU_GET_PROBED_IDS, ctrl0000gpu.h
+INVALID_ID = 0xFFFFFFFF
+
+
+def gpu_ids(r: Rm, cmd: int, size: int, hclient: int = 0) -> tuple[int, list[int], list[int]]:
+    """(status, gpuIds, excludedGpuIds up to INVALID_ID) of an NV0000 id-list control."""
+    buf = bytearray(b"\xaa" * size)
+    status = r.control(hclient or r.client, cmd, buf, hclient=hclient)
+    words = list(struct.unpack(f"<{size // 4}I", buf))
+
+    def upto_invalid(ws: list[int]) -> list[int]:
+        return ws[: ws.index(INVALID_ID)] if INVALID_ID in ws else ws
+
+    return status, upto_invalid(words[:32]), upto_invalid(words[32:])
+
+
+@pytest.mark.usefixtures("default_modules")
+def test_gpu_id_lists_name_only_the_instances_gpu() -> None:
+    reload("num_gpus=2")
+    direct = Rm(gpu=None)
+    try:
+        ids = [c[0] for c in rm.card_info(direct.ctl)]
+        assert gpu_ids(direct, GET_ATTACHED_IDS, 128)[:2] == (rm.OK, ids)
+        assert gpu_ids(direct, GET_PROBED_IDS, 256) == (rm.OK, ids, [])
+    finally:
+        direct.close()
+    with instance("ids1", gpu=1) as d:
+        r, other = Rm(gpu=None, dev=d), Rm(gpu=None, dev=d)
+        try:
+            assert gpu_ids(r, GET_ATTACHED_IDS, 128)[:2] == (rm.OK, [ids[1]])
+            assert gpu_ids(r, GET_PROBED_IDS, 256) == (rm.OK, [ids[1]], [])
+            # RM's statuses where RM would refuse, and nothing written: a params struct of
+            # another size, a client of another file
+            status, words, _ = gpu_ids(r, GET_PROBED_IDS, 128)
+            assert (status, words) == (rm.INVALID_PARAM_STRUCT, [0xAAAAAAAA] * 32)
+            status, words, _ = gpu_ids(r, GET_ATTACHED_IDS, 128, hclient=other.client)
+            assert (status, words) == (rm.INVALID_CLIENT, [0xAAAAAAAA] * 32)
+        finally:
+            r.close()
+            other.close()
+
+
 @pytest.mark.usefixtures("default_modules")
 def test_older_abi_through_an_instance() -> None:
     reload("abi_version=535.104.05")
