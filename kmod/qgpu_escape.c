@@ -158,9 +158,10 @@ static long qgpu_card_info(struct qgpu_file *qf, void __user *uarg, u32 size)
  * The instance's GPU alone, then INVALID_ID, as CARD_INFO is answered (DOC: ioctl decode): the
  * host's other GPUs are never written to tenant memory. Asked on one of the file's own clients
  * (the mirror has it), in RM's layout: else RM's statuses for a client not of this file and a
- * params struct it does not take, and nothing written.
+ * params struct it does not take, and nothing written. Asked on an object that is not the
+ * client, it is left to RM, which has no such control for any other class.
  *
- * Return: true when @c is one of these controls (then *@ret is set).
+ * Return: true when @c is one of these controls on a client (then *@ret is set).
  */
 static bool qgpu_gpu_ids(struct qgpu_file *qf, const struct nvrm_control *c, unsigned long arg,
 			 long *ret)
@@ -179,10 +180,13 @@ static bool qgpu_gpu_ids(struct qgpu_file *qf, const struct nvrm_control *c, uns
 	default:
 		return false;
 	}
+	/* RM takes NV0000 controls only on a client itself: anything else is refused there */
+	if (c->hobject != c->hclient)
+		return false;
 	memset(&ids, 0xff, sizeof(ids));	/* NVRM_NV0000_GPU_INVALID_ID in every slot */
 	ids.gpu_ids[0] = qf->inst->gpu->card.gpu_id;
 	mutex_lock(&qf->track->lock);
-	if (c->hobject != c->hclient || !qgpu_rmtrack_find(qf->track, c->hclient, c->hclient))
+	if (!qgpu_rmtrack_find(qf->track, c->hclient, c->hclient))
 		status = NVRM_ERR_INVALID_CLIENT;
 	mutex_unlock(&qf->track->lock);
 	if (status == NVRM_OK && (c->finn_serialized || c->params_size != size || !c->params_ptr))

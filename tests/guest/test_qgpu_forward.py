@@ -248,10 +248,12 @@ GET_PROBED_IDS = 0x214  # NV0000_CTRL_CMD_GPU_GET_PROBED_IDS, ctrl0000gpu.h
 INVALID_ID = 0xFFFFFFFF
 
 
-def gpu_ids(r: Rm, cmd: int, size: int, hclient: int = 0) -> tuple[int, list[int], list[int]]:
+def gpu_ids(
+    r: Rm, cmd: int, size: int, hclient: int = 0, hobject: int = 0
+) -> tuple[int, list[int], list[int]]:
     """(status, gpuIds, excludedGpuIds up to INVALID_ID) of an NV0000 id-list control."""
     buf = bytearray(b"\xaa" * size)
-    status = r.control(hclient or r.client, cmd, buf, hclient=hclient)
+    status = r.control(hobject or hclient or r.client, cmd, buf, hclient=hclient)
     words = list(struct.unpack(f"<{size // 4}I", buf))
 
     def upto_invalid(ws: list[int]) -> list[int]:
@@ -281,6 +283,9 @@ def test_gpu_id_lists_name_only_the_instances_gpu() -> None:
             assert (status, words) == (rm.INVALID_PARAM_STRUCT, [0xAAAAAAAA] * 32)
             status, words, _ = gpu_ids(r, GET_ATTACHED_IDS, 128, hclient=other.client)
             assert (status, words) == (rm.INVALID_CLIENT, [0xAAAAAAAA] * 32)
+            # on an object that is not the client: left to RM, which has no such control there
+            status, words, _ = gpu_ids(r, GET_ATTACHED_IDS, 128, hobject=0xCAFE0001)
+            assert status != rm.OK and words == [0xAAAAAAAA] * 32
         finally:
             r.close()
             other.close()
