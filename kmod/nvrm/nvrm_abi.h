@@ -1162,6 +1162,52 @@ struct nvrm_os_unix_import_object_from_fd {
 	struct nvrm_os_unix_export_object object;	/* @4 */
 };
 
+/*
+ * The batched export of ctrl0000unix.h, 525-595 (the fd-based path of
+ * cuMemExportToShareableHandle): the fd is a nvidiactl file that holds up to maxObjects exported
+ * objects, set up once by
+ * CREATE_EXPORT_OBJECT_FD or the first EXPORT_OBJECTS_TO_FD (os.c, cliresCtrlCmdOsUnix*).
+ */
+#define NVRM_OS_UNIX_EXPORT_OBJECTS_TO_FD_MAX_OBJECTS	512u
+/* NV0000_CTRL_OS_UNIX_IMPORT_OBJECTS_TO_FD_MAX_OBJECTS (sic) */
+#define NVRM_OS_UNIX_IMPORT_OBJECTS_FROM_FD_MAX_OBJECTS	128u
+#define NVRM_OS_UNIX_EXPORT_OBJECT_FD_BUFFER_SIZE	64u
+#define NVRM_OS_UNIX_EXPORT_OBJECT_TO_FD_FLAGS_EMPTY_FD	0x1u	/* userspace only; RM refuses it */
+#define NVRM_OS_UNIX_IMPORT_OBJECT_TYPE_NONE		0u
+#define NVRM_OS_UNIX_IMPORT_OBJECT_TYPE_VIDMEM		1u
+#define NVRM_OS_UNIX_IMPORT_OBJECT_TYPE_SYSMEM		2u
+
+/* NV0000_CTRL_OS_UNIX_CREATE_EXPORT_OBJECT_FD_PARAMS, 76 B */
+struct nvrm_os_unix_create_export_object_fd {
+	u32 hdevice;						/* @0 */
+	u16 max_objects;					/* @4 */
+	u8 metadata[NVRM_OS_UNIX_EXPORT_OBJECT_FD_BUFFER_SIZE];	/* @6 */
+	u8 pad0[2];
+	s32 fd;							/* @72 */
+};
+
+/* NV0000_CTRL_OS_UNIX_EXPORT_OBJECTS_TO_FD_PARAMS, 2128 B */
+struct nvrm_os_unix_export_objects_to_fd {
+	s32 fd;							/* @0 */
+	u32 hdevice;						/* @4 */
+	u16 max_objects;					/* @8 */
+	u8 metadata[NVRM_OS_UNIX_EXPORT_OBJECT_FD_BUFFER_SIZE];	/* @10 */
+	u8 pad0[2];
+	u32 objects[NVRM_OS_UNIX_EXPORT_OBJECTS_TO_FD_MAX_OBJECTS];	/* @76 */
+	u16 num_objects;					/* @2124 */
+	u16 index;						/* @2126 */
+};
+
+/* NV0000_CTRL_OS_UNIX_IMPORT_OBJECTS_FROM_FD_PARAMS, 652 B */
+struct nvrm_os_unix_import_objects_from_fd {
+	s32 fd;							/* @0 */
+	u32 hparent;						/* @4 */
+	u32 objects[NVRM_OS_UNIX_IMPORT_OBJECTS_FROM_FD_MAX_OBJECTS];	/* @8, IN/OUT */
+	u8 object_types[NVRM_OS_UNIX_IMPORT_OBJECTS_FROM_FD_MAX_OBJECTS];	/* @520, OUT */
+	u16 num_objects;					/* @648 */
+	u16 index;						/* @650 */
+};
+
 /* ctrl00fd.h NV00FD_CTRL_CMD_ATTACH_GPU (multicast fabric), 16 B, 530-595 */
 #define NVRM_CTRL_CMD_NV00FD_ATTACH_GPU		0x00FD0104u
 struct nvrm_nv00fd_attach_gpu {
@@ -1503,6 +1549,18 @@ NVRM_ASSERT_OFFSET(struct nvrm_fifo_disable_channels, hchannel_list, 280);
 NVRM_ASSERT_SIZE(struct nvrm_os_unix_export_object, 16);
 NVRM_ASSERT_SIZE(struct nvrm_os_unix_export_object_to_fd, 24);
 NVRM_ASSERT_OFFSET(struct nvrm_os_unix_export_object_to_fd, fd, 16);
+NVRM_ASSERT_SIZE(struct nvrm_os_unix_create_export_object_fd,
+		 NVRM_OS_UNIX_CREATE_EXPORT_OBJECT_FD_SIZE);
+NVRM_ASSERT_OFFSET(struct nvrm_os_unix_create_export_object_fd, fd,
+		   NVRM_OS_UNIX_CREATE_EXPORT_OBJECT_FD_FD_OFFSET);
+NVRM_ASSERT_SIZE(struct nvrm_os_unix_export_objects_to_fd,
+		 NVRM_OS_UNIX_EXPORT_OBJECTS_TO_FD_SIZE);
+NVRM_ASSERT_OFFSET(struct nvrm_os_unix_export_objects_to_fd, objects, 76);
+NVRM_ASSERT_OFFSET(struct nvrm_os_unix_export_objects_to_fd, num_objects, 2124);
+NVRM_ASSERT_SIZE(struct nvrm_os_unix_import_objects_from_fd,
+		 NVRM_OS_UNIX_IMPORT_OBJECTS_FROM_FD_SIZE);
+NVRM_ASSERT_OFFSET(struct nvrm_os_unix_import_objects_from_fd, object_types, 520);
+NVRM_ASSERT_OFFSET(struct nvrm_os_unix_import_objects_from_fd, num_objects, 648);
 NVRM_ASSERT_OFFSET(struct nvrm_os_unix_export_object_to_fd, flags, 20);
 NVRM_ASSERT_SIZE(struct nvrm_os_unix_import_object_from_fd, 20);
 NVRM_ASSERT_OFFSET(struct nvrm_os_unix_import_object_from_fd, object, 4);

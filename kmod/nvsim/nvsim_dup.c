@@ -32,7 +32,7 @@
 #include "nvsim_internal.h"
 
 /* resCanCopy() of the class's resource (the *CanCopy_IMPL overrides, 525-595). */
-static bool nvsim_class_can_copy(u32 hclass)
+bool nvsim_class_can_copy(u32 hclass)
 {
 	switch (hclass) {
 	case NVRM_CLASS_NV01_MEMORY_LOCAL_USER:

@@ -55,6 +55,8 @@ struct nvsim_gpu {
 	struct proc_dir_entry *proc;
 };
 
+struct nvsim_export_slot;
+
 /**
  * struct nvsim_file - what one open of an nvsim node is
  * @gpu: the GPU for /dev/nvidiaN, NULL for /dev/nvidiactl (/dev/nvidia-uvm files are not
@@ -72,6 +74,10 @@ struct nvsim_gpu {
  * @waitq: poll() sleeps here until an OS event of this file fires (nvsim_event.c)
  * @event_data: queued events with data, oldest first (under nvsim_event_lock)
  * @dataless_pending: an event without data fired since the last poll (under nvsim_event_lock)
+ * @exports: for a nvidiactl file set up as an export fd, its slots of exported objects
+ *	(nvsim_export.c); NULL otherwise. Under nvsim_rm_lock, as the next two.
+ * @max_exports: how many slots @exports has
+ * @export_device: the device instance the export fd is tied to (NV_MAX_DEVICES: none)
  */
 struct nvsim_file {
 	struct nvsim_gpu *gpu;
@@ -83,6 +89,9 @@ struct nvsim_file {
 	wait_queue_head_t waitq;
 	struct list_head event_data;
 	bool dataless_pending;
+	struct nvsim_export_slot *exports;
+	u16 max_exports;
+	u32 export_device;
 };
 
 /**
@@ -370,6 +379,7 @@ bool nvsim_gpu_file_open_in_caller(struct nvsim_gpu *gpu);
 void nvsim_fb_info_kb(const struct nvsim_gpu *gpu, u32 index, u32 *data);
 
 /* nvsim_dup.c: RM_DUP_OBJECT */
+bool nvsim_class_can_copy(u32 hclass);
 u32 nvsim_rm_dup_call(const struct nvsim_caller *caller, struct nvrm_nvos55 *p);
 int nvsim_rm_dup(struct file *file, void *params, u32 size);
 
@@ -377,6 +387,11 @@ int nvsim_rm_dup(struct file *file, void *params, u32 size);
 u32 nvsim_vidheap_call(const struct nvsim_caller *caller, struct nvrm_nvos32 *p);
 int nvsim_rm_vid_heap_control(struct file *file, void *params, u32 size);
 int nvsim_rm_alloc_memory(struct file *file, void *params, u32 size);
+
+/* nvsim_export.c: NV0000 OS_UNIX export and import of objects through a nvidiactl fd */
+extern const struct nvsim_control nvsim_export_controls[];
+extern const unsigned int nvsim_export_num_controls;
+void nvsim_export_file_release(struct nvsim_file *nf);
 
 /* nvsim_pids.c: per-process usage controls */
 extern const struct nvsim_control nvsim_pids_controls[];
@@ -421,6 +436,7 @@ int nvsim_unmap_memory(struct file *file, void *params, u32 size);
 u32 nvsim_map_memory_kernel(const struct nvsim_caller *caller, struct nvrm_nvos33 *p);
 u32 nvsim_unmap_memory_kernel(const struct nvsim_caller *caller, struct nvrm_nvos34 *p);
 int nvsim_mmap(struct file *file, struct vm_area_struct *vma);
+struct file *nvsim_get_nvidia_file(int fd, bool ctl);
 void nvsim_mmap_release_file(struct nvsim_file *nf);
 void nvsim_mmap_object_freed(struct nvsim_object *obj);
 void nvsim_mmap_client_freed(struct nvsim_client *client);

@@ -102,6 +102,7 @@ static int nvsim_release(struct inode *inode, struct file *file)
 
 	if (nf->is_ctl)
 		nvsim_rm_release_owner(file);
+	nvsim_export_file_release(nf);
 	nvsim_event_file_release(file);
 	if (nf->ctl_file)
 		fput(nf->ctl_file);

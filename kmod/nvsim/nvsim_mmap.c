@@ -82,7 +82,7 @@ static u64 nvsim_cpu_map_cookie(u32 id)
  * driver's private_data — a proxy with major 195 is type confusion on the real driver).
  * Returns the file with a reference, or NULL.
  */
-static struct file *nvsim_get_nvidia_file(int fd, bool ctl)
+struct file *nvsim_get_nvidia_file(int fd, bool ctl)
 {
 	struct file *f = fget(fd);
 	struct nvsim_file *nf;

@@ -802,6 +802,7 @@ static const struct {
 	{ nvsim_memctrl_controls, &nvsim_memctrl_num_controls },
 	{ nvsim_pids_controls, &nvsim_pids_num_controls },
 	{ nvsim_fifo_controls, &nvsim_fifo_num_controls },
+	{ nvsim_export_controls, &nvsim_export_num_controls },
 };
 
 static const struct nvsim_control *nvsim_control_lookup(u32 cmd)

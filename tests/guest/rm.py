@@ -39,6 +39,10 @@ GPU_GET_NAME_STRING, GPU_GET_GID_INFO = 0x20800110, 0x2080014A
 GPU_GET_ID_INFO_V2 = 0x00000205  # on the root client
 GET_HANDLE_INFO = 0x00000D02  # NV0000 CLIENT_GET_HANDLE_INFO, on the root client
 FB_TOTAL_RAM_SIZE, FB_HEAP_FREE = 0x08, 0x16
+# NV0000 OS_UNIX export/import (ctrl0000unix.h): on the root client, the fd a nvidiactl file
+EXPORT_OBJECT_TO_FD, IMPORT_OBJECT_FROM_FD = 0x3D05, 0x3D06
+CREATE_EXPORT_OBJECT_FD, EXPORT_OBJECTS_TO_FD, IMPORT_OBJECTS_FROM_FD = 0x3D0A, 0x3D0B, 0x3D0C
+IMPORT_TYPE_NONE, IMPORT_TYPE_VIDMEM = 0, 1
 GPU_GET_PIDS, GPU_GET_PID_INFO = 0x2080018D, 0x2080018E
 OS_EVENT, TSG, MEMORY_VIRTUAL_0070 = 0x79, 0xA06C, 0x70
 NVOS32_ALLOC_SIZE, NVOS32_FREE, NVOS32_INFO = 2, 3, 5
@@ -64,6 +68,8 @@ INVALID_EVENT = 0x28
 INVALID_FLAGS = 0x29
 OBJECT_NOT_FOUND = 0x57
 OPERATING_SYSTEM = 0x59
+INVALID_PARAMETER = 0x3B
+OUT_OF_RANGE = 0x5B
 ATTR_LOCATION_PCI = 1 << 25
 
 NVOS64 = struct.Struct("<IIIIQQIII4x")  # 48 B
@@ -265,6 +271,49 @@ class Rm:
         self.call(self.ctl, RM_DUP_OBJECT, buf)
         fields = NVOS55.unpack(buf)
         return fields[6], fields[2]
+
+    def export_object(self, hobject: int, fd: int, hdevice: int = 0, flags: int = 0) -> int:
+        """EXPORT_OBJECT_TO_FD: the one object into a fresh nvidiactl fd; returns the status."""
+        params = bytearray(struct.pack("<IIIIiI", 1, hdevice, 0, hobject, fd, flags))
+        return self.control(self.client, EXPORT_OBJECT_TO_FD, params)
+
+    def import_object(self, fd: int, hparent: int, hobject: int = 0) -> tuple[int, int]:
+        """IMPORT_OBJECT_FROM_FD under hparent; returns (status, the new handle)."""
+        params = bytearray(struct.pack("<iIIII", fd, 1, 0, hparent, hobject))
+        status = self.control(self.client, IMPORT_OBJECT_FROM_FD, params)
+        return status, struct.unpack_from("<I", params, 16)[0]
+
+    def create_export_fd(self, fd: int, max_objects: int, hdevice: int = 0) -> int:
+        params = bytearray(76)
+        struct.pack_into("<IH", params, 0, hdevice, max_objects)
+        struct.pack_into("<i", params, 72, fd)
+        return self.control(self.client, CREATE_EXPORT_OBJECT_FD, params)
+
+    def export_objects(
+        self, fd: int, objects: list[int], index: int = 0, max_objects: int = 0, hdevice: int = 0
+    ) -> int:
+        """EXPORT_OBJECTS_TO_FD of objects into slots index..; returns the status."""
+        params = bytearray(2128)
+        struct.pack_into("<iIH", params, 0, fd, hdevice, max_objects)
+        struct.pack_into(f"<{len(objects)}I", params, 76, *objects)
+        struct.pack_into("<HH", params, 2124, len(objects), index)
+        return self.control(self.client, EXPORT_OBJECTS_TO_FD, params)
+
+    def import_objects(
+        self, fd: int, hparent: int, n: int, index: int = 0, handles: list[int] | None = None
+    ) -> tuple[int, list[int], list[int]]:
+        """IMPORT_OBJECTS_FROM_FD of slots index..index+n; returns (status, handles, types)."""
+        params = bytearray(652)
+        struct.pack_into("<iI", params, 0, fd, hparent)
+        if handles:
+            struct.pack_into(f"<{len(handles)}I", params, 8, *handles)
+        struct.pack_into("<HH", params, 648, n, index)
+        status = self.control(self.client, IMPORT_OBJECTS_FROM_FD, params)
+        return (
+            status,
+            list(struct.unpack_from(f"<{n}I", params, 8)),
+            list(params[520 : 520 + n]),
+        )
 
     def vid_heap(self, function: int, hparent: int, **fields: int) -> bytearray:
         """RM_VID_HEAP_CONTROL; fields: hmemory, flags, attr, size (AllocSize/Free). Returns it."""
