@@ -11,6 +11,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
+#include "qgpu_export.h"
 #include "qgpu_internal.h"
 #include "qgpu_kclient.h"
 #include "qgpu_rmtrack.h"
@@ -36,10 +37,12 @@
  *   keep their real values: the tenant sees its GPU's real gpu_id in CARD_INFO, and
  *   NV0000 GPU_GET_ID_INFO_V2 and NV01_DEVICE_0 allocations use the real gpu_id and device
  *   instance, unchanged (only the minor number is renumbered, because it names a device node).
- * - REGISTER_FD, RM_MAP_MEMORY, RM_ALLOC_MEMORY, and RM_CONTROL of the NV0000 OS_UNIX
- *   export/import controls, NV00FD ATTACH_GPU and NV00E0 EXPORT_MEM: fd arguments translated
- *   (DOC: fd translation). A refused fd is -EINVAL for REGISTER_FD (as the driver answers a bad
- *   ctl fd) and NV_ERR_INVALID_ARGUMENT in the status field for the RM escapes.
+ * - REGISTER_FD, RM_MAP_MEMORY, RM_ALLOC_MEMORY, and RM_CONTROL of NV0000 OS_UNIX
+ *   GET_EXPORT_OBJECT_INFO, NV00FD ATTACH_GPU and NV00E0 EXPORT_MEM: fd arguments translated
+ *   (DOC: fd translation). The OS_UNIX export and import controls are made by qgpu itself,
+ *   with the fd translated (DOC: export and import, qgpu_export.c). A refused fd is -EINVAL
+ *   for REGISTER_FD (as the driver answers a bad ctl fd) and NV_ERR_INVALID_ARGUMENT in the
+ *   status field for the RM escapes.
  * - RM_ALLOC of NV01_DEVICE_0: the instance's real GPU file is made visible for the call (DOC: fd
  *   translation), which also confines the allocation to the instance's GPU.
  * - Escapes the decoder does not know (nvrm_ioctl_name() is "UNKNOWN") are counted per GPU and,
@@ -571,6 +574,8 @@ static long qgpu_rm_control(struct qgpu_file *qf, unsigned int cmd, unsigned lon
 		return ret;
 	if (qgpu_sched_is_schedule_control(&c))
 		return qgpu_sched_control(qf, cmd, arg, compat, &c);
+	if (qgpu_export_control(qf, &c, arg, &ret))
+		return ret;
 	if (!qgpu_control_fd(&c, &off, &wide))
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
 	ustatus = (u32 __user *)(arg + offsetof(struct nvrm_nvos54, status));

@@ -78,6 +78,7 @@ void qgpu_fdxlate_init(void)
 void qgpu_xlate_begin(struct qgpu_xlate *x)
 {
 	x->n = 0;
+	x->proxy = NULL;
 	x->lock = &qgpu_xlate_locks[hash_ptr(current->files, QGPU_XLATE_LOCK_BITS)];
 	mutex_lock(x->lock);
 }
@@ -124,6 +125,9 @@ static bool qgpu_is_backend_file(struct file *f)
  * @real_fd: set to the number to forward: a temporary fd of the real file behind @fd if @fd is
  *	a proxy of @qf's instance, else @fd unchanged
  *
+ * The first proxy translated stays in @x->proxy (a reference, put by qgpu_xlate_end()), for a
+ * caller that keeps state of its own on it (qgpu_export.c).
+ *
  * Numbers that are not open, and files the driver rejects anyway (anything that is neither a
  * backend file nor a qgpu proxy), are passed through untouched, so that the driver answers them
  * as it would answer the caller directly (some calls ignore the fd field).
@@ -153,6 +157,8 @@ int qgpu_xlate_fd(struct qgpu_xlate *x, struct qgpu_file *qf, int fd, int *real_
 		if (ret >= 0) {
 			*real_fd = ret;
 			ret = 0;
+			if (!x->proxy)
+				x->proxy = get_file(f);
 		}
 	} else if (qgpu_is_backend_file(f)) {
 		ret = -EINVAL;
@@ -245,6 +251,8 @@ void qgpu_xlate_end(struct qgpu_xlate *x)
 		leaked = true;
 	for (i = 0; i < x->n; i++)
 		fput(x->file[i]);
+	if (x->proxy)
+		fput(x->proxy);
 	mutex_unlock(x->lock);
 	if (leaked) {
 		pr_warn_ratelimited("process %d (%s) copied a backend file qgpu lent it for one call; killing it\n",

@@ -217,12 +217,14 @@ long qgpu_forward_ioctl(struct file *real, unsigned int cmd, unsigned long arg, 
  * @n: how many files are installed
  * @fd: their temporary fd numbers
  * @file: the files (a reference each, besides the fd table's)
+ * @proxy: the proxy the first translated fd named (a reference), or NULL
  */
 struct qgpu_xlate {
 	struct mutex *lock;	/* not ours: points into qgpu_fdxlate.c's lock array */
 	unsigned int n;
 	int fd[2];
 	struct file *file[2];
+	struct file *proxy;
 };
 
 void qgpu_xlate_begin(struct qgpu_xlate *x);

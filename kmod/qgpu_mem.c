@@ -151,7 +151,11 @@ static void qgpu_mem_refused(struct qgpu_instance *inst, u64 size)
 
 /* Mirror node payloads */
 
-static void qgpu_mem_charge_put(struct qgpu_mem_charge *c)
+/**
+ * qgpu_mem_charge_put() - a holder of the memory let it go; the last one uncharges it
+ * @c: the charge
+ */
+void qgpu_mem_charge_put(struct qgpu_mem_charge *c)
 {
 	if (refcount_dec_and_test(&c->ref)) {
 		qgpu_mem_uncharge(c->inst, c->size);
@@ -187,7 +191,7 @@ static const struct qgpu_rmnode_ops qgpu_mem_client_ops = {
  * when the node already carries state. A duplicate looks the charge up locklessly (see
  * qgpu_mem_source_charge()): @ops is published after @payload.
  */
-static bool qgpu_mem_attach(struct qgpu_rmnode *node, struct qgpu_mem_charge *c)
+bool qgpu_mem_attach(struct qgpu_rmnode *node, struct qgpu_mem_charge *c)
 {
 	if (node->ops)
 		return false;
@@ -195,6 +199,35 @@ static bool qgpu_mem_attach(struct qgpu_rmnode *node, struct qgpu_mem_charge *c)
 	/* Pairs with the acquire in qgpu_mem_source_charge(): who sees @ops sees @payload. */
 	smp_store_release(&node->ops, &qgpu_mem_node_ops);
 	return true;
+}
+
+/**
+ * qgpu_mem_node_charge() - the charge a mirror node carries, as a new reference
+ * @node: the node (its tracker's lock held), or NULL
+ *
+ * Return: the charge, or NULL when @node is no charged video memory.
+ */
+struct qgpu_mem_charge *qgpu_mem_node_charge(struct qgpu_rmnode *node)
+{
+	struct qgpu_mem_charge *c;
+
+	if (!node || node->ops != &qgpu_mem_node_ops)
+		return NULL;
+	c = node->payload;
+	refcount_inc(&c->ref);
+	return c;
+}
+
+/**
+ * qgpu_mem_charge_tryget() - another reference to a charge found under RCU
+ * @c: the charge, or NULL
+ *
+ * Context: rcu_read_lock() held since @c was found.
+ * Return: @c, or NULL when its last holder is letting it go.
+ */
+struct qgpu_mem_charge *qgpu_mem_charge_tryget(struct qgpu_mem_charge *c)
+{
+	return c && refcount_inc_not_zero(&c->ref) ? c : NULL;
 }
 
 /* Asking RM, and acting on the tenant's behalf */
@@ -608,19 +641,25 @@ void qgpu_mem_dup_abort(struct qgpu_mem_dup *d)
 		qgpu_mem_charge_put(d->charge);
 }
 
-/*
- * The duplicate's own charge, for what RM says it is: video memory the mirror could not vouch
- * for. NULL with @status NVRM_OK when it is no video memory.
+/**
+ * qgpu_mem_own_charge() - a new charge for what RM says a handle is
+ * @inst: the instance to charge
+ * @hclient: the tenant's client
+ * @handle: a duplicate or import of memory the mirror could not vouch for
+ * @status: NVRM_OK, or NVRM_ERR_NO_MEMORY when it is video memory that cannot be charged
+ *	(over the limit, counted as a refusal, or RM cannot be asked)
+ *
+ * Return: the charge (counted in the instance's use), or NULL: no video memory, or @status.
  */
-static struct qgpu_mem_charge *qgpu_mem_dup_own_charge(struct qgpu_instance *inst,
-						       const struct nvrm_nvos55 *p, u32 *status)
+struct qgpu_mem_charge *qgpu_mem_own_charge(struct qgpu_instance *inst, u32 hclient, u32 handle,
+					    u32 *status)
 {
 	struct qgpu_mem_charge *c;
 	u64 size;
 	int q;
 
 	*status = NVRM_OK;
-	q = qgpu_mem_rm_query(p->hclient, p->hobject, &size);
+	q = qgpu_mem_rm_query(hclient, handle, &size);
 	if (q == -EINVAL || q == -ENOENT)
 		return NULL;	/* something else, or gone already: nothing held */
 	*status = NVRM_ERR_NO_MEMORY;
@@ -677,7 +716,7 @@ u32 qgpu_mem_dup_end(struct qgpu_file *qf, const struct nvrm_nvos55 *p, struct q
 	    qgpu_kclient_ready()) {
 		if (c)
 			qgpu_mem_charge_put(c);
-		c = qgpu_mem_dup_own_charge(inst, p, &status);
+		c = qgpu_mem_own_charge(inst, p->hclient, p->hobject, &status);
 	}
 	if (!c && status == NVRM_OK)
 		return NVRM_OK;

@@ -91,6 +91,14 @@ void qgpu_mem_alloc_end(struct qgpu_instance *inst);
 bool qgpu_mem_control(struct qgpu_file *qf, const struct nvrm_control *c, unsigned long arg,
 		      long *ret);
 void qgpu_mem_alloc_memory_done(struct qgpu_file *qf, unsigned long arg, u32 size);
+
+/* Charges that more than one holder shares (duplicates, exports and imports: qgpu_export.c) */
+struct qgpu_mem_charge *qgpu_mem_node_charge(struct qgpu_rmnode *node);
+struct qgpu_mem_charge *qgpu_mem_charge_tryget(struct qgpu_mem_charge *c);
+struct qgpu_mem_charge *qgpu_mem_own_charge(struct qgpu_instance *inst, u32 hclient, u32 handle,
+					    u32 *status);
+bool qgpu_mem_attach(struct qgpu_rmnode *node, struct qgpu_mem_charge *c);
+void qgpu_mem_charge_put(struct qgpu_mem_charge *c);
 u64 qgpu_mem_card_fb_size(struct qgpu_instance *inst, u64 fb_size);
 int qgpu_mem_uvm_mmap(struct qgpu_file *qf, struct vm_area_struct *vma);
 

@@ -6,9 +6,9 @@
  * a ctl file when that (real) file is released. qgpu keeps per-object state of its own for some
  * objects (memory charges, channel-group duplicates) and must drop it at exactly those moments,
  * without scanning unrelated objects. So each proxy ctl file has a tracker: per client, the
- * handles allocated through it as a tree. A successful RM_ALLOC, RM_DUP_OBJECT or VID_HEAP
- * allocation adds a node; RM_FREE and VID_HEAP FREE remove a subtree; the tracker goes with the
- * real file.
+ * handles allocated through it as a tree. A successful RM_ALLOC, RM_DUP_OBJECT, VID_HEAP
+ * allocation or import from an export fd (qgpu_export.c) adds a node; RM_FREE and VID_HEAP
+ * FREE remove a subtree; the tracker goes with the real file.
  *
  * The real file can outlive the proxy: a VMA of a mapping made through the ctl file, or a
  * registered GPU file (which holds its ctl file, as the driver's REGISTER_FD does), keeps it, and
@@ -29,6 +29,7 @@
 #include <linux/workqueue.h>
 
 #include "nvrm/nvrm_ctrl_mem.h"
+#include "qgpu_export.h"
 #include "qgpu_internal.h"
 #include "qgpu_kclient.h"
 #include "qgpu_rmtrack.h"
@@ -93,6 +94,7 @@ struct qgpu_rmtrack *qgpu_rmtrack_new(struct qgpu_instance *inst)
 		return NULL;
 	mutex_init(&t->lock);
 	xa_init(&t->clients);
+	xa_init(&t->exports);
 	INIT_LIST_HEAD(&t->zombie);
 	kobject_get(&inst->kobj);
 	t->inst = inst;
@@ -135,6 +137,7 @@ static void qgpu_rmtrack_destroy(struct qgpu_rmtrack *t)
 		qgpu_rmclient_free(t, client);
 	mutex_unlock(&t->lock);
 	xa_destroy(&t->clients);
+	qgpu_export_release(t);
 	kobject_put(&t->inst->kobj);
 	kfree(t);
 }

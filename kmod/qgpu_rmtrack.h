@@ -60,6 +60,9 @@ struct qgpu_rmnode {
  * @real: the backend ctl file, when the proxy has gone but the real file lives on (a VMA or a
  *	registered GPU file holds it): the tracker then waits for RM to release it
  * @zombie: entry in the list of such trackers
+ * @exports: when the file is an export fd (NV0000 OS_UNIX export controls), slot index -> the
+ *	struct qgpu_mem_charge of the video memory RM holds exported there (a reference each), until
+ *	RM lets it go with the real file (qgpu_export.c). The xarray's own lock; lookups under RCU.
  */
 struct qgpu_rmtrack {
 	struct mutex lock;	/* see above */
@@ -67,6 +70,7 @@ struct qgpu_rmtrack {
 	struct xarray clients;
 	struct file *real;
 	struct list_head zombie;
+	struct xarray exports;
 };
 
 /* The class of a mirrored duplicate whose source qgpu does not mirror (0 would be NV01_ROOT). */

@@ -689,3 +689,109 @@ def test_managed_refuse_from_create_has_no_window() -> None:
         assert uvm_mmap_errno(d, 2 * MIB) == errno.EPERM
     with instance("uvmd", opts="mem=8M") as d:
         assert read(inst_dir("uvmd") / "managed") == "allow"
+
+
+def test_exported_memory_stays_charged_until_rm_lets_it_go() -> None:
+    """An export fd holds memory after every handle of the tenant's to it is freed; an import
+    shares the one charge. Forwarded, the free uncharged memory RM still held."""
+    with instance("ex", opts="mem=16M") as d:
+        a, b = Rm(dev=d), Rm(dev=d)
+        e = os.open(f"{d}/nvidiactl", os.O_RDWR)
+        e1 = os.open(f"{d}/nvidiactl", os.O_RDWR)
+        try:
+            dev, _ = a.device()
+            devb, _ = b.device()
+            _, h, _ = a.vidmem(dev, 4 * MIB)
+            assert a.export_objects(e, [h], max_objects=2, hdevice=dev) == rm.OK
+            assert a.free(h) == rm.OK
+            assert current("ex") == 4 * MIB
+            status, handles, types = b.import_objects(e, devb, 1)
+            assert (status, types) == (rm.OK, [rm.IMPORT_TYPE_VIDMEM])
+            assert current("ex") == 4 * MIB  # one charge, shared
+            # the limit counts it: 12 MiB and a page more do not fit
+            assert b.vidmem(devb, 12 * MIB + 64 * KIB)[0] == rm.NO_MEMORY
+            os.close(e)
+            e = -1
+            assert current("ex") == 4 * MIB  # the import holds it
+            assert b.free(handles[0]) == rm.OK
+            assert current("ex") == 0
+            # the single export: held until the fd goes; exporting over a slot lets the old go
+            _, h, _ = a.vidmem(dev, 2 * MIB)
+            assert a.export_object(h, e1) == rm.OK
+            assert a.free(h) == rm.OK
+            assert current("ex") == 2 * MIB
+            os.close(e1)
+            e1 = -1
+            assert wait_current("ex", 0) == 0
+        finally:
+            for fd in (e, e1):
+                if fd >= 0:
+                    os.close(fd)
+            a.close()
+            b.close()
+        assert current("ex") == 0
+
+
+def test_an_export_slot_exported_over_lets_its_charge_go() -> None:
+    with instance("exo", opts="mem=16M") as d:
+        a = Rm(dev=d)
+        e = os.open(f"{d}/nvidiactl", os.O_RDWR)
+        try:
+            dev, _ = a.device()
+            _, h1, _ = a.vidmem(dev, 4 * MIB)
+            _, h2, _ = a.vidmem(dev, 2 * MIB)
+            assert a.export_objects(e, [h1, h2], max_objects=2, hdevice=dev) == rm.OK
+            assert a.free(h1) == rm.OK and a.free(h2) == rm.OK
+            assert current("exo") == 6 * MIB
+            assert a.export_objects(e, [0], index=0) == rm.OK  # slot 0 emptied
+            assert current("exo") == 2 * MIB
+        finally:
+            os.close(e)
+            a.close()
+        assert current("exo") == 0
+
+
+def test_export_and_import_refusals() -> None:
+    with instance("exa", opts="mem=16M") as a, instance("exb", opts="mem=16M") as b:
+        ra, ra2, rb = Rm(dev=a), Rm(dev=a), Rm(dev=b)
+        eb = os.open(f"{b}/nvidiactl", os.O_RDWR)
+        ea = os.open(f"{a}/nvidiactl", os.O_RDWR)
+        try:
+            dev, _ = ra.device()
+            _, h, _ = ra.vidmem(dev, MIB)
+            # another instance's nvidiactl cannot hold this instance's exports
+            status = ra.export_objects(eb, [h], max_objects=1, hdevice=dev)
+            assert status == rm.INVALID_ARGUMENT
+            # a client of another file is not the caller's (RM's clientValidate)
+            params = bytearray(652)
+            struct.pack_into("<iI", params, 0, ea, dev)
+            struct.pack_into("<HH", params, 648, 1, 0)
+            cmd = rm.IMPORT_OBJECTS_FROM_FD
+            assert ra2.control(ra.client, cmd, params, hclient=ra.client) == rm.INVALID_CLIENT
+            assert current("exa") == MIB and current("exb") == 0
+        finally:
+            os.close(ea)
+            os.close(eb)
+            for r in (ra, ra2, rb):
+                r.close()
+
+
+def test_kill_9_with_exported_memory_uncharges() -> None:
+    with instance("exk", opts="mem=16M") as d:
+        rfd, wfd = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            r = Rm(dev=d)
+            dev, _ = r.device()
+            e = os.open(f"{d}/nvidiactl", os.O_RDWR)
+            _, h, _ = r.vidmem(dev, 4 * MIB)
+            r.export_objects(e, [h], max_objects=1, hdevice=dev)
+            r.free(h)
+            os.write(wfd, b"x")
+            time.sleep(60)
+            os._exit(0)
+        assert os.read(rfd, 1) == b"x"
+        assert current("exk") == 4 * MIB
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        assert wait_current("exk", 0) == 0
