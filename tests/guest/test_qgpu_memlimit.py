@@ -795,3 +795,72 @@ def test_kill_9_with_exported_memory_uncharges() -> None:
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
         assert wait_current("exk", 0) == 0
+
+
+def _has(r: Rm, handle: int) -> bool:
+    """Does RM have this handle of the client (NV0000 CLIENT_GET_HANDLE_INFO)?"""
+    info = bytearray(struct.pack("<IIQ", handle, 1, 0))
+    return r.control(r.client, rm.GET_HANDLE_INFO, info) == rm.OK
+
+
+def test_a_new_handle_rewritten_to_an_import_cannot_leave_the_allocation_uncharged() -> None:
+    """RM writes the new handle back where a sibling can rewrite it, to an import of video memory.
+
+    A child process flips hObjectNew between a fresh handle and an imported handle of the client
+    while allocations are in flight. If qgpu read the import in its copy, RM the fresh handle,
+    and qgpu the import again afterwards, it would verify the import (video memory, of a size)
+    and leave the new allocation uncharged: the import must be in the mirror, so that this is
+    seen as the tenant racing its own call, which costs it its client. Forwarded, the import
+    was unmirrored: the allocation went uncharged, or a failed one charged the import.
+    """
+    size, decoy = 64 * KIB, 0xD0000001
+    with instance("ri", opts="mem=64M") as d:
+        shared = mmap.mmap(-1, mmap.PAGESIZE)
+        req = (ctypes.c_char * rm.NVOS64.size).from_buffer(shared)
+        fresh = ctypes.c_uint32.from_buffer(shared, 64)
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the hostile sibling, on its own CPU
+            word = ctypes.c_uint32.from_buffer(shared, 8)
+            while True:
+                word.value = decoy
+                word.value = fresh.value
+        r: Rm | None = None
+        e, lost = -1, 0
+        made: set[int] = set()
+        try:
+            for attempt in range(600):
+                if r is None:
+                    r = Rm(dev=d)
+                    dev, _ = r.device()
+                    e = os.open(f"{d}/nvidiactl", os.O_RDWR)
+                    _, kept, _ = r.vidmem(dev, size)
+                    assert r.export_objects(e, [kept], max_objects=1, hdevice=dev) == rm.OK
+                    assert r.import_objects(e, dev, 1, handles=[decoy])[0] == rm.OK
+                    ptr = r.buffer(struct.pack("<I60xQ56x", r.client, size))
+                    made = set()
+                fresh.value = 0xA0000000 + attempt
+                # hObjectNew is never 0: RM would generate a handle the count below misses
+                rm.NVOS64.pack_into(
+                    req, 0, r.client, dev, fresh.value, rm.VIDMEM, ptr, 0, 0, 0, 0xFFFFFFFF
+                )
+                raw_ioctl(r.ctl, rm.RM_ALLOC, req)
+                if not _has(r, r.client):
+                    # the race seen: the client went, and every charge with it
+                    lost += 1
+                    os.close(e)
+                    r.close()
+                    r = None
+                    assert wait_current("ri", 0) == 0
+                    continue
+                # the sibling may still write a handle of the last attempts: RM may make that
+                made |= {h for h in range(fresh.value - 3, fresh.value + 1) if _has(r, h)}
+                # the memory RM holds, exactly: the import shares the kept allocation's charge
+                assert current("ri") == (1 + len(made)) * size, f"charged wrong ({made})"
+            assert lost, "the sibling never won the race"
+        finally:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            if r is not None:
+                os.close(e)
+                r.close()
+        assert wait_current("ri", 0) == 0
