@@ -51,6 +51,39 @@ bool nvsim_class_can_copy(u32 hclass)
 	}
 }
 
+/**
+ * nvsim_object_new_ref() - a new handle for an existing object: a duplicate, or an import
+ * @client: the client it goes into
+ * @parent: its parent there (checked by the caller)
+ * @hclass: the existing object's class
+ * @res: the existing object's resource, which the new handle refers to too; or NULL
+ * @handle: the handle to use, 0 to generate one; set to the new handle
+ *
+ * Context: nvsim_rm_lock held.
+ * Return: an RM status; nothing is made unless it is NVRM_OK.
+ */
+u32 nvsim_object_new_ref(struct nvsim_client *client, struct nvsim_object *parent, u32 hclass,
+			 struct nvsim_res *res, u32 *handle)
+{
+	struct nvsim_object *obj;
+	u32 status;
+
+	status = nvsim_object_new(client, parent, hclass, handle, &obj);
+	if (status)
+		return status;
+	if (res) {
+		kref_get(&res->ref);
+		obj->res = res;
+	}
+	status = nvsim_object_link(obj);
+	if (status) {
+		if (obj->res)
+			nvsim_res_put(obj->res);
+		kfree(obj);
+	}
+	return status;
+}
+
 /* The default DUP_OBJECT share policy (RS_SHARE_TYPE_PID). */
 static bool nvsim_dup_allowed(const struct nvsim_caller *caller, const struct nvsim_client *src,
 			      const struct nvsim_client *dst, u32 flags)
@@ -74,7 +107,7 @@ static bool nvsim_dup_allowed(const struct nvsim_caller *caller, const struct nv
  */
 u32 nvsim_rm_dup_call(const struct nvsim_caller *caller, struct nvrm_nvos55 *p)
 {
-	struct nvsim_object *src_obj, *parent, *obj;
+	struct nvsim_object *src_obj, *parent;
 	struct nvsim_client *src, *dst;
 	u32 handle = p->hobject;
 	u32 status;
@@ -110,21 +143,9 @@ u32 nvsim_rm_dup_call(const struct nvsim_caller *caller, struct nvrm_nvos55 *p)
 	status = nvsim_check_parent(src_obj->hclass, parent);
 	if (status)
 		goto out_unlock;
-	status = nvsim_object_new(dst, parent, src_obj->hclass, &handle, &obj);
-	if (status)
-		goto out_unlock;
-	if (src_obj->res) {
-		kref_get(&src_obj->res->ref);
-		obj->res = src_obj->res;
-	}
-	status = nvsim_object_link(obj);
-	if (status) {
-		if (obj->res)
-			nvsim_res_put(obj->res);
-		kfree(obj);
-		goto out_unlock;
-	}
-	p->hobject = handle;
+	status = nvsim_object_new_ref(dst, parent, src_obj->hclass, src_obj->res, &handle);
+	if (!status)
+		p->hobject = handle;
 out_unlock:
 	mutex_unlock(&nvsim_rm_lock);
 	return status;

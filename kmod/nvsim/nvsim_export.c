@@ -14,7 +14,7 @@
  *     handle the caller names (0 generates one), and tells the batched caller what it is
  *     (VIDMEM or SYSMEM); a failed batch frees what it imported before the failure.
  * Only copyable classes can be exported (the duplication's resCanCopy, NV_ERR_INVALID_ARGUMENT).
- * GET_EXPORT_OBJECT_INFO is not simulated.
+ * An export fd cannot be mmap()ed (nvsim_mmap()). GET_EXPORT_OBJECT_INFO is not simulated.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -105,7 +105,6 @@ static u32 nvsim_import_one(struct nvsim_client *client, u32 hparent, u32 *handl
 			    const struct nvsim_export_slot *slot)
 {
 	struct nvsim_object *parent = nvsim_object_lookup(client, hparent);
-	struct nvsim_object *obj;
 	u32 status;
 
 	if (!parent)
@@ -117,20 +116,7 @@ static u32 nvsim_import_one(struct nvsim_client *client, u32 hparent, u32 *handl
 		return status;
 	if (slot->gpu && parent->gpu != slot->gpu)
 		return NVRM_ERR_INVALID_OBJECT_PARENT;
-	status = nvsim_object_new(client, parent, slot->hclass, handle, &obj);
-	if (status)
-		return status;
-	if (slot->res) {
-		kref_get(&slot->res->ref);
-		obj->res = slot->res;
-	}
-	status = nvsim_object_link(obj);
-	if (status) {
-		if (obj->res)
-			nvsim_res_put(obj->res);
-		kfree(obj);
-	}
-	return status;
+	return nvsim_object_new_ref(client, parent, slot->hclass, slot->res, handle);
 }
 
 /* The export fd of a control: a nvidiactl file of the caller, with a reference. */

@@ -380,6 +380,8 @@ void nvsim_fb_info_kb(const struct nvsim_gpu *gpu, u32 index, u32 *data);
 
 /* nvsim_dup.c: RM_DUP_OBJECT */
 bool nvsim_class_can_copy(u32 hclass);
+u32 nvsim_object_new_ref(struct nvsim_client *client, struct nvsim_object *parent, u32 hclass,
+			 struct nvsim_res *res, u32 *handle);
 u32 nvsim_rm_dup_call(const struct nvsim_caller *caller, struct nvrm_nvos55 *p);
 int nvsim_rm_dup(struct file *file, void *params, u32 size);
 

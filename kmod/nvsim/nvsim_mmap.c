@@ -511,6 +511,12 @@ int nvsim_mmap(struct file *file, struct vm_area_struct *vma)
 	struct nvsim_mmap_ctx *ctx;
 	int ret = -EINVAL;
 
+	/*
+	 * A file holding exported objects is not mapped (nvidia_mmap). Read without nvsim_rm_lock,
+	 * which is taken outside the mmap lock, as the driver reads nvfp.handles unlocked.
+	 */
+	if (READ_ONCE(nf->exports))
+		return -EINVAL;
 	mutex_lock(&nf->mmap_lock);
 	ctx = nf->mmap_ctx;
 	if (!ctx) {

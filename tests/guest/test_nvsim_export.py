@@ -4,8 +4,11 @@ another client as a new handle of the same memory, with RM's statuses for what i
 
 from __future__ import annotations
 
+import errno
+import mmap
 import os
 
+import pytest
 import rm
 from rm import Rm
 
@@ -96,4 +99,22 @@ def test_export_fd_statuses_are_rms() -> None:
     finally:
         os.close(e)
         os.close(e2)
+        a.close()
+
+
+def test_an_export_fd_is_not_mapped() -> None:
+    """nvidia_mmap() refuses a file holding exported objects, even with a mapping context."""
+    a = Rm()
+    e = os.open("/dev/nvidiactl", os.O_RDWR)
+    try:
+        dev, _ = a.device()
+        status, mem, _, _ = a.memory(rm.SYSMEM, dev, 64 * 1024, rm.ATTR_LOCATION_PCI)
+        assert status == rm.OK
+        assert a.map_memory(dev, mem, 0, 4096, e)[0] == rm.OK
+        assert a.export_object(mem, e) == rm.OK
+        with pytest.raises(OSError) as err:
+            mmap.mmap(e, 4096)
+        assert err.value.errno == errno.EINVAL
+    finally:
+        os.close(e)
         a.close()
