@@ -131,10 +131,13 @@ static int __init qgpu_init(void)
 
 	qgpu_fdxlate_init();
 	qgpu_escape_init();
+	ret = qgpu_rmtrack_init();
+	if (ret)
+		return ret;
 	ret = alloc_chrdev_region(&qgpu_devt, 0, QGPU_MAX_INSTANCES * QGPU_NODES, "qgpu");
 	if (ret) {
 		pr_warn("allocating a device major failed (%d)\n", ret);
-		return ret;
+		goto err_rmtrack_exit;
 	}
 	cdev_init(&qgpu_cdev, &qgpu_fops);
 	ret = cdev_add(&qgpu_cdev, qgpu_devt, QGPU_MAX_INSTANCES * QGPU_NODES);
@@ -191,6 +194,8 @@ err_del_cdev:
 	cdev_del(&qgpu_cdev);
 err_unregister_region:
 	unregister_chrdev_region(qgpu_devt, QGPU_MAX_INSTANCES * QGPU_NODES);
+err_rmtrack_exit:
+	qgpu_rmtrack_exit();
 	return ret;
 }
 

@@ -25,6 +25,7 @@
 
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/rhashtable.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
@@ -42,31 +43,47 @@
 #define QGPU_RMTRACK_POLL	(HZ / 50)
 
 /*
- * The mirror's indexes are keyed by handle minus RM's generated-handle base (XOR, so any handle
- * still has its own key): RM's handles then fit four levels of the xarray instead of six, which
- * every alloc, find and free walks. A client's own node is not in its node index.
+ * The client index is keyed by handle minus RM's generated-handle base (XOR, so any handle still
+ * has its own key): RM's client handles then fit few levels of the xarray.
  */
 static unsigned long qgpu_rmclient_key(u32 hclient)
 {
 	return hclient ^ NVRM_CLIENT_HANDLE_BASE;
 }
 
-static unsigned long qgpu_rmnode_key(u32 handle)
-{
-	return handle ^ NVRM_OBJECT_HANDLE_BASE;
-}
+/*
+ * A client's objects are indexed by a hash table, not an xarray: an allocation made and freed
+ * again (the common case) then costs no index memory of its own. In an xarray a new handle
+ * usually lands in a range no live handle shares (RM's generated handles only grow), so each
+ * such pair allocated and freed one to three tree nodes, which made up half of what qgpu added
+ * to an alloc+free (bench/bench_memory.py).
+ */
+static const struct rhashtable_params qgpu_rmnode_params = {
+	.key_len = sizeof(u32),
+	.key_offset = offsetof(struct qgpu_rmnode, handle),
+	.head_offset = offsetof(struct qgpu_rmnode, hash),
+	/* A client holds a handful of objects: a smaller table would resize at every pair. */
+	.min_size = 64,
+	.automatic_shrinking = true,
+};
 
 /**
  * struct qgpu_rmclient - one RM client allocated through the tracked file
  * @root: the client's own node (@root.handle is the client handle)
- * @nodes: handle -> node (keyed by qgpu_rmnode_key()), the root not included
+ * @nodes: handle -> node, the root not included
  * @inst: the tracker's instance, whose rm_objects counts the nodes
+ * @free_work: frees the client after a grace period: lockless readers
+ *	(qgpu_rmtrack_lookup_rcu()) may still be walking @nodes, and destroying the table sleeps
  */
 struct qgpu_rmclient {
 	struct qgpu_rmnode root;
-	struct xarray nodes;
+	struct rhashtable nodes;
 	struct qgpu_instance *inst;
+	struct rcu_work free_work;
 };
+
+/* Runs the clients' deferred frees; drained at module exit (qgpu_rmtrack_exit()). */
+static struct workqueue_struct *qgpu_rmtrack_wq;
 
 /* Trackers whose proxy is gone and whose real file still lives; under qgpu_rmtrack_zlock. */
 static LIST_HEAD(qgpu_rmtrack_zombies);
@@ -111,7 +128,7 @@ static void qgpu_rmnode_free(struct qgpu_rmclient *client, struct qgpu_rmnode *n
 	if (node->ops)
 		node->ops->release(node);
 	if (node->parent)
-		xa_erase(&client->nodes, qgpu_rmnode_key(node->handle));
+		rhashtable_remove_fast(&client->nodes, &node->hash, qgpu_rmnode_params);
 	atomic_dec(&client->inst->rm_objects);
 	if (node->parent) {
 		list_del(&node->sibling);
@@ -119,12 +136,20 @@ static void qgpu_rmnode_free(struct qgpu_rmclient *client, struct qgpu_rmnode *n
 	}
 }
 
+static void qgpu_rmclient_free_work(struct work_struct *work)
+{
+	struct qgpu_rmclient *client = container_of(to_rcu_work(work), struct qgpu_rmclient,
+						    free_work);
+
+	rhashtable_destroy(&client->nodes);
+	kfree(client);
+}
+
 static void qgpu_rmclient_free(struct qgpu_rmtrack *t, struct qgpu_rmclient *client)
 {
 	qgpu_rmnode_free(client, &client->root);
 	xa_erase(&t->clients, qgpu_rmclient_key(client->root.handle));
-	xa_destroy(&client->nodes);
-	kfree_rcu(client, root.rcu);
+	queue_rcu_work(qgpu_rmtrack_wq, &client->free_work);
 }
 
 static void qgpu_rmtrack_destroy(struct qgpu_rmtrack *t)
@@ -209,6 +234,17 @@ void qgpu_rmtrack_kick(void)
 	mutex_unlock(&qgpu_rmtrack_zlock);
 }
 
+/**
+ * qgpu_rmtrack_init() - module init: the workqueue that frees clients after a grace period
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int qgpu_rmtrack_init(void)
+{
+	qgpu_rmtrack_wq = alloc_workqueue("qgpu_rmtrack", 0, 0);
+	return qgpu_rmtrack_wq ? 0 : -ENOMEM;
+}
+
 /* Module exit: no proxy is open; trackers still waiting let their real files go now. */
 void qgpu_rmtrack_exit(void)
 {
@@ -222,6 +258,9 @@ void qgpu_rmtrack_exit(void)
 		qgpu_rmtrack_destroy(t);
 		fput(real);
 	}
+	/* ORDER: the grace periods queue the clients' frees; then the queue runs them all. */
+	rcu_barrier();
+	destroy_workqueue(qgpu_rmtrack_wq);
 }
 
 /**
@@ -238,7 +277,9 @@ struct qgpu_rmnode *qgpu_rmtrack_find(struct qgpu_rmtrack *t, u32 hclient, u32 h
 	client = xa_load(&t->clients, qgpu_rmclient_key(hclient));
 	if (!client)
 		return NULL;
-	return handle == hclient ? &client->root : xa_load(&client->nodes, qgpu_rmnode_key(handle));
+	if (handle == hclient)
+		return &client->root;
+	return rhashtable_lookup_fast(&client->nodes, &handle, qgpu_rmnode_params);
 }
 
 /**
@@ -261,7 +302,7 @@ struct qgpu_rmnode *qgpu_rmtrack_lookup_rcu(struct qgpu_rmnode *root, u32 handle
 	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "mirror lookup outside RCU");
 	if (handle == root->handle)
 		return root;
-	return xa_load(&client->nodes, qgpu_rmnode_key(handle));
+	return rhashtable_lookup(&client->nodes, &handle, qgpu_rmnode_params);
 }
 
 static struct qgpu_rmnode *qgpu_rmtrack_add_client(struct qgpu_rmtrack *t, u32 hclient,
@@ -275,18 +316,23 @@ static struct qgpu_rmnode *qgpu_rmtrack_add_client(struct qgpu_rmtrack *t, u32 h
 	client = kzalloc(sizeof(*client), GFP_KERNEL);
 	if (!client)
 		return NULL;
+	if (rhashtable_init(&client->nodes, &qgpu_rmnode_params))
+		goto err_free;
 	client->root.handle = hclient;
 	client->root.hclass = hclass;
 	client->inst = t->inst;
 	INIT_LIST_HEAD(&client->root.children);
-	xa_init(&client->nodes);
-	if (xa_err(xa_store(&t->clients, qgpu_rmclient_key(hclient), client, GFP_KERNEL))) {
-		xa_destroy(&client->nodes);
-		kfree(client);
-		return NULL;
-	}
+	INIT_RCU_WORK(&client->free_work, qgpu_rmclient_free_work);
+	if (xa_err(xa_store(&t->clients, qgpu_rmclient_key(hclient), client, GFP_KERNEL)))
+		goto err_destroy;
 	atomic_inc(&t->inst->rm_objects);
 	return &client->root;
+
+err_destroy:
+	rhashtable_destroy(&client->nodes);
+err_free:
+	kfree(client);
+	return NULL;
 }
 
 /**
@@ -312,7 +358,7 @@ struct qgpu_rmnode *qgpu_rmtrack_add(struct qgpu_rmtrack *t, u32 hclient, u32 hp
 	client = xa_load(&t->clients, qgpu_rmclient_key(hclient));
 	if (!client || handle == hclient)
 		return NULL;
-	node = xa_load(&client->nodes, qgpu_rmnode_key(handle));
+	node = rhashtable_lookup_fast(&client->nodes, &handle, qgpu_rmnode_params);
 	if (node) {
 		/*
 		 * RM reused a handle the mirror still has, or the tenant rewrote the handle RM
@@ -324,7 +370,8 @@ struct qgpu_rmnode *qgpu_rmtrack_add(struct qgpu_rmtrack *t, u32 hclient, u32 hp
 			return NULL;
 		qgpu_rmnode_free(client, node);
 	}
-	parent = hparent == hclient ? NULL : xa_load(&client->nodes, qgpu_rmnode_key(hparent));
+	parent = hparent == hclient ? NULL :
+		 rhashtable_lookup_fast(&client->nodes, &hparent, qgpu_rmnode_params);
 	if (!parent)
 		parent = &client->root;
 	node = kzalloc(sizeof(*node), GFP_KERNEL);
@@ -334,7 +381,7 @@ struct qgpu_rmnode *qgpu_rmtrack_add(struct qgpu_rmtrack *t, u32 hclient, u32 hp
 	node->hclass = hclass;
 	node->parent = parent;
 	INIT_LIST_HEAD(&node->children);
-	if (xa_err(xa_store(&client->nodes, qgpu_rmnode_key(handle), node, GFP_KERNEL))) {
+	if (rhashtable_insert_fast(&client->nodes, &node->hash, qgpu_rmnode_params)) {
 		kfree(node);
 		return NULL;
 	}

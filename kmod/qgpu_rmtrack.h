@@ -10,6 +10,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
+#include <linux/rhashtable-types.h>
 #include <linux/types.h>
 #include <linux/xarray.h>
 
@@ -29,6 +30,7 @@ struct qgpu_rmnode_ops {
 /**
  * struct qgpu_rmnode - one RM handle allocated through the tracked file
  * @handle: the handle
+ * @hash: entry in its client's index (not for a client's own node)
  * @hclass: its class
  * @parent: the node of its parent; NULL for a client
  * @children: nodes allocated under it
@@ -43,6 +45,7 @@ struct qgpu_rmnode_ops {
 struct qgpu_rmnode {
 	u32 handle;
 	u32 hclass;
+	struct rhash_head hash;
 	struct qgpu_rmnode *parent;
 	struct list_head children;
 	struct list_head sibling;
@@ -79,6 +82,7 @@ struct qgpu_rmtrack {
 struct qgpu_rmtrack *qgpu_rmtrack_new(struct qgpu_instance *inst);
 void qgpu_rmtrack_release(struct qgpu_rmtrack *t, struct file *real);
 void qgpu_rmtrack_kick(void);
+int qgpu_rmtrack_init(void);
 void qgpu_rmtrack_exit(void);
 
 struct qgpu_rmnode *qgpu_rmtrack_find(struct qgpu_rmtrack *t, u32 hclient, u32 handle);

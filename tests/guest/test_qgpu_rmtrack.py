@@ -8,6 +8,7 @@ outlive the tenant's fd while a mapping holds it. /proc/qgpu/status counts the m
 from __future__ import annotations
 
 import os
+import random
 import re
 import signal
 import time
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import rm
 from kernel import rmmod
-from qgpu_sysfs import instance
+from qgpu_sysfs import inst_dir, instance, read
 from rm import LibcMapping, Rm
 
 MIB = 1 << 20
@@ -99,3 +100,43 @@ def test_kill_9_leaves_no_mirrored_object() -> None:
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
         assert wait_objects("kill", 0) == 0
+
+
+def test_a_client_index_grown_and_shrunk_again_keeps_every_charge() -> None:
+    """A client's nodes are in a hash table that resizes with it (64 buckets up to thousands and
+    back): every handle stays findable across the resizes, by its own file's frees and by a
+    duplicate made through another ctl file, which looks the source up without that file's lock."""
+    n = 3000
+    with instance("grow", opts="mem=1G") as d:
+        r, r2 = Rm(dev=d), Rm(dev=d)
+        current = inst_dir("grow") / "mem_current"
+        try:
+            dev, _ = r.device()
+            dev2, _ = r2.device()
+            base = objects("grow")
+            handles = []
+            for _ in range(n):
+                status_, h, _ = r.vidmem(dev, 64 * 1024)
+                assert status_ == rm.OK
+                handles.append(h)
+            each = int(read(current)) // n
+            assert each > 0 and int(read(current)) == each * n
+            assert objects("grow") == base + n
+            source = handles[n // 2]
+            status_, dup = r2.dup(dev2, r.client, source)
+            assert status_ == rm.OK
+            assert int(read(current)) == each * n  # found the source's charge: none added
+            random.Random(10).shuffle(handles)
+            held_by_dup = 0
+            for i, h in enumerate(handles):
+                assert r.free(h) == rm.OK
+                held_by_dup |= h == source
+                if i % 97 == 0:
+                    assert int(read(current)) == each * (n - 1 - i + held_by_dup), i
+            assert int(read(current)) == each  # the duplicate still holds its memory
+            assert objects("grow") == base + 1
+            assert r2.free(dup) == rm.OK
+            assert int(read(current)) == 0
+        finally:
+            r2.close()
+            r.close()
