@@ -122,4 +122,116 @@ NVRM_ASSERT_OFFSET(struct nvrm_uvm_register_gpu, rm_status, 36);
 NVRM_ASSERT_SIZE(struct nvrm_uvm_unregister_gpu, 20);
 NVRM_ASSERT_SIZE(struct nvrm_uvm_pageable_mem_access, 8);
 
+/*
+ * External ranges and mappings (uvm_ioctl.h, uvm_map_external.c, uvm_va_range.c, uvm_va_space.c,
+ * 525-595.45.04). What UVM_MAP_EXTERNAL_ALLOCATION maps it duplicates into UVM's own RM client
+ * (nvUvmInterfaceDupMemory, with NV04_DUP_HANDLE_FLAGS_REJECT_KERNEL_DUP_PRIVILEGE: RM's default
+ * share policy then lets only the process that owns the source client through, client_resource.c
+ * RS_SHARE_TYPE_PID with a kernel destination). The duplicate, and with it the memory, lives
+ * until no part of the mapping is left: UVM_UNMAP_EXTERNAL of all of it (a partial unmap splits
+ * the mapping, both parts sharing the duplicate), UVM_FREE of the range, a later mapping over
+ * it, the GPU's VA space or registration going, or the VA-space file's release.
+ */
+#define NVRM_UVM_UNREGISTER_GPU_VASPACE		26u
+#define NVRM_UVM_UNMAP_EXTERNAL			66u
+#define NVRM_ERR_UVM_ADDRESS_IN_USE		0x00000068u	/* nvstatuscodes.h */
+
+/*
+ * UVM_REGISTER_GPU_VASPACE_PARAMS, 32 B: the GPU must be registered and have no GPU VA space yet
+ * (else NV_ERR_INVALID_DEVICE); hVaSpace is a FERMI_VASPACE_A of hClient, duplicated by UVM as
+ * above.
+ */
+struct nvrm_uvm_register_gpu_vaspace {
+	u8 gpu_uuid[NVRM_UVM_UUID_LEN];	/* @0 */
+	s32 rm_ctrl_fd;			/* @16, unused */
+	u32 hclient;			/* @20 */
+	u32 hva_space;			/* @24 */
+	u32 rm_status;			/* @28 */
+};
+
+/* UVM_UNREGISTER_GPU_VASPACE_PARAMS, 20 B: no GPU VA space of that GPU: NV_ERR_INVALID_DEVICE. */
+struct nvrm_uvm_unregister_gpu_vaspace {
+	u8 gpu_uuid[NVRM_UVM_UUID_LEN];	/* @0 */
+	u32 rm_status;			/* @16 */
+};
+
+/*
+ * UVM_CREATE_EXTERNAL_RANGE_PARAMS, 24 B: base and length 4 KiB aligned, non-zero, not wrapping
+ * (uvm_api_range_invalid_4k, else NV_ERR_INVALID_ADDRESS); overlapping another range:
+ * NV_ERR_UVM_ADDRESS_IN_USE.
+ */
+struct nvrm_uvm_create_external_range {
+	u64 base;		/* @0 */
+	u64 length;		/* @8 */
+	u32 rm_status;		/* @16 */
+	u8 _pad0[4];
+};
+
+/* UvmGpuMappingAttributes, 36 B: the GPU, then five enums nvsim checks no further. */
+struct nvrm_uvm_gpu_mapping_attributes {
+	u8 gpu_uuid[NVRM_UVM_UUID_LEN];	/* @0 */
+	u32 mapping_type;		/* @16 */
+	u32 caching_type;		/* @20 */
+	u32 format_type;		/* @24 */
+	u32 element_bits;		/* @28 */
+	u32 compression_type;		/* @32 */
+};
+
+/*
+ * UVM_MAP_EXTERNAL_ALLOCATION_PARAMS: base@0, length@8, offset@16, perGpuAttributes@24 (one per
+ * UVM_MAX_GPUS: 32 up to 550.40.07, 1200 B in all; 256 from 550.40.53, 9264 B), then
+ * gpuAttributesCount (u64), rmCtrlFd, hClient, hMemory, rmStatus. Checks in uvm_map_external.c's
+ * order: base/length as for a range (NV_ERR_INVALID_ADDRESS); count 0 or over UVM_MAX_GPUS
+ * (NV_ERR_INVALID_ARGUMENT); [base, base + length) inside one external range
+ * (NV_ERR_INVALID_ADDRESS); then per GPU: registered with a GPU VA space (NV_ERR_INVALID_DEVICE),
+ * what it mapped in the span unmapped, the memory duplicated (RM's status), offset + length within
+ * it (NV_ERR_INVALID_OFFSET). A failure tears down what this call mapped.
+ */
+#define NVRM_UVM_MAP_EXT_GPUS_V525		32u
+#define NVRM_UVM_MAP_EXT_GPUS_V550		256u
+#define NVRM_UVM_MAP_EXT_ATTRS_OFFSET		24u
+/* The tail after the per-GPU table: gpuAttributesCount, rmCtrlFd, hClient, hMemory, rmStatus. */
+struct nvrm_uvm_map_external_tail {
+	u64 gpu_attributes_count;	/* @0 */
+	s32 rm_ctrl_fd;			/* @8, unused */
+	u32 hclient;			/* @12 */
+	u32 hmemory;			/* @16 */
+	u32 rm_status;			/* @20 */
+};
+
+/* UVM_UNMAP_EXTERNAL_PARAMS, 40 B: the span inside one external range; the GPU registered. */
+struct nvrm_uvm_unmap_external {
+	u64 base;			/* @0 */
+	u64 length;			/* @8 */
+	u8 gpu_uuid[NVRM_UVM_UUID_LEN];	/* @16 */
+	u32 rm_status;			/* @32 */
+	u8 _pad0[4];
+};
+
+/* UVM_FREE_PARAMS, 16 B: base must start a range (NV_ERR_INVALID_ADDRESS otherwise). */
+struct nvrm_uvm_free {
+	u64 base;		/* @0 */
+	u32 rm_status;		/* @8 */
+	u8 _pad0[4];
+};
+
+/* Where the tail of UVM_MAP_EXTERNAL_ALLOCATION_PARAMS sits for a table of @gpus entries. */
+#define NVRM_UVM_MAP_EXT_TAIL_OFFSET(gpus) \
+	(NVRM_UVM_MAP_EXT_ATTRS_OFFSET + (gpus) * sizeof(struct nvrm_uvm_gpu_mapping_attributes))
+
+NVRM_ASSERT_SIZE(struct nvrm_uvm_register_gpu_vaspace, NVRM_UVM_REGISTER_GPU_VASPACE_SIZE);
+NVRM_ASSERT_SIZE(struct nvrm_uvm_unregister_gpu_vaspace, 20);
+NVRM_ASSERT_SIZE(struct nvrm_uvm_create_external_range, NVRM_UVM_CREATE_EXTERNAL_RANGE_SIZE);
+NVRM_ASSERT_SIZE(struct nvrm_uvm_gpu_mapping_attributes, 36);
+NVRM_ASSERT_SIZE(struct nvrm_uvm_map_external_tail, 24);
+NVRM_ASSERT_SIZE(struct nvrm_uvm_unmap_external, 40);
+NVRM_ASSERT_SIZE(struct nvrm_uvm_free, 16);
+/* The tail's fields land where nvrm_abi.h's facts put them in both layouts. */
+static_assert(NVRM_UVM_MAP_EXT_TAIL_OFFSET(NVRM_UVM_MAP_EXT_GPUS_V550) + 24 ==
+	      NVRM_UVM_MAP_EXTERNAL_ALLOCATION_SIZE_V550, "550.40.53+ layout");
+static_assert(NVRM_UVM_MAP_EXT_TAIL_OFFSET(NVRM_UVM_MAP_EXT_GPUS_V550) + 8 ==
+	      NVRM_UVM_MAP_EXTERNAL_ALLOCATION_RM_CTRL_FD_OFFSET_V550, "rmCtrlFd");
+static_assert(NVRM_UVM_MAP_EXT_TAIL_OFFSET(NVRM_UVM_MAP_EXT_GPUS_V525) + 24 ==
+	      NVRM_UVM_MAP_EXTERNAL_ALLOCATION_SIZE_V525, "525 layout");
+
 #endif /* NVRM_UVM_H */

@@ -4,7 +4,8 @@
  * kmod/nvrm/nvrm_uvm.h).
  *
  * Simulated: UVM_INITIALIZE, UVM_DEINITIALIZE, UVM_MM_INITIALIZE (535+), UVM_REGISTER_GPU,
- * UVM_UNREGISTER_GPU and UVM_PAGEABLE_MEM_ACCESS, with the real dispatch: raw command numbers,
+ * UVM_UNREGISTER_GPU and UVM_PAGEABLE_MEM_ACCESS here, external ranges and mappings in
+ * nvsim_uvm_ext.c, with the real dispatch: raw command numbers,
  * sizeof(params) copies (-EFAULT when a copy faults), results in rmStatus, NV_ERR_ILLEGAL_ACTION
  * before UVM_INITIALIZE, and the real errno for an unknown command (-EINVAL before 570,
  * -NVRM_UVM_ERRNO_UNKNOWN_CMD from 570). The other UVM commands are not simulated and get that
@@ -31,43 +32,10 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "nvrm/nvrm_uvm.h"
-#include "nvsim_internal.h"
+#include "nvsim_uvm.h"
 
-static DEFINE_MUTEX(nvsim_uvm_lock);
-
-enum nvsim_uvm_type {
-	NVSIM_UVM_UNINITIALIZED,
-	NVSIM_UVM_VA_SPACE,
-	NVSIM_UVM_MM,
-};
-
-/* uvm_va_space_mm_state_t: whether an MM file has claimed the VA space's mm */
-enum nvsim_uvm_mm_state {
-	NVSIM_UVM_MM_UNINITIALIZED,
-	NVSIM_UVM_MM_ALIVE,
-	NVSIM_UVM_MM_RELEASED,
-};
-
-/**
- * struct nvsim_uvm_file - one open of /dev/nvidia-uvm (file->private_data)
- * @type: what UVM_INITIALIZE / UVM_MM_INITIALIZE made of it
- * @flags: a VA space's UVM_INIT_FLAGS_*
- * @mm: a VA space's process mm (a mmgrab reference), NULL in multi-process sharing mode
- * @mm_state: a VA space's mm state (UVM_MM_INITIALIZE)
- * @registered: a VA space's registered GPUs, by index
- * @va_file: an MM file's VA-space file (a reference, dropped on release)
- *
- * All fields under nvsim_uvm_lock.
- */
-struct nvsim_uvm_file {
-	enum nvsim_uvm_type type;
-	u64 flags;
-	struct mm_struct *mm;
-	enum nvsim_uvm_mm_state mm_state;
-	DECLARE_BITMAP(registered, NVSIM_MAX_GPUS);
-	struct file *va_file;
-};
+/* Every UVM file's state (see the top and nvsim_uvm.h) */
+DEFINE_MUTEX(nvsim_uvm_lock);
 
 static int nvsim_uvm_open(struct inode *inode, struct file *file)
 {
@@ -75,6 +43,7 @@ static int nvsim_uvm_open(struct inode *inode, struct file *file)
 
 	if (!uf)
 		return -ENOMEM;
+	uf->ranges = RB_ROOT_CACHED;
 	file->private_data = uf;
 	return 0;
 }
@@ -92,6 +61,7 @@ static int nvsim_uvm_release(struct inode *inode, struct file *file)
 		va->mm_state = NVSIM_UVM_MM_RELEASED;
 		va_file = uf->va_file;
 	}
+	nvsim_uvm_ranges_release(uf);
 	mutex_unlock(&nvsim_uvm_lock);
 	if (va_file)
 		fput(va_file);
@@ -193,7 +163,7 @@ static void nvsim_gpu_uuid_bin(const struct nvsim_gpu *gpu, u8 out[NVRM_UVM_UUID
 	}
 }
 
-static struct nvsim_gpu *nvsim_uvm_gpu_by_uuid(const u8 uuid[NVRM_UVM_UUID_LEN])
+struct nvsim_gpu *nvsim_uvm_gpu_by_uuid(const u8 uuid[NVRM_UVM_UUID_LEN])
 {
 	u8 bin[NVRM_UVM_UUID_LEN];
 	unsigned int i;
@@ -232,6 +202,7 @@ static u32 nvsim_uvm_unregister_gpu(struct nvsim_uvm_file *uf, void *params)
 
 	if (!gpu || !test_and_clear_bit(gpu->index, uf->registered))
 		return NVRM_ERR_INVALID_DEVICE;
+	nvsim_uvm_gpu_unmapped(uf, gpu->index);	/* its GPU VA space and mappings go too */
 	return NVRM_OK;
 }
 
@@ -244,11 +215,36 @@ static u32 nvsim_uvm_pageable_mem_access(struct nvsim_uvm_file *uf, void *params
 	return NVRM_OK;
 }
 
+#define NVSIM_UVM_LAYOUT(type) \
+	do { \
+		*size = sizeof(struct type); \
+		*status_off = offsetof(struct type, rm_status); \
+	} while (0)
+
 /* Where rmStatus sits in each simulated command's params, and their size. */
 static bool nvsim_uvm_cmd_layout(unsigned int cmd, u32 *size, u32 *status_off, bool *init_check)
 {
 	*init_check = true;
 	switch (cmd) {
+	case NVRM_UVM_REGISTER_GPU_VASPACE:
+		NVSIM_UVM_LAYOUT(nvrm_uvm_register_gpu_vaspace);
+		return true;
+	case NVRM_UVM_UNREGISTER_GPU_VASPACE:
+		NVSIM_UVM_LAYOUT(nvrm_uvm_unregister_gpu_vaspace);
+		return true;
+	case NVRM_UVM_CREATE_EXTERNAL_RANGE:
+		NVSIM_UVM_LAYOUT(nvrm_uvm_create_external_range);
+		return true;
+	case NVRM_UVM_MAP_EXTERNAL_ALLOCATION:
+		*size = nvsim_abi.uvm_map_external_allocation_size;
+		*status_off = *size - sizeof(u32);
+		return true;
+	case NVRM_UVM_UNMAP_EXTERNAL:
+		NVSIM_UVM_LAYOUT(nvrm_uvm_unmap_external);
+		return true;
+	case NVRM_UVM_FREE:
+		NVSIM_UVM_LAYOUT(nvrm_uvm_free);
+		return true;
 	case NVRM_UVM_INITIALIZE:
 		*init_check = false;
 		*size = sizeof(struct nvrm_uvm_initialize);
@@ -291,6 +287,18 @@ static u32 nvsim_uvm_call(struct file *file, unsigned int cmd, void *params)
 		return nvsim_uvm_register_gpu(uf, params);
 	case NVRM_UVM_UNREGISTER_GPU:
 		return nvsim_uvm_unregister_gpu(uf, params);
+	case NVRM_UVM_REGISTER_GPU_VASPACE:
+		return nvsim_uvm_register_gpu_vaspace(uf, params);
+	case NVRM_UVM_UNREGISTER_GPU_VASPACE:
+		return nvsim_uvm_unregister_gpu_vaspace(uf, params);
+	case NVRM_UVM_CREATE_EXTERNAL_RANGE:
+		return nvsim_uvm_create_external_range(uf, params);
+	case NVRM_UVM_MAP_EXTERNAL_ALLOCATION:
+		return nvsim_uvm_map_external(uf, params);
+	case NVRM_UVM_UNMAP_EXTERNAL:
+		return nvsim_uvm_unmap_external(uf, params);
+	case NVRM_UVM_FREE:
+		return nvsim_uvm_free(uf, params);
 	default:
 		return nvsim_uvm_pageable_mem_access(uf, params);
 	}
@@ -311,16 +319,19 @@ static long nvsim_uvm_ioctl(struct file *file, unsigned int cmd, unsigned long a
 	struct nvsim_uvm_file *uf = file->private_data;
 	void __user *uptr = (void __user *)arg;
 	u32 size, status_off, status;
-	u8 params[sizeof(struct nvrm_uvm_register_gpu)];
 	bool init_check;
+	long ret = 0;
+	u8 *params;
 
 	if (cmd == NVRM_UVM_DEINITIALIZE)
 		return 0;
 	if (!nvsim_uvm_cmd_layout(cmd, &size, &status_off, &init_check))
 		return nvsim_abi.major >= NVRM_UVM_UNKNOWN_CMD_ERRNO_SINCE ?
 		       -NVRM_UVM_ERRNO_UNKNOWN_CMD : -EINVAL;
-	if (copy_from_user(params, uptr, size))
-		return -EFAULT;
+	/* One copy in, as UVM_ROUTE_CMD_* make it (the largest, MAP_EXTERNAL, is 9 KiB). */
+	params = memdup_user(uptr, size);
+	if (IS_ERR(params))
+		return PTR_ERR(params) == -ENOMEM ? -ENOMEM : -EFAULT;
 
 	mutex_lock(&nvsim_uvm_lock);
 	if (init_check && uf->type != NVSIM_UVM_VA_SPACE)
@@ -331,8 +342,9 @@ static long nvsim_uvm_ioctl(struct file *file, unsigned int cmd, unsigned long a
 	memcpy(params + status_off, &status, sizeof(status));
 
 	if (copy_to_user(uptr, params, size))
-		return -EFAULT;
-	return 0;
+		ret = -EFAULT;
+	kfree(params);
+	return ret;
 }
 
 /*

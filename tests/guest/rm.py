@@ -50,6 +50,7 @@ NVOS32_ALLOC_SIZE, NVOS32_FREE, NVOS32_INFO = 2, 3, 5
 # Status codes (nvstatuscodes.h)
 OK = 0
 INSUFFICIENT_PERMISSIONS = 0x1B
+INVALID_ADDRESS = 0x1E
 INVALID_ARGUMENT = 0x1F
 INVALID_CLASS = 0x22
 INVALID_CLIENT = 0x23
@@ -485,10 +486,14 @@ PAGE_TABLE_NOT_AVAIL = 0x5D
 WARN_NOTHING_TO_DO = 0x10006
 
 
+# Commands whose rmStatus is followed by padding to 8 bytes, and where it sits.
+_UVM_STATUS_OFFSET = {0x30000001: 8, 34: 8, 66: 32, 73: 16}
+
+
 def uvm_ioctl(fd: int, cmd: int, buf: bytearray) -> int:
     """A UVM ioctl; returns rmStatus (the last u32 of buf, or of its 8-byte-aligned part)."""
     fcntl.ioctl(fd, cmd, buf, True)
-    off = 8 if cmd == UVM_INITIALIZE else len(buf) - 4
+    off = _UVM_STATUS_OFFSET.get(cmd, len(buf) - 4)
     return int(struct.unpack_from("<I", buf, off)[0])
 
 
@@ -509,6 +514,92 @@ def uvm_register_gpu(fd: int, uuid: bytes, hclient: int = 0) -> tuple[int, bytea
     """UVM_REGISTER_GPU (40 B); returns (rmStatus, the params as written back)."""
     buf = bytearray(uuid + struct.pack("<B3xiiIII", 0, 0, -1, hclient, 0, 0))
     return uvm_ioctl(fd, UVM_REGISTER_GPU, buf), buf
+
+
+# External ranges and mappings (kmod/nvrm/nvrm_uvm.h)
+UVM_REGISTER_GPU_VASPACE, UVM_UNREGISTER_GPU_VASPACE = 25, 26
+UVM_MAP_EXTERNAL_ALLOCATION, UVM_FREE, UVM_UNMAP_EXTERNAL, UVM_CREATE_EXTERNAL_RANGE = (
+    33,
+    34,
+    66,
+    73,
+)
+UVM_ADDRESS_IN_USE = 0x68
+
+
+def abi_at_least(version: tuple[int, ...]) -> bool:
+    return tuple(int(x) for x in param("abi_version").split(".")) >= version
+
+
+def uvm_map_external_gpus() -> int:
+    """UVM_MAX_GPUS in UVM_MAP_EXTERNAL_ALLOCATION_PARAMS: 256 from 550.40.53, 32 before."""
+    return 256 if abi_at_least((550, 40, 53)) else 32
+
+
+def uvm_register_gpu_vaspace(fd: int, uuid: bytes, hclient: int, hvaspace: int) -> int:
+    return uvm_ioctl(
+        fd,
+        UVM_REGISTER_GPU_VASPACE,
+        bytearray(uuid + struct.pack("<iIII", -1, hclient, hvaspace, 0)),
+    )
+
+
+def uvm_create_range(fd: int, base: int, length: int) -> int:
+    return uvm_ioctl(
+        fd, UVM_CREATE_EXTERNAL_RANGE, bytearray(struct.pack("<QQI4x", base, length, 0))
+    )
+
+
+def uvm_map_external_params(
+    base: int, length: int, offset: int, uuids: list[bytes], hclient: int, hmemory: int
+) -> bytearray:
+    gpus = uvm_map_external_gpus()
+    buf = bytearray(24 + 36 * gpus + 24)
+    struct.pack_into("<QQQ", buf, 0, base, length, offset)
+    for i, uuid in enumerate(uuids):
+        buf[24 + 36 * i : 24 + 36 * i + 16] = uuid
+    struct.pack_into("<QiIII", buf, 24 + 36 * gpus, len(uuids), -1, hclient, hmemory, 0)
+    return buf
+
+
+def uvm_map_external(
+    fd: int, base: int, length: int, offset: int, uuids: list[bytes], hclient: int, hmemory: int
+) -> int:
+    buf = uvm_map_external_params(base, length, offset, uuids, hclient, hmemory)
+    return uvm_ioctl(fd, UVM_MAP_EXTERNAL_ALLOCATION, buf)
+
+
+def uvm_unmap_external(fd: int, base: int, length: int, uuid: bytes) -> int:
+    return uvm_ioctl(
+        fd, UVM_UNMAP_EXTERNAL, bytearray(struct.pack("<QQ", base, length) + uuid + bytes(8))
+    )
+
+
+def uvm_free(fd: int, base: int) -> int:
+    return uvm_ioctl(fd, UVM_FREE, bytearray(struct.pack("<QI4x", base, 0)))
+
+
+class UvmSpace:
+    """A UVM VA space with the GPU registered and a GPU VA space of `r`'s device, as libcuda sets
+    one up before it maps memory (reference section "How libcuda allocates memory")."""
+
+    def __init__(self, r: Rm, dev: int, uvm_path: str = "/dev/nvidia-uvm") -> None:
+        self.fd = os.open(uvm_path, os.O_RDWR)
+        self.uuid = gpu_uuid_bytes(param("gpu_uuid"))
+        assert uvm_initialize(self.fd) == OK
+        assert uvm_register_gpu(self.fd, self.uuid, r.client)[0] == OK
+        status, self.vaspace = r.alloc(r.client, dev, VASPACE, bytes(64))
+        assert status == OK, hex(status)
+        assert uvm_register_gpu_vaspace(self.fd, self.uuid, r.client, self.vaspace) == OK
+
+    def map(self, base: int, length: int, hclient: int, hmemory: int, offset: int = 0) -> int:
+        return uvm_map_external(self.fd, base, length, offset, [self.uuid], hclient, hmemory)
+
+    def unmap(self, base: int, length: int) -> int:
+        return uvm_unmap_external(self.fd, base, length, self.uuid)
+
+    def close(self) -> None:
+        os.close(self.fd)
 
 
 def mapped(fd: int, length: int, offset: int = 0, flags: int = mmap.MAP_SHARED) -> mmap.mmap:

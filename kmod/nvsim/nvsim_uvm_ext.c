@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nvsim: UVM external ranges, and RM memory mapped into them (facts in kmod/nvrm/nvrm_uvm.h).
+ *
+ * Simulated: UVM_REGISTER_GPU_VASPACE / UNREGISTER_GPU_VASPACE, UVM_CREATE_EXTERNAL_RANGE,
+ * UVM_MAP_EXTERNAL_ALLOCATION, UVM_UNMAP_EXTERNAL and UVM_FREE of an external range, with the
+ * real driver's checks and statuses in its order, and what matters to anyone counting memory: a
+ * mapping holds the RM memory it maps (the duplicate UVM makes in its own client) until no part of
+ * it is left, however the tenant's own handles come and go. A partial unmap splits a mapping and
+ * both parts share the hold, as uvm_ext_gpu_map_split() shares the duplicate.
+ *
+ * Not simulated: GPU page tables (nvsim's GPU address space is the identity map of
+ * kmod/nvsim/README.md, so a mapping changes nothing the engine reads), peer mappings (video
+ * memory of another GPU: NV_ERR_NOT_SUPPORTED), the five per-GPU attribute enums (not checked),
+ * and managed, semaphore-pool and P2P ranges (UVM_FREE knows only external ranges). The GPU VA
+ * space is checked (a FERMI_VASPACE_A of the GPU, in a client of the caller) but not held.
+ *
+ * Locking: everything under nvsim_uvm_lock; nvsim_rm_lock is taken inside it to look up and hold
+ * RM objects, and to let go of them.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/interval_tree.h>
+#include <linux/kref.h>
+#include <linux/sched.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "nvsim_uvm.h"
+
+/**
+ * struct nvsim_uvm_hold - the duplicate of RM memory that UVM keeps for one mapping
+ * @ref: one per mapping fragment sharing it
+ * @res: the memory's resource (a reference, as a handle holds one)
+ */
+struct nvsim_uvm_hold {
+	struct kref ref;
+	struct nvsim_res *res;
+};
+
+/**
+ * struct nvsim_uvm_map - a mapping, or what a partial unmap left of one, on one GPU
+ * @it: its span [start, last] in the range's tree for that GPU
+ * @hold: what it holds
+ */
+struct nvsim_uvm_map {
+	struct interval_tree_node it;
+	struct nvsim_uvm_hold *hold;
+};
+
+/**
+ * struct nvsim_uvm_range - an external range
+ * @it: its span in the VA space's @ranges
+ * @maps: per GPU index, the mappings in it
+ */
+struct nvsim_uvm_range {
+	struct interval_tree_node it;
+	struct rb_root_cached maps[NVSIM_MAX_GPUS];
+};
+
+static void nvsim_uvm_hold_release(struct kref *ref)
+{
+	struct nvsim_uvm_hold *hold = container_of(ref, struct nvsim_uvm_hold, ref);
+
+	mutex_lock(&nvsim_rm_lock);
+	nvsim_res_put(hold->res);
+	mutex_unlock(&nvsim_rm_lock);
+	kfree(hold);
+}
+
+static void nvsim_uvm_map_free(struct rb_root_cached *maps, struct nvsim_uvm_map *map)
+{
+	interval_tree_remove(&map->it, maps);
+	kref_put(&map->hold->ref, nvsim_uvm_hold_release);
+	kfree(map);
+}
+
+static struct nvsim_uvm_map *nvsim_uvm_map_new(u64 start, u64 last, struct nvsim_uvm_hold *hold)
+{
+	struct nvsim_uvm_map *map = kzalloc(sizeof(*map), GFP_KERNEL);
+
+	if (!map)
+		return NULL;
+	map->it.start = start;
+	map->it.last = last;
+	map->hold = hold;
+	return map;
+}
+
+/*
+ * Unmap [start, last] on one GPU of a range: what only partly overlaps is split first, and its
+ * parts outside the span keep the hold (uvm_unmap_external_in_range()).
+ */
+static u32 nvsim_uvm_unmap_span(struct rb_root_cached *maps, u64 start, u64 last)
+{
+	struct interval_tree_node *it;
+
+	while ((it = interval_tree_iter_first(maps, start, last))) {
+		struct nvsim_uvm_map *map = container_of(it, struct nvsim_uvm_map, it);
+		struct nvsim_uvm_map *left = NULL, *right = NULL;
+
+		if (it->start < start) {
+			left = nvsim_uvm_map_new(it->start, start - 1, map->hold);
+			if (!left)
+				return NVRM_ERR_NO_MEMORY;
+		}
+		if (it->last > last) {
+			right = nvsim_uvm_map_new(last + 1, it->last, map->hold);
+			if (!right) {
+				kfree(left);
+				return NVRM_ERR_NO_MEMORY;
+			}
+		}
+		if (left) {
+			kref_get(&map->hold->ref);
+			interval_tree_insert(&left->it, maps);
+		}
+		if (right) {
+			kref_get(&map->hold->ref);
+			interval_tree_insert(&right->it, maps);
+		}
+		nvsim_uvm_map_free(maps, map);
+	}
+	return NVRM_OK;
+}
+
+static void nvsim_uvm_unmap_all(struct rb_root_cached *maps)
+{
+	struct interval_tree_node *it;
+
+	while ((it = interval_tree_iter_first(maps, 0, ULONG_MAX)))
+		nvsim_uvm_map_free(maps, container_of(it, struct nvsim_uvm_map, it));
+}
+
+static void nvsim_uvm_range_destroy(struct nvsim_uvm_file *uf, struct nvsim_uvm_range *range)
+{
+	unsigned int i;
+
+	for (i = 0; i < NVSIM_MAX_GPUS; i++)
+		nvsim_uvm_unmap_all(&range->maps[i]);
+	interval_tree_remove(&range->it, &uf->ranges);
+	kfree(range);
+}
+
+/* uvm_api_range_invalid_4k() */
+static bool nvsim_uvm_span_invalid(u64 base, u64 length)
+{
+	return !IS_ALIGNED(base, SZ_4K) || !IS_ALIGNED(length, SZ_4K) || !base || !length ||
+	       base + length < base;
+}
+
+/* The external range holding [base, base + length), or NULL. */
+static struct nvsim_uvm_range *nvsim_uvm_range_of(struct nvsim_uvm_file *uf, u64 base, u64 length)
+{
+	struct interval_tree_node *it = interval_tree_iter_first(&uf->ranges, base, base);
+
+	if (!it || base + length - 1 > it->last)
+		return NULL;
+	return container_of(it, struct nvsim_uvm_range, it);
+}
+
+/*
+ * The RM object @handle of @hclient, for a UVM duplicate: RM's default share policy lets a kernel
+ * destination through only for the process that owns the client (RS_SHARE_TYPE_PID).
+ * Context: nvsim_rm_lock held.
+ */
+static u32 nvsim_uvm_rm_object(u32 hclient, u32 handle, struct nvsim_object **obj)
+{
+	struct nvsim_client *client = nvsim_client_lookup(hclient);
+
+	if (!client)
+		return NVRM_ERR_INVALID_CLIENT;
+	if (client->kernel || client->tgid != task_tgid_nr(current))
+		return NVRM_ERR_INSUFFICIENT_PERMISSIONS;
+	*obj = nvsim_object_lookup(client, handle);
+	return *obj ? NVRM_OK : NVRM_ERR_OBJECT_NOT_FOUND;
+}
+
+/* UVM_REGISTER_GPU_VASPACE (uvm_va_space_register_gpu_va_space) */
+u32 nvsim_uvm_register_gpu_vaspace(struct nvsim_uvm_file *uf, void *params)
+{
+	struct nvrm_uvm_register_gpu_vaspace *p = params;
+	struct nvsim_gpu *gpu = nvsim_uvm_gpu_by_uuid(p->gpu_uuid);
+	struct nvsim_object *obj;
+	u32 status;
+
+	if (!gpu || !test_bit(gpu->index, uf->registered) ||
+	    test_bit(gpu->index, uf->gpu_va_space))
+		return NVRM_ERR_INVALID_DEVICE;
+	mutex_lock(&nvsim_rm_lock);
+	status = nvsim_uvm_rm_object(p->hclient, p->hva_space, &obj);
+	if (!status && obj->hclass != NVRM_CLASS_FERMI_VASPACE_A)
+		status = NVRM_ERR_INVALID_OBJECT_HANDLE;
+	else if (!status && obj->gpu != gpu)
+		status = NVRM_ERR_INVALID_DEVICE;
+	mutex_unlock(&nvsim_rm_lock);
+	if (!status)
+		set_bit(gpu->index, uf->gpu_va_space);
+	return status;
+}
+
+/* The GPU's mappings go with its VA space or its registration. */
+void nvsim_uvm_gpu_unmapped(struct nvsim_uvm_file *uf, unsigned int gpu)
+{
+	struct interval_tree_node *it;
+
+	for (it = interval_tree_iter_first(&uf->ranges, 0, ULONG_MAX); it;
+	     it = interval_tree_iter_next(it, 0, ULONG_MAX))
+		nvsim_uvm_unmap_all(&container_of(it, struct nvsim_uvm_range, it)->maps[gpu]);
+	clear_bit(gpu, uf->gpu_va_space);
+}
+
+/* UVM_UNREGISTER_GPU_VASPACE */
+u32 nvsim_uvm_unregister_gpu_vaspace(struct nvsim_uvm_file *uf, void *params)
+{
+	struct nvrm_uvm_unregister_gpu_vaspace *p = params;
+	struct nvsim_gpu *gpu = nvsim_uvm_gpu_by_uuid(p->gpu_uuid);
+
+	if (!gpu || !test_bit(gpu->index, uf->gpu_va_space))
+		return NVRM_ERR_INVALID_DEVICE;
+	nvsim_uvm_gpu_unmapped(uf, gpu->index);
+	return NVRM_OK;
+}
+
+/* UVM_CREATE_EXTERNAL_RANGE (uvm_create_external_range) */
+u32 nvsim_uvm_create_external_range(struct nvsim_uvm_file *uf, void *params)
+{
+	struct nvrm_uvm_create_external_range *p = params;
+	struct nvsim_uvm_range *range;
+	unsigned int i;
+
+	if (nvsim_uvm_span_invalid(p->base, p->length))
+		return NVRM_ERR_INVALID_ADDRESS;
+	if (interval_tree_iter_first(&uf->ranges, p->base, p->base + p->length - 1))
+		return NVRM_ERR_UVM_ADDRESS_IN_USE;
+	range = kzalloc(sizeof(*range), GFP_KERNEL);
+	if (!range)
+		return NVRM_ERR_NO_MEMORY;
+	range->it.start = p->base;
+	range->it.last = p->base + p->length - 1;
+	for (i = 0; i < NVSIM_MAX_GPUS; i++)
+		range->maps[i] = RB_ROOT_CACHED;
+	interval_tree_insert(&range->it, &uf->ranges);
+	return NVRM_OK;
+}
+
+/* Duplicate what [offset, offset + length) of hClient's hMemory is, for a mapping on @gpu. */
+static u32 nvsim_uvm_dup_memory(struct nvsim_gpu *gpu, const struct nvrm_uvm_map_external_tail *t,
+				u64 offset, u64 length, struct nvsim_uvm_hold **out)
+{
+	struct nvsim_uvm_hold *hold = kzalloc(sizeof(*hold), GFP_KERNEL);
+	struct nvsim_object *obj;
+	struct nvsim_mem *mem;
+	u32 status;
+
+	if (!hold)
+		return NVRM_ERR_NO_MEMORY;
+	mutex_lock(&nvsim_rm_lock);
+	status = nvsim_uvm_rm_object(t->hclient, t->hmemory, &obj);
+	if (status)
+		goto out_unlock;
+	mem = nvsim_obj_mem(obj);
+	if (!mem) {
+		status = NVRM_ERR_INVALID_OBJECT_HANDLE;
+		goto out_unlock;
+	}
+	if (!mem->backing || (mem->fb_bytes && mem->gpu != gpu)) {
+		status = NVRM_ERR_NOT_SUPPORTED;	/* virtual memory; a peer's video memory */
+		goto out_unlock;
+	}
+	if (offset + length < offset || offset + length > mem->size) {
+		status = NVRM_ERR_INVALID_OFFSET;
+		goto out_unlock;
+	}
+	kref_init(&hold->ref);
+	kref_get(&obj->res->ref);
+	hold->res = obj->res;
+	*out = hold;
+	hold = NULL;
+out_unlock:
+	mutex_unlock(&nvsim_rm_lock);
+	kfree(hold);
+	return status;
+}
+
+/* One GPU of a UVM_MAP_EXTERNAL_ALLOCATION (uvm_map_external_allocation_on_gpu) */
+static u32 nvsim_uvm_map_on_gpu(struct nvsim_uvm_range *range, struct nvsim_gpu *gpu, u64 base,
+				u64 length, u64 offset, const struct nvrm_uvm_map_external_tail *t)
+{
+	struct rb_root_cached *maps = &range->maps[gpu->index];
+	struct nvsim_uvm_hold *hold;
+	struct nvsim_uvm_map *map;
+	u32 status;
+
+	status = nvsim_uvm_unmap_span(maps, base, base + length - 1);
+	if (status)
+		return status;
+	status = nvsim_uvm_dup_memory(gpu, t, offset, length, &hold);
+	if (status)
+		return status;
+	map = nvsim_uvm_map_new(base, base + length - 1, hold);
+	if (!map) {
+		kref_put(&hold->ref, nvsim_uvm_hold_release);
+		return NVRM_ERR_NO_MEMORY;
+	}
+	interval_tree_insert(&map->it, maps);
+	return NVRM_OK;
+}
+
+/* UVM_MAP_EXTERNAL_ALLOCATION (uvm_map_external_allocation), in either layout of the ABI */
+u32 nvsim_uvm_map_external(struct nvsim_uvm_file *uf, void *params)
+{
+	u32 gpus = nvsim_abi.uvm_map_external_allocation_size ==
+		   NVRM_UVM_MAP_EXTERNAL_ALLOCATION_SIZE_V550 ?
+		   NVRM_UVM_MAP_EXT_GPUS_V550 : NVRM_UVM_MAP_EXT_GPUS_V525;
+	const struct nvrm_uvm_gpu_mapping_attributes *attrs =
+		params + NVRM_UVM_MAP_EXT_ATTRS_OFFSET;
+	const struct nvrm_uvm_map_external_tail *t =
+		params + NVRM_UVM_MAP_EXT_TAIL_OFFSET(gpus);
+	const u64 *head = params;	/* base, length, offset */
+	DECLARE_BITMAP(mapped, NVSIM_MAX_GPUS) = {};
+	struct nvsim_uvm_range *range;
+	struct nvsim_gpu *gpu;
+	unsigned int i;
+	u32 status = NVRM_OK;
+
+	if (nvsim_uvm_span_invalid(head[0], head[1]))
+		return NVRM_ERR_INVALID_ADDRESS;
+	if (!t->gpu_attributes_count || t->gpu_attributes_count > gpus)
+		return NVRM_ERR_INVALID_ARGUMENT;
+	range = nvsim_uvm_range_of(uf, head[0], head[1]);
+	if (!range)
+		return NVRM_ERR_INVALID_ADDRESS;
+	for (i = 0; i < t->gpu_attributes_count; i++) {
+		gpu = nvsim_uvm_gpu_by_uuid(attrs[i].gpu_uuid);
+		if (!gpu || !test_bit(gpu->index, uf->gpu_va_space)) {
+			status = NVRM_ERR_INVALID_DEVICE;
+			break;
+		}
+		status = nvsim_uvm_map_on_gpu(range, gpu, head[0], head[1], head[2], t);
+		if (status)
+			break;
+		set_bit(gpu->index, mapped);
+	}
+	if (status)	/* only what this call mapped goes */
+		for_each_set_bit(i, mapped, NVSIM_MAX_GPUS)
+			nvsim_uvm_unmap_span(&range->maps[i], head[0], head[0] + head[1] - 1);
+	return status;
+}
+
+/* UVM_UNMAP_EXTERNAL (uvm_unmap_external) */
+u32 nvsim_uvm_unmap_external(struct nvsim_uvm_file *uf, void *params)
+{
+	struct nvrm_uvm_unmap_external *p = params;
+	struct nvsim_uvm_range *range;
+	struct nvsim_gpu *gpu;
+
+	if (nvsim_uvm_span_invalid(p->base, p->length))
+		return NVRM_ERR_INVALID_ADDRESS;
+	range = nvsim_uvm_range_of(uf, p->base, p->length);
+	if (!range)
+		return NVRM_ERR_INVALID_ADDRESS;
+	gpu = nvsim_uvm_gpu_by_uuid(p->gpu_uuid);
+	if (!gpu || !test_bit(gpu->index, uf->registered))
+		return NVRM_ERR_INVALID_DEVICE;
+	return nvsim_uvm_unmap_span(&range->maps[gpu->index], p->base,
+				    p->base + p->length - 1);
+}
+
+/* UVM_FREE (uvm_free): of the range types, nvsim has external ranges only. */
+u32 nvsim_uvm_free(struct nvsim_uvm_file *uf, void *params)
+{
+	struct nvrm_uvm_free *p = params;
+	struct interval_tree_node *it = interval_tree_iter_first(&uf->ranges, p->base, p->base);
+
+	if (!it || it->start != p->base)
+		return NVRM_ERR_INVALID_ADDRESS;
+	nvsim_uvm_range_destroy(uf, container_of(it, struct nvsim_uvm_range, it));
+	return NVRM_OK;
+}
+
+/* The VA space goes: every range, and what its mappings held. */
+void nvsim_uvm_ranges_release(struct nvsim_uvm_file *uf)
+{
+	struct interval_tree_node *it;
+
+	while ((it = interval_tree_iter_first(&uf->ranges, 0, ULONG_MAX)))
+		nvsim_uvm_range_destroy(uf, container_of(it, struct nvsim_uvm_range, it));
+}

@@ -1,0 +1,151 @@
+"""nvsim's UVM external ranges and mappings (kmod/nvsim/nvsim_uvm_ext.c), checked against the facts
+in kmod/nvrm/nvrm_uvm.h: the statuses in the real driver's order, and that a mapping holds the RM
+memory it maps until no part of it is left, whatever happens to the tenant's own handle."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+import rm
+from rm import Rm, UvmSpace
+
+MIB = 1 << 20
+BASE = 0x7F0000000000  # any 4 KiB-aligned VA: external ranges need no CPU mapping
+
+
+@pytest.fixture
+def space() -> Iterator[tuple[Rm, int, UvmSpace]]:
+    r = Rm()
+    dev, sub = r.device()
+    s = UvmSpace(r, dev)
+    yield r, sub, s
+    s.close()
+    r.close()
+
+
+def test_external_ranges(space: tuple[Rm, int, UvmSpace]) -> None:
+    _, _, s = space
+    assert rm.uvm_create_range(s.fd, BASE + 1, MIB) == rm.INVALID_ADDRESS
+    assert rm.uvm_create_range(s.fd, BASE, 0) == rm.INVALID_ADDRESS
+    assert rm.uvm_create_range(s.fd, BASE, MIB) == rm.OK
+    assert rm.uvm_create_range(s.fd, BASE + MIB - 4096, MIB) == rm.UVM_ADDRESS_IN_USE
+    assert rm.uvm_create_range(s.fd, BASE + MIB, MIB) == rm.OK  # adjacent is fine
+    assert rm.uvm_free(s.fd, BASE + 4096) == rm.INVALID_ADDRESS  # not a range's start
+    assert rm.uvm_free(s.fd, BASE) == rm.OK
+    assert rm.uvm_free(s.fd, BASE) == rm.INVALID_ADDRESS
+    assert rm.uvm_free(s.fd, BASE + MIB) == rm.OK
+
+
+def test_map_checks_in_the_real_order(space: tuple[Rm, int, UvmSpace]) -> None:
+    r, sub, s = space
+    status, mem, _ = r.vidmem(sub, 2 * MIB)
+    assert status == rm.OK
+    assert s.map(BASE, 2 * MIB, r.client, mem) == rm.INVALID_ADDRESS  # no range yet
+    assert rm.uvm_create_range(s.fd, BASE, 4 * MIB) == rm.OK
+    none = rm.uvm_map_external(s.fd, BASE, 2 * MIB, 0, [], r.client, mem)
+    assert none == rm.INVALID_ARGUMENT
+    assert s.map(BASE + 3 * MIB, 2 * MIB, r.client, mem) == rm.INVALID_ADDRESS  # past the range
+    other = rm.uvm_map_external(s.fd, BASE, 2 * MIB, 0, [bytes(16)], r.client, mem)
+    assert other == rm.INVALID_DEVICE
+    assert s.map(BASE, 2 * MIB, r.client, 0xBAD) == rm.OBJECT_NOT_FOUND
+    assert s.map(BASE, 2 * MIB, 0xC1D0BAD0, mem) == rm.INVALID_CLIENT
+    assert s.map(BASE, 2 * MIB, r.client, mem, offset=MIB) == rm.INVALID_OFFSET
+    assert s.map(BASE, 2 * MIB, r.client, sub) == rm.INVALID_OBJECT_HANDLE  # not memory
+    assert s.map(BASE, 2 * MIB, r.client, mem) == rm.OK
+    assert s.unmap(BASE, 8 * MIB) == rm.INVALID_ADDRESS
+    assert rm.uvm_unmap_external(s.fd, BASE, 2 * MIB, bytes(16)) == rm.INVALID_DEVICE
+    assert s.unmap(BASE, 2 * MIB) == rm.OK
+    assert s.unmap(BASE, 2 * MIB) == rm.OK  # nothing mapped there: nothing to do
+
+
+def test_a_mapping_holds_the_memory_until_nothing_of_it_is_left(
+    space: tuple[Rm, int, UvmSpace],
+) -> None:
+    r, sub, s = space
+    free0 = r.fb_free_bytes(sub)
+    status, mem, size = r.vidmem(sub, 4 * MIB)
+    assert status == rm.OK
+    assert rm.uvm_create_range(s.fd, BASE, 4 * MIB) == rm.OK
+    assert s.map(BASE, 4 * MIB, r.client, mem) == rm.OK
+    assert r.free(mem) == rm.OK
+    assert r.fb_free_bytes(sub) == free0 - size  # UVM's duplicate keeps it
+    assert s.unmap(BASE + MIB, MIB) == rm.OK  # a hole: two parts left, sharing the duplicate
+    assert s.unmap(BASE, MIB) == rm.OK
+    assert r.fb_free_bytes(sub) == free0 - size
+    assert s.unmap(BASE + 2 * MIB, 2 * MIB) == rm.OK  # the last part
+    assert r.fb_free_bytes(sub) == free0
+
+
+@pytest.mark.parametrize(
+    "how", ["free range", "map over", "unregister vaspace", "unregister gpu", "close"]
+)
+def test_what_else_lets_the_memory_go(how: str) -> None:
+    r = Rm()
+    dev, sub = r.device()
+    s = UvmSpace(r, dev)
+    try:
+        free0 = r.fb_free_bytes(sub)
+        status, mem, _ = r.vidmem(sub, 2 * MIB)
+        assert status == rm.OK
+        status, mem2, size2 = r.vidmem(sub, 2 * MIB)
+        assert status == rm.OK
+        assert rm.uvm_create_range(s.fd, BASE, 2 * MIB) == rm.OK
+        assert s.map(BASE, 2 * MIB, r.client, mem) == rm.OK
+        assert r.free(mem) == rm.OK
+        assert r.fb_free_bytes(sub) < free0 - size2
+        if how == "free range":
+            assert rm.uvm_free(s.fd, BASE) == rm.OK
+        elif how == "map over":
+            assert s.map(BASE, 2 * MIB, r.client, mem2) == rm.OK
+        elif how == "unregister vaspace":
+            buf = bytearray(s.uuid + bytes(4))
+            assert rm.uvm_ioctl(s.fd, rm.UVM_UNREGISTER_GPU_VASPACE, buf) == rm.OK
+            assert rm.uvm_ioctl(s.fd, rm.UVM_UNREGISTER_GPU_VASPACE, buf) == rm.INVALID_DEVICE
+        elif how == "unregister gpu":
+            assert rm.uvm_ioctl(s.fd, rm.UVM_UNREGISTER_GPU, bytearray(s.uuid + bytes(4))) == rm.OK
+        else:
+            s.close()
+        assert r.fb_free_bytes(sub) == free0 - size2
+    finally:
+        if how != "close":
+            s.close()
+        r.close()
+
+
+def test_another_process_memory_is_refused() -> None:
+    """RM's default share policy: UVM's duplicate passes only for the client's own process."""
+    r = Rm()
+    dev, sub = r.device()
+    s = UvmSpace(r, dev)
+    rd, wr = os.pipe()
+    go_rd, go_wr = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        try:
+            c = Rm()
+            _, csub = c.device()
+            status, cmem, _ = c.vidmem(csub, MIB)
+            os.write(
+                wr,
+                status.to_bytes(4, "little")
+                + c.client.to_bytes(4, "little")
+                + cmem.to_bytes(4, "little"),
+            )
+            os.read(go_rd, 1)
+        finally:
+            os._exit(0)
+    try:
+        got = os.read(rd, 12)
+        status, hclient, hmem = (int.from_bytes(got[i : i + 4], "little") for i in (0, 4, 8))
+        assert status == rm.OK
+        assert rm.uvm_create_range(s.fd, BASE, MIB) == rm.OK
+        assert s.map(BASE, MIB, hclient, hmem) == rm.INSUFFICIENT_PERMISSIONS
+    finally:
+        os.write(go_wr, b"x")
+        os.waitpid(pid, 0)
+        for fd in (rd, wr, go_rd, go_wr):
+            os.close(fd)
+        s.close()
+        r.close()
