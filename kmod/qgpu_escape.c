@@ -16,6 +16,7 @@
 #include "qgpu_kclient.h"
 #include "qgpu_rmtrack.h"
 #include "qgpu_sched.h"
+#include "qgpu_uvm_hold.h"
 
 /**
  * DOC: ioctl decode
@@ -706,7 +707,10 @@ long qgpu_escape_ioctl(struct file *file, unsigned int cmd, unsigned long arg, b
 long qgpu_uvm_ioctl(struct file *file, unsigned int cmd, unsigned long arg, bool compat)
 {
 	struct qgpu_file *qf = file->private_data;
+	long ret;
 
+	if (qgpu_uvm_hold_ioctl(qf, cmd, arg, compat, &ret))
+		return ret;
 	switch (cmd) {
 	case NVRM_UVM_MM_INITIALIZE:
 		return qgpu_forward_with_fd(qf, cmd, arg, (void __user *)arg, false, NULL, compat);

@@ -186,7 +186,7 @@ static u32 qgpu_export_call(struct qgpu_file *qf, const struct nvrm_control *c,
 	status = qgpu_kclient_control_in(hclient, hclient, ec->cmd, p, ec->size);
 	if (proxy) {
 		fdf = proxy->private_data;
-		target = fdf->track;
+		target = fdf->node == QGPU_NODE_CTL ? fdf->track : NULL;
 	}
 	/*
 	 * RM took the fd as a nvidiactl file, and translation lets it find only the real file of

@@ -100,7 +100,8 @@ static int qgpu_fop_open(struct inode *inode, struct file *file)
 		ret = PTR_ERR(qf->real);
 		goto err_free;
 	}
-	if (node == QGPU_NODE_CTL) {
+	/* RM objects of a ctl file, UVM holds of a VA-space file: as long as the real file lives */
+	if (node == QGPU_NODE_CTL || node == QGPU_NODE_UVM) {
 		qf->track = qgpu_rmtrack_new(inst);
 		if (!qf->track) {
 			ret = -ENOMEM;
@@ -129,12 +130,11 @@ static int qgpu_fop_release(struct inode *inode, struct file *file)
 	struct qgpu_file *qf = qgpu_file(file);
 
 	/* The tracker takes the real file: RM's clients live as long as it does. */
-	if (qf->track) {
+	if (qf->track)
 		qgpu_rmtrack_release(qf->track, qf->real);
-	} else {
+	else
 		fput(qf->real);
-		qgpu_rmtrack_kick();
-	}
+	qgpu_rmtrack_kick();
 	qgpu_instance_close(qf->inst, qf);
 	kfree(qf);
 	return 0;

@@ -614,6 +614,26 @@ qgpu_mem_source_charge(struct qgpu_instance *inst, u32 hclient, u32 handle)
 }
 
 /**
+ * qgpu_mem_charge_of() - the charge of an instance's memory, for a holder outside its RM clients
+ * @inst: the instance
+ * @hclient: a client, named by the tenant
+ * @handle: memory in it
+ * @known: set to whether @hclient is one of @inst's clients
+ *
+ * For UVM's duplicates (qgpu_uvm_hold.c), which RM makes in UVM's own client.
+ *
+ * Return: a reference to the charge, or NULL: no such client in @inst, or no charged memory.
+ */
+struct qgpu_mem_charge *qgpu_mem_charge_of(struct qgpu_instance *inst, u32 hclient, u32 handle,
+					   bool *known)
+{
+	rcu_read_lock();
+	*known = xa_load(&inst->mem.clients, hclient);
+	rcu_read_unlock();
+	return *known ? qgpu_mem_source_charge(inst, hclient, handle) : NULL;
+}
+
+/**
  * qgpu_mem_dup_begin() - before RM duplicates: find the source's charge
  * @qf: the proxy ctl file
  * @p: qgpu's kernel copy of NVOS55 (the request RM is given)

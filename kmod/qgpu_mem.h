@@ -99,6 +99,8 @@ struct qgpu_mem_charge *qgpu_mem_own_charge(struct qgpu_instance *inst, u32 hcli
 					    u32 *status);
 bool qgpu_mem_attach(struct qgpu_rmnode *node, struct qgpu_mem_charge *c);
 void qgpu_mem_charge_put(struct qgpu_mem_charge *c);
+struct qgpu_mem_charge *qgpu_mem_charge_of(struct qgpu_instance *inst, u32 hclient, u32 handle,
+					   bool *known);
 u64 qgpu_mem_card_fb_size(struct qgpu_instance *inst, u64 fb_size);
 int qgpu_mem_uvm_mmap(struct qgpu_file *qf, struct vm_area_struct *vma);
 

@@ -34,6 +34,7 @@
 #include "qgpu_internal.h"
 #include "qgpu_kclient.h"
 #include "qgpu_rmtrack.h"
+#include "qgpu_uvm_hold.h"
 
 /*
  * How often a tracker waiting for its real file looks again. Any proxy's release also looks at
@@ -163,6 +164,7 @@ static void qgpu_rmtrack_destroy(struct qgpu_rmtrack *t)
 	mutex_unlock(&t->lock);
 	xa_destroy(&t->clients);
 	qgpu_export_release(t);
+	qgpu_uvm_release(t);
 	kobject_put(&t->inst->kobj);
 	kfree(t);
 }

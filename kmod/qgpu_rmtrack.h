@@ -17,6 +17,7 @@
 struct file;
 struct qgpu_instance;
 struct qgpu_rmnode;
+struct qgpu_uvm_model;
 
 /**
  * struct qgpu_rmnode_ops - what qgpu keeps for one kind of tracked object
@@ -66,6 +67,8 @@ struct qgpu_rmnode {
  * @exports: when the file is an export fd (NV0000 OS_UNIX export controls), slot index -> the
  *	struct qgpu_mem_charge of the video memory RM holds exported there (a reference each), until
  *	RM lets it go with the real file (qgpu_export.c). The xarray's own lock; lookups under RCU.
+ * @uvm: on a UVM proxy's tracker, what UVM holds of the instance's memory (qgpu_uvm_hold.c);
+ *	NULL until the first mapping. Under @lock.
  */
 struct qgpu_rmtrack {
 	struct mutex lock;	/* see above */
@@ -74,6 +77,7 @@ struct qgpu_rmtrack {
 	struct file *real;
 	struct list_head zombie;
 	struct xarray exports;
+	struct qgpu_uvm_model *uvm;
 };
 
 /* The class of a mirrored duplicate whose source qgpu does not mirror (0 would be NV01_ROOT). */

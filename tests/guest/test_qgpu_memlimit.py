@@ -864,3 +864,105 @@ def test_a_new_handle_rewritten_to_an_import_cannot_leave_the_allocation_uncharg
                 os.close(e)
                 r.close()
         assert wait_current("ri", 0) == 0
+
+
+UVM_BASE = 0x7F0000000000
+
+
+@contextlib.contextmanager
+def uvm_space(name: str, limit: str = "mem=8M") -> Iterator[tuple[Rm, int, rm.UvmSpace]]:
+    with instance(name, opts=limit) as d:
+        r = Rm(dev=d)
+        dev, sub = r.device()
+        s = rm.UvmSpace(r, dev, f"{d}/nvidia-uvm")
+        try:
+            yield r, sub, s
+        finally:
+            s.close()
+            r.close()
+
+
+def test_memory_uvm_maps_stays_charged_until_uvm_lets_it_go() -> None:
+    """UVM_MAP_EXTERNAL_ALLOCATION has UVM duplicate the memory: allocating, mapping and freeing
+    the handle must not free the charge, or the limit would not hold."""
+    with uvm_space("uvm1") as (r, sub, s):
+        status, a, _ = r.vidmem(sub, 4 * MIB)
+        assert status == rm.OK
+        assert rm.uvm_create_range(s.fd, UVM_BASE, 4 * MIB) == rm.OK
+        assert s.map(UVM_BASE, 4 * MIB, r.client, a) == rm.OK
+        assert r.free(a) == rm.OK
+        assert current("uvm1") == 4 * MIB  # UVM's duplicate holds it
+        status, b, _ = r.vidmem(sub, 4 * MIB)
+        assert status == rm.OK
+        assert r.vidmem(sub, MIB)[0] == rm.NO_MEMORY  # the limit holds
+        assert r.free(b) == rm.OK
+        assert s.unmap(UVM_BASE + MIB, MIB) == rm.OK  # a hole: two parts, one charge
+        assert current("uvm1") == 4 * MIB
+        assert s.unmap(UVM_BASE, MIB) == rm.OK
+        assert s.unmap(UVM_BASE + 2 * MIB, 2 * MIB) == rm.OK
+        assert current("uvm1") == 0
+
+
+@pytest.mark.parametrize("how", ["free range", "unregister vaspace", "close", "kill"])
+def test_uvm_letting_go_uncharges(how: str) -> None:
+    if how == "kill":
+        with instance("uvmk", opts="mem=8M") as d:
+            code = f"""
+import os, sys, time
+sys.path.insert(0, {str(PROJECT / "tests" / "guest")!r})
+import rm
+r = rm.Rm(dev={d!r})
+dev, sub = r.device()
+s = rm.UvmSpace(r, dev, {d + "/nvidia-uvm"!r})
+st, a, _ = r.vidmem(sub, 4 << 20)
+assert rm.uvm_create_range(s.fd, {UVM_BASE}, 4 << 20) == rm.OK
+assert s.map({UVM_BASE}, 4 << 20, r.client, a) == rm.OK
+assert r.free(a) == rm.OK
+print("ready", flush=True)
+time.sleep(60)
+"""
+            p = subprocess.Popen(
+                [".venv/bin/python", "-c", code], stdout=subprocess.PIPE, text=True
+            )
+            assert p.stdout is not None and p.stdout.readline().strip() == "ready"
+            assert current("uvmk") == 4 * MIB
+            p.send_signal(signal.SIGKILL)
+            p.wait()
+            p.stdout.close()
+            deadline = time.monotonic() + 5
+            while current("uvmk") and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert current("uvmk") == 0
+        return
+    with uvm_space("uvm2") as (r, sub, s):
+        status, a, _ = r.vidmem(sub, 4 * MIB)
+        assert status == rm.OK
+        assert rm.uvm_create_range(s.fd, UVM_BASE, 4 * MIB) == rm.OK
+        assert s.map(UVM_BASE, 4 * MIB, r.client, a) == rm.OK
+        assert r.free(a) == rm.OK
+        assert current("uvm2") == 4 * MIB
+        if how == "free range":
+            assert rm.uvm_free(s.fd, UVM_BASE) == rm.OK
+        elif how == "unregister vaspace":
+            buf = bytearray(s.uuid + bytes(4))
+            assert rm.uvm_ioctl(s.fd, rm.UVM_UNREGISTER_GPU_VASPACE, buf) == rm.OK
+        else:
+            s.close()
+            s.fd = os.open("/dev/null", os.O_RDONLY)  # for the context's close
+        deadline = time.monotonic() + 5
+        while current("uvm2") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert current("uvm2") == 0
+
+
+def test_uvm_refuses_another_instances_client() -> None:
+    with uvm_space("uvm3") as (r, sub, s), instance("uvm4", opts="mem=8M") as d4:
+        o = Rm(dev=d4)
+        try:
+            _, osub = o.device()
+            status, h, _ = o.vidmem(osub, MIB)
+            assert status == rm.OK
+            assert rm.uvm_create_range(s.fd, UVM_BASE, MIB) == rm.OK
+            assert s.map(UVM_BASE, MIB, o.client, h) == rm.INVALID_CLIENT
+        finally:
+            o.close()
