@@ -882,15 +882,27 @@ def uvm_space(name: str, limit: str = "mem=8M") -> Iterator[tuple[Rm, int, rm.Uv
             r.close()
 
 
+def map_and_free_handle(r: Rm, sub: int, s: rm.UvmSpace, size: int) -> None:
+    """Allocate, map it all into a new external range at UVM_BASE, free the tenant's handle."""
+    status, h, _ = r.vidmem(sub, size)
+    assert status == rm.OK
+    assert rm.uvm_create_range(s.fd, UVM_BASE, size) == rm.OK
+    assert s.map(UVM_BASE, size, r.client, h) == rm.OK
+    assert r.free(h) == rm.OK
+
+
+def wait_uncharged(name: str) -> int:
+    deadline = time.monotonic() + 5
+    while current(name) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return current(name)
+
+
 def test_memory_uvm_maps_stays_charged_until_uvm_lets_it_go() -> None:
     """UVM_MAP_EXTERNAL_ALLOCATION has UVM duplicate the memory: allocating, mapping and freeing
     the handle must not free the charge, or the limit would not hold."""
     with uvm_space("uvm1") as (r, sub, s):
-        status, a, _ = r.vidmem(sub, 4 * MIB)
-        assert status == rm.OK
-        assert rm.uvm_create_range(s.fd, UVM_BASE, 4 * MIB) == rm.OK
-        assert s.map(UVM_BASE, 4 * MIB, r.client, a) == rm.OK
-        assert r.free(a) == rm.OK
+        map_and_free_handle(r, sub, s, 4 * MIB)
         assert current("uvm1") == 4 * MIB  # UVM's duplicate holds it
         status, b, _ = r.vidmem(sub, 4 * MIB)
         assert status == rm.OK
@@ -929,17 +941,10 @@ time.sleep(60)
             p.send_signal(signal.SIGKILL)
             p.wait()
             p.stdout.close()
-            deadline = time.monotonic() + 5
-            while current("uvmk") and time.monotonic() < deadline:
-                time.sleep(0.05)
-            assert current("uvmk") == 0
+            assert wait_uncharged("uvmk") == 0
         return
     with uvm_space("uvm2") as (r, sub, s):
-        status, a, _ = r.vidmem(sub, 4 * MIB)
-        assert status == rm.OK
-        assert rm.uvm_create_range(s.fd, UVM_BASE, 4 * MIB) == rm.OK
-        assert s.map(UVM_BASE, 4 * MIB, r.client, a) == rm.OK
-        assert r.free(a) == rm.OK
+        map_and_free_handle(r, sub, s, 4 * MIB)
         assert current("uvm2") == 4 * MIB
         if how == "free range":
             assert rm.uvm_free(s.fd, UVM_BASE) == rm.OK
@@ -949,10 +954,7 @@ time.sleep(60)
         else:
             s.close()
             s.fd = os.open("/dev/null", os.O_RDONLY)  # for the context's close
-        deadline = time.monotonic() + 5
-        while current("uvm2") and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert current("uvm2") == 0
+        assert wait_uncharged("uvm2") == 0
 
 
 def test_uvm_refuses_another_instances_client() -> None:
