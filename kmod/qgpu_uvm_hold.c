@@ -21,6 +21,8 @@
  * parameters between qgpu's read and UVM's (microseconds) and back before qgpu's second read
  * (docs/design/memory-limits.md, "UVM external mappings").
  *
+ * UVM_ALLOC_DEVICE_P2P, which duplicates memory too, is refused (qgpu_uvm_hold_ioctl()).
+ *
  * Locking: the model is under the tracker's mutex, held across each forwarded call.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -390,6 +392,17 @@ bool qgpu_uvm_hold_ioctl(struct qgpu_file *qf, unsigned int cmd, unsigned long a
 	if (!qf->track)
 		return false;
 	switch (cmd) {
+	case NVRM_UVM_ALLOC_DEVICE_P2P:
+		/*
+		 * It duplicates the memory as a mapping does, for peer DMA (GPUDirect Storage's
+		 * kernel path). Refused with what UVM answers on a GPU without P2PDMA set up, most
+		 * hosts' answer: followed like a mapping, its race would be one more way past the
+		 * limit. Drivers without the command answer the same (they know no 78).
+		 */
+		*ret = put_user(NVRM_ERR_NOT_SUPPORTED,
+				(u32 __user *)(arg + offsetof(struct nvrm_uvm_alloc_device_p2p,
+							      rm_status))) ? -EFAULT : 0;
+		return true;
 	case NVRM_UVM_MAP_EXTERNAL_ALLOCATION:
 		*ret = qgpu_uvm_map_external(qf, cmd, arg, compat);
 		return true;

@@ -208,6 +208,28 @@ struct nvrm_uvm_unmap_external {
 	u8 _pad0[4];
 };
 
+/*
+ * UVM_ALLOC_DEVICE_P2P_PARAMS, 56 B (uvm_va_range_device_p2p.c; in 580 and 595): a range of the
+ * GPU's memory for peer DMA (GPUDirect Storage's kernel path), which duplicates hMemory as MAP
+ * does and holds it until UVM_FREE of the range or the GPU's unregistration. Checks: base, offset
+ * and length page-aligned, non-zero, not wrapping (NV_ERR_INVALID_ARGUMENT); the GPU registered
+ * (NV_ERR_INVALID_DEVICE); P2PDMA set up for it (NV_ERR_NOT_SUPPORTED, what most hosts answer);
+ * the memory duplicated; offset + length within it (NV_ERR_INVALID_ARGUMENT); the range free
+ * (NV_ERR_UVM_ADDRESS_IN_USE).
+ */
+#define NVRM_UVM_ALLOC_DEVICE_P2P		78u
+#define NVRM_UVM_ALLOC_DEVICE_P2P_SINCE		580u
+struct nvrm_uvm_alloc_device_p2p {
+	u64 base;			/* @0 */
+	u64 length;			/* @8 */
+	u64 offset;			/* @16 */
+	u8 gpu_uuid[NVRM_UVM_UUID_LEN];	/* @24 */
+	s32 rm_ctrl_fd;			/* @40, unused */
+	u32 hclient;			/* @44 */
+	u32 hmemory;			/* @48 */
+	u32 rm_status;			/* @52 */
+};
+
 /* UVM_FREE_PARAMS, 16 B: base must start a range (NV_ERR_INVALID_ADDRESS otherwise). */
 struct nvrm_uvm_free {
 	u64 base;		/* @0 */
@@ -226,6 +248,8 @@ NVRM_ASSERT_SIZE(struct nvrm_uvm_gpu_mapping_attributes, 36);
 NVRM_ASSERT_SIZE(struct nvrm_uvm_map_external_tail, 24);
 NVRM_ASSERT_SIZE(struct nvrm_uvm_unmap_external, 40);
 NVRM_ASSERT_SIZE(struct nvrm_uvm_free, 16);
+NVRM_ASSERT_SIZE(struct nvrm_uvm_alloc_device_p2p, 56);
+NVRM_ASSERT_OFFSET(struct nvrm_uvm_alloc_device_p2p, rm_status, 52);
 /* The tail's fields land where nvrm_abi.h's facts put them in both layouts. */
 static_assert(NVRM_UVM_MAP_EXT_TAIL_OFFSET(NVRM_UVM_MAP_EXT_GPUS_V550) + 24 ==
 	      NVRM_UVM_MAP_EXTERNAL_ALLOCATION_SIZE_V550, "550.40.53+ layout");

@@ -202,7 +202,7 @@ static u32 nvsim_uvm_unregister_gpu(struct nvsim_uvm_file *uf, void *params)
 
 	if (!gpu || !test_and_clear_bit(gpu->index, uf->registered))
 		return NVRM_ERR_INVALID_DEVICE;
-	nvsim_uvm_gpu_unmapped(uf, gpu->index);	/* its GPU VA space and mappings go too */
+	nvsim_uvm_gpu_unmapped(uf, gpu->index, true);	/* its VA space, mappings, P2P ranges too */
 	return NVRM_OK;
 }
 
@@ -244,6 +244,11 @@ static bool nvsim_uvm_cmd_layout(unsigned int cmd, u32 *size, u32 *status_off, b
 		return true;
 	case NVRM_UVM_FREE:
 		NVSIM_UVM_LAYOUT(nvrm_uvm_free);
+		return true;
+	case NVRM_UVM_ALLOC_DEVICE_P2P:
+		if (nvsim_abi.major < NVRM_UVM_ALLOC_DEVICE_P2P_SINCE)
+			return false;
+		NVSIM_UVM_LAYOUT(nvrm_uvm_alloc_device_p2p);
 		return true;
 	case NVRM_UVM_INITIALIZE:
 		*init_check = false;
@@ -299,6 +304,8 @@ static u32 nvsim_uvm_call(struct file *file, unsigned int cmd, void *params)
 		return nvsim_uvm_unmap_external(uf, params);
 	case NVRM_UVM_FREE:
 		return nvsim_uvm_free(uf, params);
+	case NVRM_UVM_ALLOC_DEVICE_P2P:
+		return nvsim_uvm_alloc_device_p2p(uf, params);
 	default:
 		return nvsim_uvm_pageable_mem_access(uf, params);
 	}

@@ -63,7 +63,8 @@ u32 nvsim_uvm_create_external_range(struct nvsim_uvm_file *uf, void *params);
 u32 nvsim_uvm_map_external(struct nvsim_uvm_file *uf, void *params);
 u32 nvsim_uvm_unmap_external(struct nvsim_uvm_file *uf, void *params);
 u32 nvsim_uvm_free(struct nvsim_uvm_file *uf, void *params);
-void nvsim_uvm_gpu_unmapped(struct nvsim_uvm_file *uf, unsigned int gpu);
+u32 nvsim_uvm_alloc_device_p2p(struct nvsim_uvm_file *uf, void *params);
+void nvsim_uvm_gpu_unmapped(struct nvsim_uvm_file *uf, unsigned int gpu, bool registration);
 void nvsim_uvm_ranges_release(struct nvsim_uvm_file *uf);
 
 #endif /* NVSIM_UVM_H */

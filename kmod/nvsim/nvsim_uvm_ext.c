@@ -3,7 +3,8 @@
  * nvsim: UVM external ranges, and RM memory mapped into them (facts in kmod/nvrm/nvrm_uvm.h).
  *
  * Simulated: UVM_REGISTER_GPU_VASPACE / UNREGISTER_GPU_VASPACE, UVM_CREATE_EXTERNAL_RANGE,
- * UVM_MAP_EXTERNAL_ALLOCATION, UVM_UNMAP_EXTERNAL and UVM_FREE of an external range, with the
+ * UVM_MAP_EXTERNAL_ALLOCATION, UVM_UNMAP_EXTERNAL, UVM_ALLOC_DEVICE_P2P (580+; P2PDMA set up
+ * only when the module parameter p2pdma says so) and UVM_FREE of those ranges, with the
  * real driver's checks and statuses in its order, and what matters to anyone counting memory: a
  * mapping holds the RM memory it maps (the duplicate UVM makes in its own client) until no part of
  * it is left, however the tenant's own handles come and go. A partial unmap splits a mapping and
@@ -12,7 +13,7 @@
  * Not simulated: GPU page tables (nvsim's GPU address space is the identity map of
  * kmod/nvsim/README.md, so a mapping changes nothing the engine reads), peer mappings (video
  * memory of another GPU: NV_ERR_NOT_SUPPORTED), the five per-GPU attribute enums (not checked),
- * and managed, semaphore-pool and P2P ranges (UVM_FREE knows only external ranges). The GPU VA
+ * and managed and semaphore-pool ranges (UVM_FREE knows external and P2P ranges). The GPU VA
  * space is checked (a FERMI_VASPACE_A of the GPU, in a client of the caller) but not held.
  *
  * Locking: everything under nvsim_uvm_lock; nvsim_rm_lock is taken inside it to look up and hold
@@ -22,6 +23,7 @@
 
 #include <linux/interval_tree.h>
 #include <linux/kref.h>
+#include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -50,14 +52,21 @@ struct nvsim_uvm_map {
 };
 
 /**
- * struct nvsim_uvm_range - an external range
+ * struct nvsim_uvm_range - an external range, or a device-P2P range
  * @it: its span in the VA space's @ranges
+ * @p2p: a device-P2P range: one mapping, on its GPU, for all of it; not external
  * @maps: per GPU index, the mappings in it
  */
 struct nvsim_uvm_range {
 	struct interval_tree_node it;
+	bool p2p;
 	struct rb_root_cached maps[NVSIM_MAX_GPUS];
 };
+
+/* Whether the GPUs have P2PDMA set up (device_p2p_initialised): most hosts do not. */
+static bool p2pdma;
+module_param(p2pdma, bool, 0644);
+MODULE_PARM_DESC(p2pdma, "GPUs have P2PDMA set up for UVM_ALLOC_DEVICE_P2P (default off)");
 
 static void nvsim_uvm_hold_release(struct kref *ref)
 {
@@ -155,7 +164,8 @@ static struct nvsim_uvm_range *nvsim_uvm_range_of(struct nvsim_uvm_file *uf, u64
 {
 	struct interval_tree_node *it = interval_tree_iter_first(&uf->ranges, base, base);
 
-	if (!it || base + length - 1 > it->last)
+	if (!it || base + length - 1 > it->last ||
+	    container_of(it, struct nvsim_uvm_range, it)->p2p)
 		return NULL;
 	return container_of(it, struct nvsim_uvm_range, it);
 }
@@ -200,14 +210,23 @@ u32 nvsim_uvm_register_gpu_vaspace(struct nvsim_uvm_file *uf, void *params)
 	return status;
 }
 
-/* The GPU's mappings go with its VA space or its registration. */
-void nvsim_uvm_gpu_unmapped(struct nvsim_uvm_file *uf, unsigned int gpu)
+/*
+ * The GPU's external mappings go with its VA space or its registration; its device-P2P ranges
+ * with its registration (@registration), whole.
+ */
+void nvsim_uvm_gpu_unmapped(struct nvsim_uvm_file *uf, unsigned int gpu, bool registration)
 {
-	struct interval_tree_node *it;
+	struct interval_tree_node *it, *next;
+	struct nvsim_uvm_range *range;
 
-	for (it = interval_tree_iter_first(&uf->ranges, 0, ULONG_MAX); it;
-	     it = interval_tree_iter_next(it, 0, ULONG_MAX))
-		nvsim_uvm_unmap_all(&container_of(it, struct nvsim_uvm_range, it)->maps[gpu]);
+	for (it = interval_tree_iter_first(&uf->ranges, 0, ULONG_MAX); it; it = next) {
+		next = interval_tree_iter_next(it, 0, ULONG_MAX);
+		range = container_of(it, struct nvsim_uvm_range, it);
+		if (!range->p2p)
+			nvsim_uvm_unmap_all(&range->maps[gpu]);
+		else if (registration && !RB_EMPTY_ROOT(&range->maps[gpu].rb_root))
+			nvsim_uvm_range_destroy(uf, range);
+	}
 	clear_bit(gpu, uf->gpu_va_space);
 }
 
@@ -219,8 +238,24 @@ u32 nvsim_uvm_unregister_gpu_vaspace(struct nvsim_uvm_file *uf, void *params)
 
 	if (!gpu || !test_bit(gpu->index, uf->gpu_va_space))
 		return NVRM_ERR_INVALID_DEVICE;
-	nvsim_uvm_gpu_unmapped(uf, gpu->index);
+	nvsim_uvm_gpu_unmapped(uf, gpu->index, false);
 	return NVRM_OK;
+}
+
+/* A new range in the VA space, for a span the caller checked is free. */
+static struct nvsim_uvm_range *nvsim_uvm_range_new(struct nvsim_uvm_file *uf, u64 base, u64 length)
+{
+	struct nvsim_uvm_range *range = kzalloc(sizeof(*range), GFP_KERNEL);
+	unsigned int i;
+
+	if (!range)
+		return NULL;
+	range->it.start = base;
+	range->it.last = base + length - 1;
+	for (i = 0; i < NVSIM_MAX_GPUS; i++)
+		range->maps[i] = RB_ROOT_CACHED;
+	interval_tree_insert(&range->it, &uf->ranges);
+	return range;
 }
 
 /* UVM_CREATE_EXTERNAL_RANGE (uvm_create_external_range) */
@@ -228,26 +263,18 @@ u32 nvsim_uvm_create_external_range(struct nvsim_uvm_file *uf, void *params)
 {
 	struct nvrm_uvm_create_external_range *p = params;
 	struct nvsim_uvm_range *range;
-	unsigned int i;
 
 	if (nvsim_uvm_span_invalid(p->base, p->length))
 		return NVRM_ERR_INVALID_ADDRESS;
 	if (interval_tree_iter_first(&uf->ranges, p->base, p->base + p->length - 1))
 		return NVRM_ERR_UVM_ADDRESS_IN_USE;
-	range = kzalloc(sizeof(*range), GFP_KERNEL);
-	if (!range)
-		return NVRM_ERR_NO_MEMORY;
-	range->it.start = p->base;
-	range->it.last = p->base + p->length - 1;
-	for (i = 0; i < NVSIM_MAX_GPUS; i++)
-		range->maps[i] = RB_ROOT_CACHED;
-	interval_tree_insert(&range->it, &uf->ranges);
-	return NVRM_OK;
+	range = nvsim_uvm_range_new(uf, p->base, p->length);
+	return range ? NVRM_OK : NVRM_ERR_NO_MEMORY;
 }
 
 /* Duplicate what [offset, offset + length) of hClient's hMemory is, for a mapping on @gpu. */
-static u32 nvsim_uvm_dup_memory(struct nvsim_gpu *gpu, const struct nvrm_uvm_map_external_tail *t,
-				u64 offset, u64 length, struct nvsim_uvm_hold **out)
+static u32 nvsim_uvm_dup_memory(struct nvsim_gpu *gpu, u32 hclient, u32 hmemory, u64 offset,
+				u64 length, u32 too_far, struct nvsim_uvm_hold **out)
 {
 	struct nvsim_uvm_hold *hold = kzalloc(sizeof(*hold), GFP_KERNEL);
 	struct nvsim_object *obj;
@@ -257,7 +284,7 @@ static u32 nvsim_uvm_dup_memory(struct nvsim_gpu *gpu, const struct nvrm_uvm_map
 	if (!hold)
 		return NVRM_ERR_NO_MEMORY;
 	mutex_lock(&nvsim_rm_lock);
-	status = nvsim_uvm_rm_object(t->hclient, t->hmemory, &obj);
+	status = nvsim_uvm_rm_object(hclient, hmemory, &obj);
 	if (status)
 		goto out_unlock;
 	mem = nvsim_obj_mem(obj);
@@ -270,7 +297,7 @@ static u32 nvsim_uvm_dup_memory(struct nvsim_gpu *gpu, const struct nvrm_uvm_map
 		goto out_unlock;
 	}
 	if (offset + length < offset || offset + length > mem->size) {
-		status = NVRM_ERR_INVALID_OFFSET;
+		status = too_far;
 		goto out_unlock;
 	}
 	kref_init(&hold->ref);
@@ -296,7 +323,8 @@ static u32 nvsim_uvm_map_on_gpu(struct nvsim_uvm_range *range, struct nvsim_gpu 
 	status = nvsim_uvm_unmap_span(maps, base, base + length - 1);
 	if (status)
 		return status;
-	status = nvsim_uvm_dup_memory(gpu, t, offset, length, &hold);
+	status = nvsim_uvm_dup_memory(gpu, t->hclient, t->hmemory, offset, length,
+				      NVRM_ERR_INVALID_OFFSET, &hold);
 	if (status)
 		return status;
 	map = nvsim_uvm_map_new(base, base + length - 1, hold);
@@ -368,7 +396,50 @@ u32 nvsim_uvm_unmap_external(struct nvsim_uvm_file *uf, void *params)
 				    p->base + p->length - 1);
 }
 
-/* UVM_FREE (uvm_free): of the range types, nvsim has external ranges only. */
+/* UVM_ALLOC_DEVICE_P2P (uvm_api_alloc_device_p2p) */
+u32 nvsim_uvm_alloc_device_p2p(struct nvsim_uvm_file *uf, void *params)
+{
+	struct nvrm_uvm_alloc_device_p2p *p = params;
+	struct nvsim_gpu *gpu = nvsim_uvm_gpu_by_uuid(p->gpu_uuid);
+	struct nvsim_uvm_range *range;
+	struct nvsim_uvm_hold *hold;
+	struct nvsim_uvm_map *map;
+	u32 status;
+
+	/* uvm_api_range_offset_invalid() */
+	if (nvsim_uvm_span_invalid(p->base, p->offset + p->length) ||
+	    !IS_ALIGNED(p->offset, PAGE_SIZE) || !IS_ALIGNED(p->length, PAGE_SIZE) ||
+	    !IS_ALIGNED(p->base, PAGE_SIZE) || p->offset + p->length < p->offset)
+		return NVRM_ERR_INVALID_ARGUMENT;
+	if (!gpu || !test_bit(gpu->index, uf->registered))
+		return NVRM_ERR_INVALID_DEVICE;
+	if (!READ_ONCE(p2pdma))
+		return NVRM_ERR_NOT_SUPPORTED;
+	status = nvsim_uvm_dup_memory(gpu, p->hclient, p->hmemory, p->offset, p->length,
+				      NVRM_ERR_INVALID_ARGUMENT, &hold);
+	if (status)
+		return status;
+	if (interval_tree_iter_first(&uf->ranges, p->base, p->base + p->length - 1)) {
+		status = NVRM_ERR_UVM_ADDRESS_IN_USE;
+		goto err_put;
+	}
+	map = nvsim_uvm_map_new(p->base, p->base + p->length - 1, hold);
+	range = map ? nvsim_uvm_range_new(uf, p->base, p->length) : NULL;
+	if (!range) {
+		kfree(map);
+		status = NVRM_ERR_NO_MEMORY;
+		goto err_put;
+	}
+	range->p2p = true;
+	interval_tree_insert(&map->it, &range->maps[gpu->index]);
+	return NVRM_OK;
+
+err_put:
+	kref_put(&hold->ref, nvsim_uvm_hold_release);
+	return status;
+}
+
+/* UVM_FREE (uvm_free): of the range types, nvsim has external and device-P2P ranges. */
 u32 nvsim_uvm_free(struct nvsim_uvm_file *uf, void *params)
 {
 	struct nvrm_uvm_free *p = params;

@@ -7,11 +7,13 @@ of the C header. Embedded user pointers point at ctypes buffers kept alive by th
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import fcntl
 import mmap
 import os
 import struct
+from collections.abc import Iterator
 from pathlib import Path
 
 # Escapes (nv_escape.h, nv-ioctl-numbers.h)
@@ -573,6 +575,31 @@ def uvm_unmap_external(fd: int, base: int, length: int, uuid: bytes) -> int:
     return uvm_ioctl(
         fd, UVM_UNMAP_EXTERNAL, bytearray(struct.pack("<QQ", base, length) + uuid + bytes(8))
     )
+
+
+UVM_ALLOC_DEVICE_P2P = 78
+
+
+def uvm_alloc_device_p2p(
+    fd: int, base: int, length: int, offset: int, uuid: bytes, hclient: int, hmemory: int
+) -> int:
+    buf = bytearray(struct.pack("<QQQ", base, length, offset) + uuid)
+    buf += struct.pack("<iIII", -1, hclient, hmemory, 0)
+    return uvm_ioctl(fd, UVM_ALLOC_DEVICE_P2P, buf)
+
+
+@contextlib.contextmanager
+def nvsim_p2pdma(on: bool = True) -> Iterator[None]:
+    """nvsim's GPUs with P2PDMA set up (or not) for the duration."""
+    knob = "/sys/module/nvsim/parameters/p2pdma"
+    old = Path(knob).read_text().strip()
+    with open(knob, "w") as f:
+        f.write("Y" if on else "N")
+    try:
+        yield
+    finally:
+        with open(knob, "w") as f:
+            f.write(old)
 
 
 def uvm_free(fd: int, base: int) -> int:

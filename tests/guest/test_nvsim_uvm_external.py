@@ -149,3 +149,27 @@ def test_another_process_memory_is_refused() -> None:
             os.close(fd)
         s.close()
         r.close()
+
+
+def test_device_p2p_ranges_hold_their_memory(space: tuple[Rm, int, UvmSpace]) -> None:
+    r, sub, s = space
+    free0 = r.fb_free_bytes(sub)
+    status, mem, size = r.vidmem(sub, 2 * MIB)
+    assert status == rm.OK
+
+    def p2p(base: int = BASE, length: int = 2 * MIB, offset: int = 0, uuid: bytes = s.uuid) -> int:
+        return rm.uvm_alloc_device_p2p(s.fd, base, length, offset, uuid, r.client, mem)
+
+    with rm.nvsim_p2pdma(False):
+        assert p2p() == rm.NOT_SUPPORTED  # what most hosts answer
+    with rm.nvsim_p2pdma(True):
+        assert p2p(base=BASE + 1) == rm.INVALID_ARGUMENT
+        assert p2p(uuid=bytes(16)) == rm.INVALID_DEVICE
+        assert p2p(offset=MIB) == rm.INVALID_ARGUMENT  # past the memory
+        assert p2p() == rm.OK
+        assert p2p() == rm.UVM_ADDRESS_IN_USE
+    assert s.map(BASE, 2 * MIB, r.client, mem) == rm.INVALID_ADDRESS  # not an external range
+    assert r.free(mem) == rm.OK
+    assert r.fb_free_bytes(sub) == free0 - size  # the range holds it
+    assert rm.uvm_free(s.fd, BASE) == rm.OK
+    assert r.fb_free_bytes(sub) == free0

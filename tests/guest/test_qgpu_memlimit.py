@@ -968,3 +968,17 @@ def test_uvm_refuses_another_instances_client() -> None:
             assert s.map(UVM_BASE, MIB, o.client, h) == rm.INVALID_CLIENT
         finally:
             o.close()
+
+
+def test_uvm_device_p2p_is_refused_as_without_p2pdma() -> None:
+    """UVM_ALLOC_DEVICE_P2P duplicates memory as a mapping does; qgpu answers what UVM answers
+    on a GPU without P2PDMA, even where the GPU has it (nvsim's p2pdma knob)."""
+    with uvm_space("uvmp") as (r, sub, s), rm.nvsim_p2pdma(True):
+        status, h, _ = r.vidmem(sub, 4 * MIB)
+        assert status == rm.OK
+        status = rm.uvm_alloc_device_p2p(s.fd, UVM_BASE, 4 * MIB, 0, s.uuid, r.client, h)
+        assert status == rm.NOT_SUPPORTED
+        assert r.free(h) == rm.OK
+        assert current("uvmp") == 0
+        status, h, _ = r.vidmem(sub, 8 * MIB)  # all of it: nothing else holds any
+        assert status == rm.OK
