@@ -10,8 +10,10 @@ adds time, so it is the steadier figure. Writes build/bench/memory.json (or
 $QGPU_BENCH_RESULTS/memory.json).
 
 Knobs (environment): QGPU_BENCH_MEM_LIVE, the live counts, comma-separated (default 1,1000,100000);
-QGPU_BENCH_MEM_ROUNDS, rounds per live count (default 5); QGPU_BENCH_MEM_PAIRS, pairs per round
-(default 1000).
+QGPU_BENCH_MEM_ROUNDS, rounds per live count (default 30); QGPU_BENCH_MEM_PAIRS, pairs per round
+(default 200). Many short rounds, direct and qgpu alternating: a burst of load on the shared host
+then spoils a round or two of each side rather than the median (five rounds of 1 000 pairs swung
+between 1.16x and 1.43x from one run to the next; docs/design/memory-limits.md).
 """
 
 from __future__ import annotations
@@ -30,8 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "guest"))
 import rm  # noqa: E402
 from qgpu_sysfs import inst_dir, instance, read  # noqa: E402
 
-ROUNDS = int(os.environ.get("QGPU_BENCH_MEM_ROUNDS", "5"))
-PAIRS = int(os.environ.get("QGPU_BENCH_MEM_PAIRS", "1000"))
+ROUNDS = int(os.environ.get("QGPU_BENCH_MEM_ROUNDS", "30"))
+PAIRS = int(os.environ.get("QGPU_BENCH_MEM_PAIRS", "200"))
 LIVE = tuple(int(n) for n in os.environ.get("QGPU_BENCH_MEM_LIVE", "1,1000,100000").split(","))
 PAGE_4K = 1 << 23
 
