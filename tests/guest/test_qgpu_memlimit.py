@@ -982,3 +982,81 @@ def test_uvm_device_p2p_is_refused_as_without_p2pdma() -> None:
         assert current("uvmp") == 0
         status, h, _ = r.vidmem(sub, 8 * MIB)  # all of it: nothing else holds any
         assert status == rm.OK
+
+
+def test_uvm_holds_follow_random_maps_unmaps_and_frees() -> None:
+    """Property test: random allocations, external ranges, mappings, partial unmaps, range frees
+    and handle frees in one VA space. At every step mem_current equals what a model of UVM says is
+    held: each allocation whose handle lives or that some part of a mapping still maps."""
+    rnd = random.Random(5)
+    slot = 2 * MIB
+    with uvm_space("uvmprop", limit="mem=64M") as (r, sub, s):
+        sizes: dict[int, int] = {}  # allocation id -> bytes charged
+        handles: dict[int, int] = {}  # live handle -> allocation id
+        ranges: dict[int, list[tuple[int, int, int]]] = {}  # base -> [(start, last, alloc id)]
+        next_id = 0
+
+        def held() -> int:
+            alive = set(handles.values())
+            alive |= {a for frags in ranges.values() for _, _, a in frags}
+            return sum(sizes[a] for a in alive)
+
+        def unmap(base: int, start: int, last: int) -> None:
+            kept = []
+            for fs, fl, a in ranges[base]:
+                if fl < start or fs > last:
+                    kept.append((fs, fl, a))
+                    continue
+                if fs < start:
+                    kept.append((fs, start - 1, a))
+                if fl > last:
+                    kept.append((last + 1, fl, a))
+            ranges[base] = kept
+
+        for step in range(300):
+            op = rnd.choice(["alloc", "range", "map", "map", "unmap", "free range", "free"])
+            if op == "alloc" and held() + slot <= 48 * MIB:
+                before = current("uvmprop")
+                status, h, _ = r.vidmem(sub, rnd.choice([1, 2, 4]) * 256 * 1024)
+                assert status == rm.OK
+                sizes[next_id] = current("uvmprop") - before
+                handles[h] = next_id
+                next_id += 1
+            elif op == "range":
+                base = UVM_BASE + rnd.randrange(8) * slot
+                status = rm.uvm_create_range(s.fd, base, slot)
+                assert status == (rm.UVM_ADDRESS_IN_USE if base in ranges else rm.OK)
+                ranges.setdefault(base, [])
+            elif op == "map" and ranges and handles:
+                base = rnd.choice(sorted(ranges))
+                h = rnd.choice(sorted(handles))
+                length = rnd.choice([64, 128, 256]) * 1024
+                start = base + rnd.randrange(0, slot - length + 1, 64 * 1024)
+                assert s.map(start, length, r.client, h) == rm.OK, step
+                unmap(base, start, start + length - 1)
+                ranges[base].append((start, start + length - 1, handles[h]))
+            elif op == "unmap" and ranges:
+                base = rnd.choice(sorted(ranges))
+                length = rnd.choice([64, 192, 512]) * 1024
+                start = base + rnd.randrange(0, slot - length + 1, 64 * 1024)
+                assert s.unmap(start, length) == rm.OK
+                unmap(base, start, start + length - 1)
+            elif op == "free range" and ranges:
+                base = rnd.choice(sorted(ranges))
+                assert rm.uvm_free(s.fd, base) == rm.OK
+                del ranges[base]
+            elif op == "free" and handles:
+                h = rnd.choice(sorted(handles))
+                assert r.free(h) == rm.OK
+                del handles[h]
+            assert current("uvmprop") == held(), (step, op)
+        s.close()  # UVM lets go of every mapping: the live handles' charges are what is left
+        s.fd = os.open("/dev/null", os.O_RDONLY)  # for the context's close
+        ranges.clear()
+        deadline = time.monotonic() + 5
+        while current("uvmprop") != held() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert current("uvmprop") == held()
+        for h in handles:
+            assert r.free(h) == rm.OK
+        assert current("uvmprop") == 0
