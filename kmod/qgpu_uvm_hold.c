@@ -217,11 +217,19 @@ static bool qgpu_uvm_read(unsigned long arg, void *buf, u32 size)
 	return !copy_from_user(buf, (void __user *)arg, size);
 }
 
+/* Parameters that changed while UVM had the call: only a racing sibling thread does that. */
+static void qgpu_uvm_raced(struct qgpu_file *qf)
+{
+	pr_warn_ratelimited("instance %s: pid %d changed its UVM parameters during the call; the charges stay\n",
+			    qf->inst->name, task_tgid_nr(current));
+}
+
 /*
  * After the call: UVM says it succeeded, and the parameters that steer the model (the first
  * @same bytes of the kernel copy @before) read as they did before the call.
  */
-static bool qgpu_uvm_believed(unsigned long arg, const void *before, u32 same, u32 status_off)
+static bool qgpu_uvm_believed(struct qgpu_file *qf, unsigned long arg, const void *before,
+			      u32 same, u32 status_off)
 {
 	u8 after[40];
 	u32 status;
@@ -229,7 +237,11 @@ static bool qgpu_uvm_believed(unsigned long arg, const void *before, u32 same, u
 	if (same > sizeof(after) || get_user(status, (u32 __user *)(arg + status_off)) ||
 	    status != NVRM_OK || !qgpu_uvm_read(arg, after, same))
 		return false;
-	return !memcmp(before, after, same);
+	if (memcmp(before, after, same)) {
+		qgpu_uvm_raced(qf);
+		return false;
+	}
+	return true;
 }
 
 /* UVM_MAP_EXTERNAL_ALLOCATION: the instance's clients only; charged memory holds its charge. */
@@ -274,11 +286,13 @@ static long qgpu_uvm_map_external(struct qgpu_file *qf, unsigned int cmd, unsign
 	if (!c)
 		goto out_unlock;
 	if (!ret && qgpu_uvm_span_ok(head[0], head[1]) &&
-	    qgpu_uvm_believed(arg, head, sizeof(head), status_off) &&
-	    qgpu_uvm_read(arg + tail_off, &tail_after, sizeof(tail_after)) &&
-	    tail_after.hclient == tail.hclient && tail_after.hmemory == tail.hmemory &&
-	    qgpu_uvm_mapped(m, head[0], head[0] + head[1] - 1, c))
-		goto out_unlock;
+	    qgpu_uvm_believed(qf, arg, head, sizeof(head), status_off) &&
+	    qgpu_uvm_read(arg + tail_off, &tail_after, sizeof(tail_after))) {
+		if (tail_after.hclient != tail.hclient || tail_after.hmemory != tail.hmemory)
+			qgpu_uvm_raced(qf);
+		else if (qgpu_uvm_mapped(m, head[0], head[0] + head[1] - 1, c))
+			goto out_unlock;
+	}
 	/* Not vouched for: UVM may hold it, so the charge stays until the VA space goes. */
 	pin->charge = c;
 	list_add(&pin->link, &m->pinned);
@@ -327,7 +341,7 @@ static long qgpu_uvm_range_call(struct qgpu_file *qf, unsigned int cmd, unsigned
 	mutex_lock(&t->lock);
 	ret = qgpu_forward_ioctl(qf->real, cmd, arg, compat);
 	m = t->uvm;
-	if (ret || !qgpu_uvm_believed(arg, p, same, status_off))
+	if (ret || !qgpu_uvm_believed(qf, arg, p, same, status_off))
 		goto out_unlock;
 	if ((cmd == NVRM_UVM_CREATE_EXTERNAL_RANGE || cmd == NVRM_UVM_UNMAP_EXTERNAL) &&
 	    !qgpu_uvm_span_ok(p[0], p[1]))
