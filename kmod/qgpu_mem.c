@@ -70,7 +70,7 @@
  * @ref: one per mirror node (handle) that refers to the memory
  * @size: bytes charged
  * @inst: the instance charged
- * @rcu: freed after a grace period (qgpu_mem_source_charge() looks it up under RCU)
+ * @rcu: freed after a grace period (qgpu_mem_charge_of() looks it up under RCU)
  */
 struct qgpu_mem_charge {
 	refcount_t ref;
@@ -84,7 +84,7 @@ struct qgpu_mem_charge {
  * @inst: its instance
  * @root: the client's mirror node (where a duplicate from this client finds its source)
  * @held: bytes charged to the client as a whole (an allocation qgpu could not pin on a handle)
- * @rcu: freed after a grace period (qgpu_mem_source_charge() looks it up under RCU)
+ * @rcu: freed after a grace period (qgpu_mem_charge_of() looks it up under RCU)
  */
 struct qgpu_mem_client {
 	struct qgpu_instance *inst;
@@ -189,14 +189,14 @@ static const struct qgpu_rmnode_ops qgpu_mem_client_ops = {
 /*
  * Attach a charge (already counted in used) to @node, taking over the caller's reference; false
  * when the node already carries state. A duplicate looks the charge up locklessly (see
- * qgpu_mem_source_charge()): @ops is published after @payload.
+ * qgpu_mem_charge_of()): @ops is published after @payload.
  */
 bool qgpu_mem_attach(struct qgpu_rmnode *node, struct qgpu_mem_charge *c)
 {
 	if (node->ops)
 		return false;
 	node->payload = c;
-	/* Pairs with the acquire in qgpu_mem_source_charge(): who sees @ops sees @payload. */
+	/* Pairs with the acquire in qgpu_mem_charge_of(): who sees @ops sees @payload. */
 	smp_store_release(&node->ops, &qgpu_mem_node_ops);
 	return true;
 }
@@ -592,9 +592,20 @@ void qgpu_mem_alloc_end(struct qgpu_instance *inst)
 	atomic_long_inc(&inst->mem.allocs_finished);
 }
 
-/* The charge of the source's mirror node (a reference), or NULL. */
-static struct qgpu_mem_charge *
-qgpu_mem_source_charge(struct qgpu_instance *inst, u32 hclient, u32 handle)
+/**
+ * qgpu_mem_charge_of() - the charge of an instance's memory, found through its client's mirror
+ * @inst: the instance
+ * @hclient: a client, named by the tenant
+ * @handle: memory in it
+ * @known: if not NULL, set to whether @hclient is one of @inst's clients
+ *
+ * For a duplicate's source (in this ctl file or another of the instance) and for UVM's duplicates
+ * (qgpu_uvm_hold.c). Takes no tracker's lock: the client's mirror is read under RCU.
+ *
+ * Return: a reference to the charge, or NULL: no such client in @inst, or no charged memory.
+ */
+struct qgpu_mem_charge *qgpu_mem_charge_of(struct qgpu_instance *inst, u32 hclient, u32 handle,
+					   bool *known)
 {
 	struct qgpu_mem_charge *c = NULL;
 	struct qgpu_mem_client *mc;
@@ -602,6 +613,8 @@ qgpu_mem_source_charge(struct qgpu_instance *inst, u32 hclient, u32 handle)
 
 	rcu_read_lock();
 	mc = xa_load(&inst->mem.clients, hclient);
+	if (known)
+		*known = mc;
 	src = mc ? qgpu_rmtrack_lookup_rcu(mc->root, handle) : NULL;
 	/* Pairs with the release in qgpu_mem_attach(): @payload is the charge once @ops says so. */
 	if (src && smp_load_acquire(&src->ops) == &qgpu_mem_node_ops) {
@@ -611,26 +624,6 @@ qgpu_mem_source_charge(struct qgpu_instance *inst, u32 hclient, u32 handle)
 	}
 	rcu_read_unlock();
 	return c;
-}
-
-/**
- * qgpu_mem_charge_of() - the charge of an instance's memory, for a holder outside its RM clients
- * @inst: the instance
- * @hclient: a client, named by the tenant
- * @handle: memory in it
- * @known: set to whether @hclient is one of @inst's clients
- *
- * For UVM's duplicates (qgpu_uvm_hold.c), which RM makes in UVM's own client.
- *
- * Return: a reference to the charge, or NULL: no such client in @inst, or no charged memory.
- */
-struct qgpu_mem_charge *qgpu_mem_charge_of(struct qgpu_instance *inst, u32 hclient, u32 handle,
-					   bool *known)
-{
-	rcu_read_lock();
-	*known = xa_load(&inst->mem.clients, hclient);
-	rcu_read_unlock();
-	return *known ? qgpu_mem_source_charge(inst, hclient, handle) : NULL;
 }
 
 /**
@@ -648,7 +641,7 @@ void qgpu_mem_dup_begin(struct qgpu_file *qf, const struct nvrm_nvos55 *p,
 
 	d->local = qgpu_rmtrack_find(qf->track, p->hclient_src, p->hclient_src);
 	d->finished = atomic_long_read_acquire(&m->allocs_finished);
-	d->charge = qgpu_mem_source_charge(qf->inst, p->hclient_src, p->hobject_src);
+	d->charge = qgpu_mem_charge_of(qf->inst, p->hclient_src, p->hobject_src, NULL);
 }
 
 /**

@@ -289,7 +289,7 @@ struct qgpu_rmnode *qgpu_rmtrack_find(struct qgpu_rmtrack *t, u32 hclient, u32 h
  * @root: a client's own node (qgpu_rmtrack_add() of a root class returned it)
  * @handle: the handle
  *
- * For readers on another tracker than @root's (a duplicate's source, qgpu_mem_source_charge()):
+ * For readers on another tracker than @root's (a duplicate's source, qgpu_mem_charge_of()):
  * nodes, clients and their index are freed only after a grace period, so what is found stays
  * readable until rcu_read_unlock(); it may be leaving the mirror meanwhile. Only @ops and
  * @payload may be read (see struct qgpu_rmnode).

@@ -133,6 +133,11 @@ static void qgpu_uvm_unmap_span(struct rb_root_cached *maps, u64 start, u64 last
 	}
 }
 
+static struct qgpu_uvm_range *to_range(struct interval_tree_node *it)
+{
+	return it ? container_of(it, struct qgpu_uvm_range, it) : NULL;
+}
+
 static void qgpu_uvm_range_free(struct qgpu_uvm_model *m, struct qgpu_uvm_range *r)
 {
 	qgpu_uvm_unmap_span(&r->maps, 0, ULONG_MAX);
@@ -167,7 +172,7 @@ static bool qgpu_uvm_mapped(struct qgpu_uvm_model *m, u64 base, u64 last,
 
 	if (!it || it->last < last)
 		return false;
-	r = container_of(it, struct qgpu_uvm_range, it);
+	r = to_range(it);
 	hold = kzalloc(sizeof(*hold), GFP_KERNEL);
 	if (!hold)
 		return false;
@@ -196,7 +201,7 @@ void qgpu_uvm_release(struct qgpu_rmtrack *t)
 	if (!m)
 		return;
 	while ((it = interval_tree_iter_first(&m->ranges, 0, ULONG_MAX)))
-		qgpu_uvm_range_free(m, container_of(it, struct qgpu_uvm_range, it));
+		qgpu_uvm_range_free(m, to_range(it));
 	list_for_each_entry_safe(pin, tmp, &m->pinned, link) {
 		qgpu_mem_charge_put(pin->charge);
 		kfree(pin);
@@ -306,14 +311,53 @@ out_unlock:
 	return ret;
 }
 
+/*
+ * A range call UVM is believed to have made (@p: base and length, or the GPU's UUID): the same in
+ * the model. A range it cannot add leaves mappings there to be pinned: nothing is lost.
+ */
+static void qgpu_uvm_range_done(struct qgpu_rmtrack *t, unsigned int cmd, const u64 p[2])
+{
+	struct qgpu_uvm_model *m = t->uvm;
+	struct qgpu_uvm_range *r;
+
+	switch (cmd) {
+	case NVRM_UVM_CREATE_EXTERNAL_RANGE:
+		m = qgpu_uvm_model(t);
+		if (!m || !qgpu_uvm_span_ok(p[0], p[1]) ||
+		    interval_tree_iter_first(&m->ranges, p[0], p[0] + p[1] - 1))
+			return;
+		r = kzalloc(sizeof(*r), GFP_KERNEL);
+		if (!r)
+			return;
+		r->it.start = p[0];
+		r->it.last = p[0] + p[1] - 1;
+		r->maps = RB_ROOT_CACHED;
+		interval_tree_insert(&r->it, &m->ranges);
+		return;
+	case NVRM_UVM_UNMAP_EXTERNAL:	/* one GPU per instance: the UUID changes nothing here */
+		r = m && qgpu_uvm_span_ok(p[0], p[1]) ?
+		    to_range(interval_tree_iter_first(&m->ranges, p[0], p[0])) : NULL;
+		if (r)
+			qgpu_uvm_unmap_span(&r->maps, p[0], p[0] + p[1] - 1);
+		return;
+	case NVRM_UVM_FREE:
+		r = m ? to_range(interval_tree_iter_first(&m->ranges, p[0], p[0])) : NULL;
+		if (r && r->it.start == p[0])
+			qgpu_uvm_range_free(m, r);
+		return;
+	default:	/* UNREGISTER_GPU(_VASPACE) of the instance's one GPU: every mapping goes */
+		for (r = m ? to_range(interval_tree_iter_first(&m->ranges, 0, ULONG_MAX)) : NULL; r;
+		     r = to_range(interval_tree_iter_next(&r->it, 0, ULONG_MAX)))
+			qgpu_uvm_unmap_span(&r->maps, 0, ULONG_MAX);
+		return;
+	}
+}
+
 /* UVM_CREATE_EXTERNAL_RANGE, UVM_UNMAP_EXTERNAL, UVM_FREE, UVM_UNREGISTER_GPU(_VASPACE) */
 static long qgpu_uvm_range_call(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
 				bool compat)
 {
 	struct qgpu_rmtrack *t = qf->track;
-	struct interval_tree_node *it;
-	struct qgpu_uvm_range *r;
-	struct qgpu_uvm_model *m;
 	u64 p[2];	/* base and length, or the UUID */
 	u32 same, status_off;
 	long ret;
@@ -323,7 +367,7 @@ static long qgpu_uvm_range_call(struct qgpu_file *qf, unsigned int cmd, unsigned
 		same = 16;
 		status_off = offsetof(struct nvrm_uvm_create_external_range, rm_status);
 		break;
-	case NVRM_UVM_UNMAP_EXTERNAL:	/* one GPU per instance: the UUID changes nothing here */
+	case NVRM_UVM_UNMAP_EXTERNAL:
 		same = 16;
 		status_off = offsetof(struct nvrm_uvm_unmap_external, rm_status);
 		break;
@@ -340,52 +384,8 @@ static long qgpu_uvm_range_call(struct qgpu_file *qf, unsigned int cmd, unsigned
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
 	mutex_lock(&t->lock);
 	ret = qgpu_forward_ioctl(qf->real, cmd, arg, compat);
-	m = t->uvm;
-	if (ret || !qgpu_uvm_believed(qf, arg, p, same, status_off))
-		goto out_unlock;
-	if ((cmd == NVRM_UVM_CREATE_EXTERNAL_RANGE || cmd == NVRM_UVM_UNMAP_EXTERNAL) &&
-	    !qgpu_uvm_span_ok(p[0], p[1]))
-		goto out_unlock;
-	if (cmd == NVRM_UVM_CREATE_EXTERNAL_RANGE) {
-		m = qgpu_uvm_model(t);
-		r = m && !interval_tree_iter_first(&m->ranges, p[0], p[0] + p[1] - 1) ?
-		    kzalloc(sizeof(*r), GFP_KERNEL) : NULL;
-		if (r) {	/* without it, mappings there are pinned: nothing is lost */
-			r->it.start = p[0];
-			r->it.last = p[0] + p[1] - 1;
-			r->maps = RB_ROOT_CACHED;
-			interval_tree_insert(&r->it, &m->ranges);
-		}
-		goto out_unlock;
-	}
-	if (!m)
-		goto out_unlock;
-	switch (cmd) {
-	case NVRM_UVM_UNMAP_EXTERNAL:
-	case NVRM_UVM_FREE:
-		it = interval_tree_iter_first(&m->ranges, p[0], p[0]);
-		break;
-	default:
-		it = interval_tree_iter_first(&m->ranges, 0, ULONG_MAX);
-		break;
-	}
-	switch (cmd) {
-	case NVRM_UVM_UNMAP_EXTERNAL:
-		if (it)
-			qgpu_uvm_unmap_span(&container_of(it, struct qgpu_uvm_range, it)->maps,
-					    p[0], p[0] + p[1] - 1);
-		break;
-	case NVRM_UVM_FREE:
-		if (it && it->start == p[0])
-			qgpu_uvm_range_free(m, container_of(it, struct qgpu_uvm_range, it));
-		break;
-	default:	/* the instance's one GPU: every mapping goes */
-		for (; it; it = interval_tree_iter_next(it, 0, ULONG_MAX))
-			qgpu_uvm_unmap_span(&container_of(it, struct qgpu_uvm_range, it)->maps,
-					    0, ULONG_MAX);
-		break;
-	}
-out_unlock:
+	if (!ret && qgpu_uvm_believed(qf, arg, p, same, status_off))
+		qgpu_uvm_range_done(t, cmd, p);
 	mutex_unlock(&t->lock);
 	return ret;
 }

@@ -252,27 +252,22 @@ static bool nvsim_uvm_cmd_layout(unsigned int cmd, u32 *size, u32 *status_off, b
 		return true;
 	case NVRM_UVM_INITIALIZE:
 		*init_check = false;
-		*size = sizeof(struct nvrm_uvm_initialize);
-		*status_off = offsetof(struct nvrm_uvm_initialize, rm_status);
+		NVSIM_UVM_LAYOUT(nvrm_uvm_initialize);
 		return true;
 	case NVRM_UVM_MM_INITIALIZE:
 		if (nvsim_abi.major < NVRM_UVM_MM_INITIALIZE_SINCE)
 			return false;
 		*init_check = false;
-		*size = sizeof(struct nvrm_uvm_mm_initialize);
-		*status_off = offsetof(struct nvrm_uvm_mm_initialize, rm_status);
+		NVSIM_UVM_LAYOUT(nvrm_uvm_mm_initialize);
 		return true;
 	case NVRM_UVM_REGISTER_GPU:
-		*size = sizeof(struct nvrm_uvm_register_gpu);
-		*status_off = offsetof(struct nvrm_uvm_register_gpu, rm_status);
+		NVSIM_UVM_LAYOUT(nvrm_uvm_register_gpu);
 		return true;
 	case NVRM_UVM_UNREGISTER_GPU:
-		*size = sizeof(struct nvrm_uvm_unregister_gpu);
-		*status_off = offsetof(struct nvrm_uvm_unregister_gpu, rm_status);
+		NVSIM_UVM_LAYOUT(nvrm_uvm_unregister_gpu);
 		return true;
 	case NVRM_UVM_PAGEABLE_MEM_ACCESS:
-		*size = sizeof(struct nvrm_uvm_pageable_mem_access);
-		*status_off = offsetof(struct nvrm_uvm_pageable_mem_access, rm_status);
+		NVSIM_UVM_LAYOUT(nvrm_uvm_pageable_mem_access);
 		return true;
 	default:
 		return false;

@@ -16,7 +16,7 @@ import struct
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 import rm
@@ -42,6 +42,29 @@ def wait_current(name: str, n: int, seconds: float = 5) -> int:
     while current(name) != n and time.monotonic() < deadline:
         time.sleep(0.05)
     return current(name)
+
+
+@contextlib.contextmanager
+def child_holding(body: Callable[[], object]) -> Iterator[int]:
+    """A forked child runs `body` (allocating, mapping, exporting...) and then waits; yields its
+    pid once `body` is done, and kills it with SIGKILL on leaving."""
+    rfd, wfd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        try:
+            body()
+            os.write(wfd, b"x")
+            time.sleep(60)
+        finally:
+            os._exit(0)
+    os.close(wfd)
+    try:
+        assert os.read(rfd, 1) == b"x", "the child failed before it was ready"
+        yield pid
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        os.close(rfd)
 
 
 def errno_of_write(path: object, text: str) -> int:
@@ -546,19 +569,14 @@ def test_property_random_alloc_free_in_two_instances() -> None:
 
 def test_kill_9_uncharges_even_with_a_mapping_alive_until_it_goes() -> None:
     with instance("k9", opts="mem=16M") as d:
-        rfd, wfd = os.pipe()
-        pid = os.fork()
-        if pid == 0:
+
+        def hold() -> None:
             r = Rm(dev=d)
             dev, _ = r.device()
             r.vidmem(dev, 4 * MIB)
-            os.write(wfd, b"x")
-            time.sleep(60)
-            os._exit(0)
-        assert os.read(rfd, 1) == b"x"
-        assert current("k9") == 4 * MIB
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
+
+        with child_holding(hold):
+            assert current("k9") == 4 * MIB
         assert wait_current("k9", 0) == 0
         assert int(knob("k9", "mem_peak")) == 4 * MIB
 
@@ -648,31 +666,26 @@ def test_nvsim_load_sees_the_limit_and_fails_cleanly_past_it() -> None:
 
 def test_get_pids_shows_only_the_instances_processes() -> None:
     with instance("pida", opts="mem=8M") as a, instance("pidb", opts="mem=8M") as b:
-        rfd, wfd = os.pipe()
-        pid = os.fork()
-        if pid == 0:
+
+        def hold() -> None:
             r = Rm(dev=b)
             dev, _ = r.device()
             r.vidmem(dev, MIB)
-            os.write(wfd, b"x")
-            time.sleep(60)
-            os._exit(0)
-        assert os.read(rfd, 1) == b"x"
-        ra = Rm(dev=a)
-        try:
-            dev, sub = ra.device()
-            assert ra.vidmem(dev, 2 * MIB)[0] == rm.OK
-            status, pids = ra.pids(sub)
-            assert status == rm.OK
-            assert pids == [os.getpid()]
-            st, res, priv, _, _ = ra.pid_info(sub, os.getpid())
-            assert (st, res, priv) == (rm.OK, rm.OK, 2 * MIB)
-            st, res, priv, _, _ = ra.pid_info(sub, pid)
-            assert (st, priv) == (rm.OK, 0)  # another instance's process shows nothing
-        finally:
-            ra.close()
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
+
+        with child_holding(hold) as pid:
+            ra = Rm(dev=a)
+            try:
+                dev, sub = ra.device()
+                assert ra.vidmem(dev, 2 * MIB)[0] == rm.OK
+                status, pids = ra.pids(sub)
+                assert status == rm.OK
+                assert pids == [os.getpid()]
+                st, res, priv, _, _ = ra.pid_info(sub, os.getpid())
+                assert (st, res, priv) == (rm.OK, rm.OK, 2 * MIB)
+                st, res, priv, _, _ = ra.pid_info(sub, pid)
+                assert (st, priv) == (rm.OK, 0)  # another instance's process shows nothing
+            finally:
+                ra.close()
 
 
 def test_managed_refuse_fails_mmap_of_the_uvm_node() -> None:
@@ -778,22 +791,17 @@ def test_export_and_import_refusals() -> None:
 
 def test_kill_9_with_exported_memory_uncharges() -> None:
     with instance("exk", opts="mem=16M") as d:
-        rfd, wfd = os.pipe()
-        pid = os.fork()
-        if pid == 0:
+
+        def hold() -> None:
             r = Rm(dev=d)
             dev, _ = r.device()
             e = os.open(f"{d}/nvidiactl", os.O_RDWR)
             _, h, _ = r.vidmem(dev, 4 * MIB)
             r.export_objects(e, [h], max_objects=1, hdevice=dev)
             r.free(h)
-            os.write(wfd, b"x")
-            time.sleep(60)
-            os._exit(0)
-        assert os.read(rfd, 1) == b"x"
-        assert current("exk") == 4 * MIB
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
+
+        with child_holding(hold):
+            assert current("exk") == 4 * MIB
         assert wait_current("exk", 0) == 0
 
 
@@ -891,13 +899,6 @@ def map_and_free_handle(r: Rm, sub: int, s: rm.UvmSpace, size: int) -> None:
     assert r.free(h) == rm.OK
 
 
-def wait_uncharged(name: str) -> int:
-    deadline = time.monotonic() + 5
-    while current(name) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return current(name)
-
-
 def test_memory_uvm_maps_stays_charged_until_uvm_lets_it_go() -> None:
     """UVM_MAP_EXTERNAL_ALLOCATION has UVM duplicate the memory: allocating, mapping and freeing
     the handle must not free the charge, or the limit would not hold."""
@@ -919,29 +920,15 @@ def test_memory_uvm_maps_stays_charged_until_uvm_lets_it_go() -> None:
 def test_uvm_letting_go_uncharges(how: str) -> None:
     if how == "kill":
         with instance("uvmk", opts="mem=8M") as d:
-            code = f"""
-import os, sys, time
-sys.path.insert(0, {str(PROJECT / "tests" / "guest")!r})
-import rm
-r = rm.Rm(dev={d!r})
-dev, sub = r.device()
-s = rm.UvmSpace(r, dev, {d + "/nvidia-uvm"!r})
-st, a, _ = r.vidmem(sub, 4 << 20)
-assert rm.uvm_create_range(s.fd, {UVM_BASE}, 4 << 20) == rm.OK
-assert s.map({UVM_BASE}, 4 << 20, r.client, a) == rm.OK
-assert r.free(a) == rm.OK
-print("ready", flush=True)
-time.sleep(60)
-"""
-            p = subprocess.Popen(
-                [".venv/bin/python", "-c", code], stdout=subprocess.PIPE, text=True
-            )
-            assert p.stdout is not None and p.stdout.readline().strip() == "ready"
-            assert current("uvmk") == 4 * MIB
-            p.send_signal(signal.SIGKILL)
-            p.wait()
-            p.stdout.close()
-            assert wait_uncharged("uvmk") == 0
+
+            def hold() -> None:
+                r = Rm(dev=d)
+                dev, sub = r.device()
+                map_and_free_handle(r, sub, rm.UvmSpace(r, dev, f"{d}/nvidia-uvm"), 4 * MIB)
+
+            with child_holding(hold):
+                assert current("uvmk") == 4 * MIB
+            assert wait_current("uvmk", 0) == 0
         return
     with uvm_space("uvm2") as (r, sub, s):
         map_and_free_handle(r, sub, s, 4 * MIB)
@@ -954,7 +941,7 @@ time.sleep(60)
         else:
             s.close()
             s.fd = os.open("/dev/null", os.O_RDONLY)  # for the context's close
-        assert wait_uncharged("uvm2") == 0
+        assert wait_current("uvm2", 0) == 0
 
 
 def test_uvm_refuses_another_instances_client() -> None:
@@ -1053,10 +1040,7 @@ def test_uvm_holds_follow_random_maps_unmaps_and_frees() -> None:
         s.close()  # UVM lets go of every mapping: the live handles' charges are what is left
         s.fd = os.open("/dev/null", os.O_RDONLY)  # for the context's close
         ranges.clear()
-        deadline = time.monotonic() + 5
-        while current("uvmprop") != held() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert current("uvmprop") == held()
+        assert wait_current("uvmprop", held()) == held()
         for h in handles:
             assert r.free(h) == rm.OK
         assert current("uvmprop") == 0
