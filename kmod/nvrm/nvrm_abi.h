@@ -233,9 +233,54 @@ struct nvrm_wait_open_complete {
 /* nv-ioctl-numa.h nv_ioctl_numa_info_t: 552 B in 525-530, 560 B in 535-595. */
 #define NVRM_NUMA_INFO_SIZE_V525		552u
 #define NVRM_NUMA_INFO_SIZE_V535		560u
-/* nv_ioctl_export_to_dma_buf_fd_t: 2600 B in 525-565, 2608 B in 570-595; fd@0. */
+/*
+ * nv_ioctl_export_to_dma_buf_fd_t (EXPORT_TO_DMABUF_FD, GPU fd only): 2600 B in 525-565, 2608 B
+ * in 570-595, where mappingType@32 (570+) and bAllowMmap@33 (580+) push handles[] from @32 to
+ * @36. fd -1 makes a new dma-buf of handles[0..numObjects) of hClient and writes its fd back;
+ * fd >= 0 adds them at index to that dma-buf, which must be the driver's own (nv-dmabuf.c
+ * nv_dma_buf_export(), nv_dma_buf_create(), nv_dma_buf_reuse(), 525-595).
+ */
 #define NVRM_EXPORT_TO_DMABUF_FD_SIZE_V525	2600u
 #define NVRM_EXPORT_TO_DMABUF_FD_SIZE_V570	2608u
+#define NVRM_DMABUF_EXPORT_MAX_HANDLES		128u	/* NV_DMABUF_EXPORT_MAX_HANDLES */
+#define NVRM_DMABUF_MAPPING_TYPE_DEFAULT	0u	/* NV_DMABUF_EXPORT_MAPPING_TYPE_*, 570+ */
+#define NVRM_DMABUF_MAPPING_TYPE_FORCE_PCIE	1u
+
+/* 525-565, 2600 B */
+struct nvrm_export_dmabuf_v525 {
+	s32 fd;							/* @0 */
+	u32 hclient;						/* @4 */
+	u32 total_objects;					/* @8 */
+	u32 num_objects;					/* @12 */
+	u32 index;						/* @16 */
+	u32 _pad0;
+	u64 total_size;						/* @24 */
+	u32 handles[NVRM_DMABUF_EXPORT_MAX_HANDLES];		/* @32 */
+	u64 offsets[NVRM_DMABUF_EXPORT_MAX_HANDLES];		/* @544 */
+	u64 sizes[NVRM_DMABUF_EXPORT_MAX_HANDLES];		/* @1568 */
+	u32 status;						/* @2592 */
+	u32 _pad1;
+};
+
+/* 570-595, 2608 B */
+struct nvrm_export_dmabuf_v570 {
+	s32 fd;							/* @0 */
+	u32 hclient;						/* @4 */
+	u32 total_objects;					/* @8 */
+	u32 num_objects;					/* @12 */
+	u32 index;						/* @16 */
+	u32 _pad0;
+	u64 total_size;						/* @24 */
+	u8 mapping_type;					/* @32 */
+	u8 allow_mmap;						/* @33 NvBool, 580+ */
+	u8 _pad1[2];
+	u32 handles[NVRM_DMABUF_EXPORT_MAX_HANDLES];		/* @36 */
+	u32 _pad2;
+	u64 offsets[NVRM_DMABUF_EXPORT_MAX_HANDLES];		/* @552 */
+	u64 sizes[NVRM_DMABUF_EXPORT_MAX_HANDLES];		/* @1576 */
+	u32 status;						/* @2600 */
+	u32 _pad3;
+};
 
 /*
  * 4. RM escape parameter structs (nvos.h, 525-595 unless noted)
@@ -1328,6 +1373,19 @@ struct nvrm_nv00fd_attach_gpu {
 /*
  * 12. Layout checks: every size and offset above that the reference or our measurements give.
  */
+NVRM_ASSERT_SIZE(struct nvrm_export_dmabuf_v525, NVRM_EXPORT_TO_DMABUF_FD_SIZE_V525);
+NVRM_ASSERT_OFFSET(struct nvrm_export_dmabuf_v525, total_size, 24);
+NVRM_ASSERT_OFFSET(struct nvrm_export_dmabuf_v525, handles, 32);
+NVRM_ASSERT_OFFSET(struct nvrm_export_dmabuf_v525, offsets, 544);
+NVRM_ASSERT_OFFSET(struct nvrm_export_dmabuf_v525, sizes, 1568);
+NVRM_ASSERT_OFFSET(struct nvrm_export_dmabuf_v525, status, 2592);
+NVRM_ASSERT_SIZE(struct nvrm_export_dmabuf_v570, NVRM_EXPORT_TO_DMABUF_FD_SIZE_V570);
+NVRM_ASSERT_OFFSET(struct nvrm_export_dmabuf_v570, mapping_type, 32);
+NVRM_ASSERT_OFFSET(struct nvrm_export_dmabuf_v570, allow_mmap, 33);
+NVRM_ASSERT_OFFSET(struct nvrm_export_dmabuf_v570, handles, 36);
+NVRM_ASSERT_OFFSET(struct nvrm_export_dmabuf_v570, offsets, 552);
+NVRM_ASSERT_OFFSET(struct nvrm_export_dmabuf_v570, sizes, 1576);
+NVRM_ASSERT_OFFSET(struct nvrm_export_dmabuf_v570, status, 2600);
 NVRM_ASSERT_SIZE(struct nvrm_pci_info, 12);
 NVRM_ASSERT_OFFSET(struct nvrm_pci_info, vendor_id, 8);
 NVRM_ASSERT_SIZE(struct nvrm_card_info, 72);

@@ -965,6 +965,97 @@ int nvrm_control_decode(const void *buf, u32 size, struct nvrm_control *out)
 }
 
 /*
+ * EXPORT_TO_DMABUF_FD
+ */
+
+/**
+ * nvrm_dmabuf_export_decode() - decode nv_ioctl_export_to_dma_buf_fd_t
+ * @abi: driver profile
+ * @buf: kernel copy of the parameters
+ * @size: their size; must be the profile's (2600 B in 525-565, 2608 B in 570-595)
+ * @out: filled on success
+ *
+ * Return: 0 on success, -EINVAL on a size mismatch (the driver fails the ioctl with -EINVAL).
+ */
+int nvrm_dmabuf_export_decode(const struct nvrm_abi *abi, const void *buf, u32 size,
+			      struct nvrm_dmabuf_export *out)
+{
+	if (!abi || !buf || !out || !size || size != abi->export_dmabuf_size)
+		return -EINVAL;
+
+	memset(out, 0, sizeof(*out));
+	/* The fields up to totalSize are the same in every layout. */
+	out->fd = (s32)get_u32(buf, offsetof(struct nvrm_export_dmabuf_v525, fd));
+	out->hclient = get_u32(buf, offsetof(struct nvrm_export_dmabuf_v525, hclient));
+	out->total_objects = get_u32(buf, offsetof(struct nvrm_export_dmabuf_v525, total_objects));
+	out->num_objects = get_u32(buf, offsetof(struct nvrm_export_dmabuf_v525, num_objects));
+	out->index = get_u32(buf, offsetof(struct nvrm_export_dmabuf_v525, index));
+	out->total_size = get_u64(buf, offsetof(struct nvrm_export_dmabuf_v525, total_size));
+	if (size == NVRM_EXPORT_TO_DMABUF_FD_SIZE_V525) {
+		out->status_off = offsetof(struct nvrm_export_dmabuf_v525, status);
+		out->handles_off = offsetof(struct nvrm_export_dmabuf_v525, handles);
+		out->offsets_off = offsetof(struct nvrm_export_dmabuf_v525, offsets);
+		out->sizes_off = offsetof(struct nvrm_export_dmabuf_v525, sizes);
+		return 0;
+	}
+	out->mapping_type = ((const u8 *)buf)[offsetof(struct nvrm_export_dmabuf_v570,
+						       mapping_type)];
+	/* Byte 33 is padding before 580, and the driver does not read it. */
+	if (abi->major >= 580)
+		out->allow_mmap = ((const u8 *)buf)[offsetof(struct nvrm_export_dmabuf_v570,
+							     allow_mmap)];
+	out->status_off = offsetof(struct nvrm_export_dmabuf_v570, status);
+	out->handles_off = offsetof(struct nvrm_export_dmabuf_v570, handles);
+	out->offsets_off = offsetof(struct nvrm_export_dmabuf_v570, offsets);
+	out->sizes_off = offsetof(struct nvrm_export_dmabuf_v570, sizes);
+	return 0;
+}
+
+/**
+ * nvrm_dmabuf_export_check() - the driver's checks of the arguments, before anything is made
+ * @d: the decoded call
+ *
+ * As nv_dma_buf_export() and the first check of nv_dma_buf_create() (nv-dmabuf.c, 525-595):
+ * no size, no objects, more than 128 objects or more than the total, an unknown mapping type,
+ * an fd below -1, or (for a new dma-buf) a first slot from which the objects do not fit, are
+ * NV_ERR_INVALID_ARGUMENT. A new dma-buf's slots are checked here, an existing one's when the
+ * driver has it.
+ *
+ * Return: NVRM_OK, or the status the driver answers.
+ */
+u32 nvrm_dmabuf_export_check(const struct nvrm_dmabuf_export *d)
+{
+	if (!d->total_size || !d->num_objects || !d->total_objects ||
+	    d->num_objects > NVRM_DMABUF_EXPORT_MAX_HANDLES || d->num_objects > d->total_objects)
+		return NVRM_ERR_INVALID_ARGUMENT;
+	if (d->mapping_type != NVRM_DMABUF_MAPPING_TYPE_DEFAULT &&
+	    d->mapping_type != NVRM_DMABUF_MAPPING_TYPE_FORCE_PCIE)
+		return NVRM_ERR_INVALID_ARGUMENT;
+	if (d->fd < -1)
+		return NVRM_ERR_INVALID_ARGUMENT;
+	if (d->fd == -1 && d->index > d->total_objects - d->num_objects)
+		return NVRM_ERR_INVALID_ARGUMENT;
+	return NVRM_OK;
+}
+
+/**
+ * nvrm_dmabuf_export_object() - the @i-th object a call names
+ * @buf: kernel copy of the parameters
+ * @d: their decoding
+ * @i: 0 .. NVRM_DMABUF_EXPORT_MAX_HANDLES - 1
+ * @handle: its memory handle
+ * @offset: the start of the range exported
+ * @size: the range's size
+ */
+void nvrm_dmabuf_export_object(const void *buf, const struct nvrm_dmabuf_export *d, u32 i,
+			       u32 *handle, u64 *offset, u64 *size)
+{
+	*handle = get_u32(buf, d->handles_off + i * (u32)sizeof(u32));
+	*offset = get_u64(buf, d->offsets_off + i * (u32)sizeof(u64));
+	*size = get_u64(buf, d->sizes_off + i * (u32)sizeof(u64));
+}
+
+/*
  * Status names
  */
 #define NVRM_STATUS_ENTRY(code, name) { code, name }

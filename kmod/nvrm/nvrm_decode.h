@@ -194,6 +194,36 @@ struct nvrm_control {
 	bool finn_serialized;
 };
 
+/**
+ * struct nvrm_dmabuf_export - decoded EXPORT_TO_DMABUF_FD, independent of version
+ * @fd: -1 to make a new dma-buf, >= 0 to add objects to that one
+ * @hclient: the client the objects' handles belong to
+ * @total_objects: objects the dma-buf is to hold in all
+ * @num_objects: objects named in this call (handles[0..num_objects))
+ * @index: slot of the first of them
+ * @total_size: the dma-buf's size
+ * @mapping_type: NVRM_DMABUF_MAPPING_TYPE_* (570+; DEFAULT before)
+ * @allow_mmap: bAllowMmap (580+; false before)
+ * @status_off: offset of the status field in the parameters
+ * @handles_off: offset of handles[]
+ * @offsets_off: offset of offsets[]
+ * @sizes_off: offset of sizes[]
+ */
+struct nvrm_dmabuf_export {
+	s32 fd;
+	u32 hclient;
+	u32 total_objects;
+	u32 num_objects;
+	u32 index;
+	u64 total_size;
+	u32 mapping_type;
+	bool allow_mmap;
+	u32 status_off;
+	u32 handles_off;
+	u32 offsets_off;
+	u32 sizes_off;
+};
+
 /* Versions and profiles */
 int nvrm_parse_version(const char *s, struct nvrm_version *v);
 const struct nvrm_abi *nvrm_abi_lookup(const char *version_string);
@@ -223,6 +253,13 @@ int nvrm_vidheap_decode(const void *buf, u32 size, struct nvrm_vidheap *out);
 /* XFER and RM_CONTROL */
 int nvrm_xfer_decode(const void *buf, u32 outer_size, struct nvrm_xfer_req *out);
 int nvrm_control_decode(const void *buf, u32 size, struct nvrm_control *out);
+
+/* EXPORT_TO_DMABUF_FD */
+int nvrm_dmabuf_export_decode(const struct nvrm_abi *abi, const void *buf, u32 size,
+			      struct nvrm_dmabuf_export *out);
+u32 nvrm_dmabuf_export_check(const struct nvrm_dmabuf_export *d);
+void nvrm_dmabuf_export_object(const void *buf, const struct nvrm_dmabuf_export *d, u32 i,
+			       u32 *handle, u64 *offset, u64 *size);
 
 /* Names for logs */
 const char *nvrm_status_name(u32 status);

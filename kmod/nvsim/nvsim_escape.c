@@ -213,6 +213,8 @@ static int nvsim_dispatch(struct file *file, u32 nr, void *params, u32 size)
 		return nvsim_free_os_event(file, params, size);
 	case NVRM_ESC_RM_GET_EVENT_DATA:
 		return nvsim_get_event_data(file, params, size);
+	case NVRM_ESC_EXPORT_TO_DMABUF_FD:
+		return nvsim_export_dmabuf(file, params, size);
 	default:
 		return -EINVAL;
 	}

@@ -395,6 +395,9 @@ extern const struct nvsim_control nvsim_export_controls[];
 extern const unsigned int nvsim_export_num_controls;
 void nvsim_export_file_release(struct nvsim_file *nf);
 
+/* nvsim_dmabuf.c: EXPORT_TO_DMABUF_FD */
+int nvsim_export_dmabuf(struct file *file, void *params, u32 size);
+
 /* nvsim_pids.c: per-process usage controls */
 extern const struct nvsim_control nvsim_pids_controls[];
 extern const unsigned int nvsim_pids_num_controls;

@@ -29,6 +29,7 @@ RM_FREE, RM_CONTROL, RM_ALLOC = 0x29, 0x2A, 0x2B
 RM_MAP_MEMORY, RM_UNMAP_MEMORY = 0x4E, 0x4F
 RM_ALLOC_MEMORY, RM_DUP_OBJECT, RM_VID_HEAP_CONTROL, RM_GET_EVENT_DATA = 0x27, 0x34, 0x4A, 0x52
 ALLOC_OS_EVENT, FREE_OS_EVENT = 206, 207
+EXPORT_TO_DMABUF_FD = 217
 
 # Classes and controls
 ROOT_CLIENT, DEVICE, SUBDEVICE, VIDMEM, SYSMEM = 0x41, 0x80, 0x2080, 0x40, 0x3E
@@ -57,7 +58,9 @@ INVALID_ARGUMENT = 0x1F
 INVALID_CLASS = 0x22
 INVALID_CLIENT = 0x23
 INVALID_OBJECT_HANDLE = 0x33
+INVALID_OBJECT = 0x31
 INVALID_OBJECT_PARENT = 0x36
+IN_USE = 0x17
 INVALID_PARAM_STRUCT = 0x3A
 NO_MEMORY = 0x51
 NOT_SUPPORTED = 0x56
@@ -124,6 +127,35 @@ def ioctl_xfer(fd: int, nr: int, buf: bytearray) -> None:
         ioctl(fd, XFER, outer)
     finally:
         buf[:] = inner.raw
+
+
+def dmabuf_params(
+    ranges: list[tuple[int, int, int]],
+    fd: int,
+    total_objects: int,
+    total_size: int,
+    index: int,
+    hclient: int,
+    mapping_type: int = 0,
+    allow_mmap: bool = False,
+) -> bytearray:
+    """nv_ioctl_export_to_dma_buf_fd_t for the ABI nvsim speaks: 2600 B before 570 (handles@32),
+    2608 B from 570 (mappingType@32, bAllowMmap@33 from 580, handles@36)."""
+    new = abi_at_least((570,))
+    buf = bytearray(2608 if new else 2600)
+    handles, offsets, sizes = (36, 552, 1576) if new else (32, 544, 1568)
+    struct.pack_into(
+        "<iIIII4xQ", buf, 0, fd, hclient, total_objects, len(ranges), index, total_size
+    )
+    if new:
+        buf[32] = mapping_type
+        buf[33] = int(allow_mmap)
+    for i, (h, off, size) in enumerate(ranges):
+        struct.pack_into("<I", buf, handles + 4 * i, h)
+        struct.pack_into("<Q", buf, offsets + 8 * i, off)
+        struct.pack_into("<Q", buf, sizes + 8 * i, size)
+    struct.pack_into("<I", buf, len(buf) - 8, 0xFFFFFFFF)  # status, then padding
+    return buf
 
 
 def card_info(ctl: int, slots: int = 32) -> list[tuple[int, int, int]]:
@@ -317,6 +349,36 @@ class Rm:
             list(struct.unpack_from(f"<{n}I", params, 8)),
             list(params[520 : 520 + n]),
         )
+
+    def export_dmabuf(
+        self,
+        ranges: list[tuple[int, int, int]],
+        fd: int = -1,
+        total_objects: int = 0,
+        total_size: int = 0,
+        index: int = 0,
+        hclient: int = 0,
+        mapping_type: int = 0,
+        allow_mmap: bool = False,
+        on: int | None = None,
+    ) -> tuple[int, int]:
+        """EXPORT_TO_DMABUF_FD on the GPU fd of (handle, offset, size) ranges into slots index..
+
+        total_objects and total_size default to the ranges' own. Returns (status, fd written
+        back); raises OSError where the driver refuses the call itself.
+        """
+        buf = dmabuf_params(
+            ranges,
+            fd,
+            total_objects or len(ranges),
+            total_size or sum(size for _, _, size in ranges),
+            index,
+            hclient or self.client,
+            mapping_type,
+            allow_mmap,
+        )
+        self.call(self.gpu_fd if on is None else on, EXPORT_TO_DMABUF_FD, buf)
+        return struct.unpack_from("<I", buf, len(buf) - 8)[0], struct.unpack_from("<i", buf)[0]
 
     def vid_heap(self, function: int, hparent: int, **fields: int) -> bytearray:
         """RM_VID_HEAP_CONTROL; fields: hmemory, flags, attr, size (AllocSize/Free). Returns it."""
@@ -589,9 +651,9 @@ def uvm_alloc_device_p2p(
 
 
 @contextlib.contextmanager
-def nvsim_p2pdma(on: bool = True) -> Iterator[None]:
-    """nvsim's GPUs with P2PDMA set up (or not) for the duration."""
-    knob = "/sys/module/nvsim/parameters/p2pdma"
+def nvsim_switch(name: str, on: bool) -> Iterator[None]:
+    """One of nvsim's boolean parameters set (or cleared) for the duration."""
+    knob = f"/sys/module/nvsim/parameters/{name}"
     old = Path(knob).read_text().strip()
     with open(knob, "w") as f:
         f.write("Y" if on else "N")
@@ -600,6 +662,11 @@ def nvsim_p2pdma(on: bool = True) -> Iterator[None]:
     finally:
         with open(knob, "w") as f:
             f.write(old)
+
+
+def nvsim_p2pdma(on: bool = True) -> contextlib.AbstractContextManager[None]:
+    """nvsim's GPUs with P2PDMA set up (or not) for the duration."""
+    return nvsim_switch("p2pdma", on)
 
 
 def uvm_free(fd: int, base: int) -> int:

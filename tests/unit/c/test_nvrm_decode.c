@@ -661,6 +661,127 @@ TEST(fb_get_info_v2_sizes)
 	}
 }
 
+/* A call as user space lays it out, for the layout of @abi. */
+static void dmabuf_fill(const struct nvrm_abi *abi, u8 *buf, s32 fd, u32 total, u32 num,
+			u32 index, u64 total_size, u8 mapping_type)
+{
+	u32 h = 0xcaf00001;
+	u64 off = 0x1000, sz = 0x200000;
+	u32 hoff = abi->export_dmabuf_size == NVRM_EXPORT_TO_DMABUF_FD_SIZE_V525 ? 32 : 36;
+	u32 ooff = hoff == 32 ? 544 : 552;
+	u32 soff = hoff == 32 ? 1568 : 1576;
+
+	memset(buf, 0, NVRM_EXPORT_TO_DMABUF_FD_SIZE_V570);
+	memcpy(buf + 0, &fd, 4);
+	memcpy(buf + 4, &(u32){ 0xc1d00001 }, 4);
+	memcpy(buf + 8, &total, 4);
+	memcpy(buf + 12, &num, 4);
+	memcpy(buf + 16, &index, 4);
+	memcpy(buf + 24, &total_size, 8);
+	if (hoff == 36) {
+		buf[32] = mapping_type;
+		buf[33] = 1;	/* bAllowMmap from 580 on, padding before */
+	}
+	/* the second object, at [1], is what the tests look for */
+	memcpy(buf + hoff + 4, &h, 4);
+	memcpy(buf + ooff + 8, &off, 8);
+	memcpy(buf + soff + 8, &sz, 8);
+}
+
+struct dmabuf_layout_row {
+	const char *version;
+	u32 size;
+	u32 status_off;
+	bool has_allow_mmap;
+};
+
+TEST(dmabuf_export_decode_by_version)
+{
+	static const struct dmabuf_layout_row rows[] = {
+		{ "525.60.13", 2600, 2592, false },
+		{ "565.57.01", 2600, 2592, false },
+		{ "570.86.15", 2608, 2600, false },
+		{ "575.51.02", 2608, 2600, false },
+		{ "580.65.06", 2608, 2600, true },
+		{ "595.45.04", 2608, 2600, true },
+	};
+	u8 buf[NVRM_EXPORT_TO_DMABUF_FD_SIZE_V570 + 8];
+	struct nvrm_dmabuf_export d;
+	const struct nvrm_abi *abi;
+	u64 off, sz;
+	size_t i;
+	u32 h;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		TAP_CASE("%s", rows[i].version);
+		abi = nvrm_abi_lookup(rows[i].version);
+		ASSERT_NOT_NULL(abi);
+		EXPECT_EQ(abi->export_dmabuf_size, rows[i].size);
+		dmabuf_fill(abi, buf, -1, 3, 2, 1, 0x400000, NVRM_DMABUF_MAPPING_TYPE_FORCE_PCIE);
+		EXPECT_EQ_INT(nvrm_dmabuf_export_decode(abi, buf, rows[i].size - 8, &d), -EINVAL);
+		EXPECT_EQ_INT(nvrm_dmabuf_export_decode(abi, buf, rows[i].size + 8, &d), -EINVAL);
+		ASSERT_EQ_INT(nvrm_dmabuf_export_decode(abi, buf, rows[i].size, &d), 0);
+		EXPECT_EQ(d.fd, -1);
+		EXPECT_EQ(d.hclient, 0xc1d00001);
+		EXPECT_EQ(d.total_objects, 3);
+		EXPECT_EQ(d.num_objects, 2);
+		EXPECT_EQ(d.index, 1);
+		EXPECT_EQ(d.total_size, 0x400000);
+		EXPECT_EQ(d.status_off, rows[i].status_off);
+		EXPECT_EQ(d.mapping_type, rows[i].size == 2600 ? 0 : 1);
+		EXPECT_EQ(d.allow_mmap, rows[i].has_allow_mmap);
+		nvrm_dmabuf_export_object(buf, &d, 1, &h, &off, &sz);
+		EXPECT_EQ(h, 0xcaf00001);
+		EXPECT_EQ(off, 0x1000);
+		EXPECT_EQ(sz, 0x200000);
+	}
+}
+
+struct dmabuf_check_row {
+	const char *what;
+	s32 fd;
+	u32 total;
+	u32 num;
+	u32 index;
+	u64 total_size;
+	u8 mapping_type;
+	u32 status;
+};
+
+/* nv_dma_buf_export() and nv_dma_buf_create()'s first check (nv-dmabuf.c, 525-595) */
+TEST(dmabuf_export_check_as_the_driver)
+{
+	static const struct dmabuf_check_row rows[] = {
+		{ "new, all at once", -1, 2, 2, 0, 0x1000, 0, NVRM_OK },
+		{ "new, the last slots", -1, 4, 2, 2, 0x1000, 0, NVRM_OK },
+		{ "new, past the last slot", -1, 4, 2, 3, 0x1000, 0, NVRM_ERR_INVALID_ARGUMENT },
+		{ "existing, any slot here", 5, 4, 2, 3, 0x1000, 0, NVRM_OK },
+		{ "fd below -1", -2, 2, 2, 0, 0x1000, 0, NVRM_ERR_INVALID_ARGUMENT },
+		{ "no size", -1, 2, 2, 0, 0, 0, NVRM_ERR_INVALID_ARGUMENT },
+		{ "no objects", -1, 2, 0, 0, 0x1000, 0, NVRM_ERR_INVALID_ARGUMENT },
+		{ "no total", -1, 0, 0, 0, 0x1000, 0, NVRM_ERR_INVALID_ARGUMENT },
+		{ "more than the total", -1, 2, 3, 0, 0x1000, 0, NVRM_ERR_INVALID_ARGUMENT },
+		{ "129 at once", -1, 200, 129, 0, 0x1000, 0, NVRM_ERR_INVALID_ARGUMENT },
+		{ "128 at once", -1, 200, 128, 0, 0x1000, 0, NVRM_OK },
+		{ "force PCIe", -1, 1, 1, 0, 0x1000, 1, NVRM_OK },
+		{ "unknown mapping", -1, 1, 1, 0, 0x1000, 2, NVRM_ERR_INVALID_ARGUMENT },
+	};
+	struct nvrm_dmabuf_export d;
+	size_t i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		TAP_CASE("%s", rows[i].what);
+		memset(&d, 0, sizeof(d));
+		d.fd = rows[i].fd;
+		d.total_objects = rows[i].total;
+		d.num_objects = rows[i].num;
+		d.index = rows[i].index;
+		d.total_size = rows[i].total_size;
+		d.mapping_type = rows[i].mapping_type;
+		EXPECT_EQ(nvrm_dmabuf_export_check(&d), rows[i].status);
+	}
+}
+
 struct status_row {
 	u32 code;
 	const char *name;
