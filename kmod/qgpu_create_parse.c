@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Parsing of the `create` knob:
- * "NAME [mem=SIZE] [core=PCT] [class=online|offline] [managed=allow|refuse]".
+ * "NAME [mem=SIZE] [core=PCT] [class=online|offline] [managed=allow|refuse]
+ * [dmabuf=allow|refuse]".
  *
  * Strict on purpose: the operator's tools write these lines, and a typo that silently created an
  * instance with default limits would be worse than an error. Any deviation is -EINVAL and the
@@ -134,6 +135,7 @@ enum qgpu_create_key {
 	QGPU_KEY_CORE,
 	QGPU_KEY_CLASS,
 	QGPU_KEY_MANAGED,
+	QGPU_KEY_DMABUF,
 	QGPU_KEY_COUNT,
 };
 
@@ -142,6 +144,7 @@ static const char *const qgpu_create_keys[QGPU_KEY_COUNT] = {
 	[QGPU_KEY_CORE] = "core",
 	[QGPU_KEY_CLASS] = "class",
 	[QGPU_KEY_MANAGED] = "managed",
+	[QGPU_KEY_DMABUF] = "dmabuf",
 };
 
 /* A value that is one of two words: 0 for @first, 1 for @second, else -EINVAL. */
@@ -189,11 +192,15 @@ static int qgpu_parse_option(const char *tok, size_t len, struct qgpu_create_req
 		if (ret >= 0)
 			req->cls = ret ? QGPU_CLASS_OFFLINE : QGPU_CLASS_ONLINE;
 		return ret < 0 ? ret : 0;
-	default:
+	default:	/* managed and dmabuf: allow|refuse */
 		ret = qgpu_parse_either(val, vlen, "allow", "refuse");
-		if (ret >= 0)
+		if (ret < 0)
+			return ret;
+		if (key == QGPU_KEY_MANAGED)
 			req->refuse_managed = ret;
-		return ret < 0 ? ret : 0;
+		else
+			req->refuse_dmabuf = ret;
+		return 0;
 	}
 }
 
@@ -202,12 +209,12 @@ static int qgpu_parse_option(const char *tok, size_t len, struct qgpu_create_req
  * @buf: the bytes written (sysfs passes them NUL-terminated, but only @len counts)
  * @len: their number; one trailing newline is allowed
  * @req: filled on success; untouched fields keep their defaults (mem max, core 100, online,
- *	managed allow)
+ *	managed allow, dmabuf refuse)
  *
  * Tokens are separated by spaces or tabs. The first is the name (see qgpu_name_valid()), the
- * others are mem=SIZE (qgpu_parse_size()), core=PCT (1..100), class=online|offline and
- * managed=allow|refuse, each at most once, in any order. A NUL byte, a second newline, an
- * unknown key or a bad value is an error.
+ * others are mem=SIZE (qgpu_parse_size()), core=PCT (1..100), class=online|offline,
+ * managed=allow|refuse and dmabuf=allow|refuse, each at most once, in any order. A NUL byte, a
+ * second newline, an unknown key or a bad value is an error.
  *
  * Return: 0 on success, -EINVAL on any error.
  */
@@ -229,6 +236,7 @@ int qgpu_create_parse(const char *buf, size_t len, struct qgpu_create_req *req)
 	memset(req, 0, sizeof(*req));
 	req->core = QGPU_CORE_MAX;
 	req->cls = QGPU_CLASS_ONLINE;
+	req->refuse_dmabuf = true;
 
 	i = 0;
 	while (i < len) {

@@ -37,6 +37,8 @@ enum qgpu_class {
  * @cls: scheduling class (default online)
  * @refuse_managed: managed=refuse (default allow): the instance refuses UVM managed memory from
  *	its first moment, with no window before a write to its ``managed`` knob
+ * @refuse_dmabuf: dmabuf=refuse (the default; dmabuf=allow clears it): the instance's processes
+ *	cannot export video memory as dma-bufs (see DOC: dma-buf export in qgpu_dmabuf.c)
  */
 struct qgpu_create_req {
 	char name[QGPU_NAME_MAX + 1];
@@ -44,10 +46,11 @@ struct qgpu_create_req {
 	u32 core;
 	enum qgpu_class cls;
 	bool refuse_managed;
+	bool refuse_dmabuf;
 };
 
 /* The keys `create` takes after the name, as the GPU's read-only `create_keys` lists them. */
-#define QGPU_CREATE_KEYS	"mem core class managed"
+#define QGPU_CREATE_KEYS	"mem core class managed dmabuf"
 
 bool qgpu_name_valid(const char *name, size_t len);
 int qgpu_parse_size(const char *s, size_t len, u64 *out);

@@ -48,10 +48,13 @@
  *   translation), which also confines the allocation to the instance's GPU.
  * - Escapes the decoder does not know (nvrm_ioctl_name() is "UNKNOWN") are counted per GPU and,
  *   with the GPU's unknown_escapes knob at "refuse", failed with -EINVAL.
+ * - EXPORT_TO_DMABUF_FD: refused with the status the driver answers without dma-buf support, or
+ *   forwarded where the instance's ``dmabuf`` knob allows it (DOC: dma-buf export,
+ *   qgpu_dmabuf.c): the driver lets the caller name any client's memory, and keeps it past every
+ *   handle of it.
  * - Everything else is forwarded unchanged, with the caller's pointer: qgpu decided nothing about
- *   it. That includes ALLOC/FREE_OS_EVENT (their fd is only a key the driver never resolves) and
- *   EXPORT_TO_DMABUF_FD (the driver only accepts its own dma-bufs, which a tenant only gets
- *   for its own memory), and FINN-serialized controls.
+ *   it. That includes ALLOC/FREE_OS_EVENT (their fd is only a key the driver never resolves)
+ *   and FINN-serialized controls.
  *
  * UVM (nvidia-uvm proxies; raw command numbers, not _IOC-encoded): UVM_MM_INITIALIZE and
  * UVM_TOOLS_INIT_EVENT_TRACKER have their uvmFd translated (a refused fd is -EINVAL);
@@ -688,6 +691,8 @@ long qgpu_escape_ioctl(struct file *file, unsigned int cmd, unsigned long arg, b
 		return qgpu_rm_dup(qf, cmd, arg, size, compat);
 	case NVRM_ESC_RM_VID_HEAP_CONTROL:
 		return qgpu_rm_vid_heap(qf, cmd, arg, size, compat);
+	case NVRM_ESC_EXPORT_TO_DMABUF_FD:
+		return qgpu_dmabuf_export(qf, cmd, arg, size, compat);
 	default:
 		break;
 	}

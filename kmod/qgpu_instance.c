@@ -24,8 +24,9 @@
  *
  * /sys/class/qgpu/gpu<N>/instances/<name>/:
  *
- * - ``mem_max`` (0644), ``mem_current``, ``mem_peak``, ``events`` (0444), ``managed`` (0644):
- *   the memory limit and its accounting (qgpu_mem.c, DOC: memory limits).
+ * - ``mem_max`` (0644), ``mem_current``, ``mem_peak``, ``events`` (0444), ``managed`` and
+ *   ``dmabuf`` (0644): the memory limit and its accounting (qgpu_mem.c, DOC: memory limits;
+ *   DOC: dma-buf export in qgpu_dmabuf.c).
  * - ``core`` (0644), ``class`` (0644), ``gpu_time_ns``, ``throttled_ns``, ``preemptions``,
  *   ``share`` (0444): compute scheduling (DOC: compute scheduling in qgpu_sched.c).
  * - ``processes`` (0444): one line ``PID COMM`` per process (host pid namespace) that has one of
@@ -273,6 +274,7 @@ int qgpu_instance_create(struct qgpu_gpu *gpu, const struct qgpu_create_req *req
 	inst->settings = *req;
 	qgpu_mem_inst_init(inst, req->mem);
 	inst->mem.refuse_managed = req->refuse_managed;
+	inst->mem.refuse_dmabuf = req->refuse_dmabuf;
 	inst->state = QGPU_INST_CREATING;
 	INIT_LIST_HEAD(&inst->files);
 	kobject_init(&inst->kobj, &qgpu_instance_ktype);

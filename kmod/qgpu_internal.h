@@ -209,6 +209,10 @@ long qgpu_escape_ioctl(struct file *file, unsigned int cmd, unsigned long arg, b
 long qgpu_uvm_ioctl(struct file *file, unsigned int cmd, unsigned long arg, bool compat);
 long qgpu_forward_ioctl(struct file *real, unsigned int cmd, unsigned long arg, bool compat);
 
+/* qgpu_dmabuf.c: EXPORT_TO_DMABUF_FD on GPU nodes */
+long qgpu_dmabuf_export(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,
+			bool compat);
+
 /* qgpu_fdxlate.c: fd arguments and the GPU-file check */
 
 /**

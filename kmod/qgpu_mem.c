@@ -133,20 +133,43 @@ static void qgpu_mem_uncharge(struct qgpu_instance *inst, u64 size)
 	spin_unlock(&m->lock);
 }
 
-/* An allocation was refused for the limit: count it, wake pollers, tell netlink listeners. */
-static void qgpu_mem_refused(struct qgpu_instance *inst, u64 size)
+/* Tell netlink listeners that the calling process of @inst met @event. */
+static void qgpu_mem_emit(struct qgpu_instance *inst, const char *event, u64 size,
+			  const char *detail)
 {
 	struct qgpu_event ev = {
-		.event = "oom",
+		.event = event,
 		.gpu = inst->gpu->index,
 		.instance = inst->name,
 		.pid = task_tgid_nr(current),
 		.size = size,
+		.detail = detail,
 	};
 
+	qgpu_event_emit(&ev);
+}
+
+/* An allocation was refused for the limit: count it, wake pollers, tell netlink listeners. */
+static void qgpu_mem_refused(struct qgpu_instance *inst, u64 size)
+{
 	atomic64_inc(&inst->mem.events);
 	sysfs_notify(&inst->kobj, NULL, "events");
-	qgpu_event_emit(&ev);
+	qgpu_mem_emit(inst, "oom", size, NULL);
+}
+
+/**
+ * qgpu_mem_knob_refused() - a knob of the instance refused a call: tell the operator
+ * @inst: the instance
+ * @what: the call and the knob, for people (e.g. "dma-buf export (dmabuf=refuse)")
+ *
+ * The netlink event ``refused`` for the calling process, and a rate-limited log line: a tenant
+ * whose library falls back quietly should not leave its operator guessing why.
+ */
+void qgpu_mem_knob_refused(struct qgpu_instance *inst, const char *what)
+{
+	pr_info_ratelimited("instance %s: pid %d: refused %s\n", inst->name,
+			    task_tgid_nr(current), what);
+	qgpu_mem_emit(inst, "refused", 0, what);
 }
 
 /* Mirror node payloads */
@@ -1100,8 +1123,10 @@ u64 qgpu_mem_card_fb_size(struct qgpu_instance *inst, u64 fb_size)
  */
 int qgpu_mem_uvm_mmap(struct qgpu_file *qf, struct vm_area_struct *vma)
 {
-	if (qf->node == QGPU_NODE_UVM && READ_ONCE(qf->inst->mem.refuse_managed))
+	if (qf->node == QGPU_NODE_UVM && READ_ONCE(qf->inst->mem.refuse_managed)) {
+		qgpu_mem_knob_refused(qf->inst, "UVM managed memory (managed=refuse)");
 		return -EPERM;
+	}
 	return 0;
 }
 
@@ -1231,24 +1256,45 @@ static ssize_t events_show(struct kobject *kobj, struct kobj_attribute *attr, ch
 	return sysfs_emit(buf, "%lld\n", (long long)atomic64_read(&to_inst(kobj)->mem.events));
 }
 
+/* The allow|refuse knobs (managed, dmabuf): read locklessly where they act. */
+static ssize_t qgpu_refuse_show(const bool *refuse, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", READ_ONCE(*refuse) ? "refuse" : "allow");
+}
+
+static ssize_t qgpu_refuse_store(bool *refuse, const char *buf, size_t count)
+{
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (sysfs_streq(buf, "allow"))
+		WRITE_ONCE(*refuse, false);
+	else if (sysfs_streq(buf, "refuse"))
+		WRITE_ONCE(*refuse, true);
+	else
+		return -EINVAL;
+	return count;
+}
+
 static ssize_t managed_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%s\n", READ_ONCE(to_inst(kobj)->mem.refuse_managed) ?
-			  "refuse" : "allow");
+	return qgpu_refuse_show(&to_inst(kobj)->mem.refuse_managed, buf);
 }
 
 static ssize_t managed_store(struct kobject *kobj, struct kobj_attribute *attr, const char *buf,
 			     size_t count)
 {
-	if (!capable(CAP_SYS_ADMIN))
-		return -EPERM;
-	if (sysfs_streq(buf, "allow"))
-		WRITE_ONCE(to_inst(kobj)->mem.refuse_managed, false);
-	else if (sysfs_streq(buf, "refuse"))
-		WRITE_ONCE(to_inst(kobj)->mem.refuse_managed, true);
-	else
-		return -EINVAL;
-	return count;
+	return qgpu_refuse_store(&to_inst(kobj)->mem.refuse_managed, buf, count);
+}
+
+static ssize_t dmabuf_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return qgpu_refuse_show(&to_inst(kobj)->mem.refuse_dmabuf, buf);
+}
+
+static ssize_t dmabuf_store(struct kobject *kobj, struct kobj_attribute *attr, const char *buf,
+			    size_t count)
+{
+	return qgpu_refuse_store(&to_inst(kobj)->mem.refuse_dmabuf, buf, count);
 }
 
 static struct kobj_attribute qgpu_attr_mem_max = __ATTR_RW(mem_max);
@@ -1256,6 +1302,7 @@ static struct kobj_attribute qgpu_attr_mem_current = __ATTR_RO(mem_current);
 static struct kobj_attribute qgpu_attr_mem_peak = __ATTR_RO(mem_peak);
 static struct kobj_attribute qgpu_attr_events = __ATTR_RO(events);
 static struct kobj_attribute qgpu_attr_managed = __ATTR_RW(managed);
+static struct kobj_attribute qgpu_attr_dmabuf = __ATTR_RW(dmabuf);
 
 static struct attribute *qgpu_mem_instance_attrs[] = {
 	&qgpu_attr_mem_max.attr,
@@ -1263,6 +1310,7 @@ static struct attribute *qgpu_mem_instance_attrs[] = {
 	&qgpu_attr_mem_peak.attr,
 	&qgpu_attr_events.attr,
 	&qgpu_attr_managed.attr,
+	&qgpu_attr_dmabuf.attr,
 	NULL,
 };
 

@@ -30,6 +30,7 @@ struct vm_area_struct;
  * @peak: highest @used seen (mem_peak)
  * @events: allocations refused for the limit
  * @refuse_managed: the ``managed`` knob is "refuse" (read locklessly)
+ * @refuse_dmabuf: the ``dmabuf`` knob is "refuse" (read locklessly; qgpu_dmabuf.c)
  * @clients: RM client handle -> struct qgpu_mem_client, for the instance's tenants' clients on
  *	all its proxy ctl files (the DUP isolation check, and where a duplicate finds its
  *	source's charge: through the source client's mirror); internal locking, lookups under RCU
@@ -44,6 +45,7 @@ struct qgpu_mem_inst {
 	u64 peak;
 	atomic64_t events;
 	bool refuse_managed;
+	bool refuse_dmabuf;
 	struct xarray clients;
 	atomic_long_t allocs_started;
 	atomic_long_t allocs_finished;
@@ -102,6 +104,7 @@ void qgpu_mem_charge_put(struct qgpu_mem_charge *c);
 struct qgpu_mem_charge *qgpu_mem_charge_of(struct qgpu_instance *inst, u32 hclient, u32 handle,
 					   bool *known);
 u64 qgpu_mem_card_fb_size(struct qgpu_instance *inst, u64 fb_size);
+void qgpu_mem_knob_refused(struct qgpu_instance *inst, const char *what);
 int qgpu_mem_uvm_mmap(struct qgpu_file *qf, struct vm_area_struct *vma);
 
 #endif /* QGPU_MEM_H */

@@ -21,6 +21,7 @@ TEST(create_name_only_gets_defaults)
 	EXPECT_EQ(req.core, 100);
 	EXPECT_EQ(req.cls, QGPU_CLASS_ONLINE);
 	EXPECT_EQ(req.refuse_managed, false);
+	EXPECT_EQ(req.refuse_dmabuf, true);
 }
 
 TEST(create_managed_key)
@@ -31,6 +32,18 @@ TEST(create_managed_key)
 	EXPECT_EQ(req.refuse_managed, true);
 	EXPECT_EQ(req.mem, 1ULL << 30);
 	ASSERT_EQ_INT(parse("m core=5 managed=allow", &req), 0);
+	EXPECT_EQ(req.refuse_managed, false);
+}
+
+TEST(create_dmabuf_key)
+{
+	struct qgpu_create_req req;
+
+	ASSERT_EQ_INT(parse("d dmabuf=allow managed=refuse", &req), 0);
+	EXPECT_EQ(req.refuse_dmabuf, false);
+	EXPECT_EQ(req.refuse_managed, true);
+	ASSERT_EQ_INT(parse("d dmabuf=refuse", &req), 0);
+	EXPECT_EQ(req.refuse_dmabuf, true);
 	EXPECT_EQ(req.refuse_managed, false);
 }
 
@@ -110,6 +123,10 @@ TEST(create_rejects_bad_lines)
 		"a managed=",
 		"a managed=REFUSE",
 		"a managed=refuse managed=refuse",
+		"a dmabuf=yes",
+		"a dmabuf=",
+		"a dmabuf=allow dmabuf=refuse",
+		"a DMABUF=allow",
 		"a gpu=0",
 		"a Mem=4G",
 		"a b",

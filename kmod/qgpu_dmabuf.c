@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qgpu: EXPORT_TO_DMABUF_FD on an instance's GPU node.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/err.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/xarray.h>
+
+#include "qgpu_internal.h"
+
+/**
+ * DOC: dma-buf export
+ *
+ * EXPORT_TO_DMABUF_FD (escape 217, GPU files) makes a dma-buf of ranges of video memory, the
+ * path of cuMemGetHandleForAddressRange(CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD) and so of
+ * GPUDirect RDMA through ibv_reg_dmabuf_mr(). The driver duplicates each range's memory into
+ * its own RM client with kernel privilege and keeps it until the dma-buf is released (every fd
+ * and every importer gone; nv-dmabuf.c, osapi.c rm_dma_buf_dup_mem_handle(), 525-595). Two
+ * things follow for an instance:
+ *
+ * - The memory outlives every handle of the tenant's: forwarded, a tenant could allocate its
+ *   limit, export it, free its handles and allocate again, without end.
+ * - The driver never checks that hClient belongs to the caller (RmDmabufVerifyMemHandle()
+ *   only looks the client up, and the kernel-privileged duplicate skips RM's share policy):
+ *   any process with a GPU file can export any client's video memory of that GPU, another
+ *   instance's included, and hand it to an importer (an RDMA NIC) that reads and writes it.
+ *
+ * The driver reads the parameters itself, once, after qgpu would have looked at them, and
+ * offers no kernel interface to make the call from qgpu's copy; a sibling thread can change
+ * hClient and the handles in between. No check qgpu makes on them holds, so qgpu does not
+ * pretend: per instance, the ``dmabuf`` knob decides.
+ *
+ * - ``refuse`` (the default): qgpu answers the call itself and never forwards it. Parameters
+ *   the driver would refuse get its status (nvrm_dmabuf_export_check()); the rest get
+ *   NV_ERR_NOT_SUPPORTED, which is what the driver answers on a GPU without dma-buf support,
+ *   and what CUDA and NCCL already handle (they fall back to paths without dma-buf). The
+ *   ioctl returns 0, the status field carries the answer, and nothing else is written. The
+ *   netlink event ``refused`` says which instance and process asked.
+ * - ``allow``: for tenants the operator trusts. The call is forwarded when hClient is one of
+ *   the instance's clients (else NV_ERR_INVALID_OBJECT_HANDLE, RM's answer for a client that
+ *   does not exist), which keeps honest mistakes inside the instance but not a racing
+ *   sibling. Memory a dma-buf holds after its handles are freed is not charged.
+ *
+ * Changing the knob is live for the calls that follow; existing dma-bufs stay as they are.
+ */
+
+/**
+ * qgpu_dmabuf_export() - EXPORT_TO_DMABUF_FD on a proxy
+ * @qf: the proxy
+ * @cmd: the command (rebuilt for an unwrapped XFER)
+ * @arg: the tenant's nv_ioctl_export_to_dma_buf_fd_t
+ * @size: its size
+ * @compat: the caller is a 32-bit process
+ *
+ * See DOC: dma-buf export.
+ *
+ * Context: the caller's process context.
+ * Return: what the ioctl returns: 0 with the status in the parameters, or the driver's -EINVAL
+ * for a call on nvidiactl or of the wrong size, -EFAULT, -ENOMEM.
+ */
+long qgpu_dmabuf_export(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,
+			bool compat)
+{
+	struct qgpu_instance *inst = qf->inst;
+	struct nvrm_dmabuf_export d;
+	u32 status;
+	void *p;
+
+	/* The driver refuses these (-EINVAL) before it reads anything: nothing to decide. */
+	if (qf->node != QGPU_NODE_GPU || size != inst->gpu->abi.export_dmabuf_size)
+		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	p = memdup_user((void __user *)arg, size);
+	if (IS_ERR(p))
+		return PTR_ERR(p);
+	if (WARN_ON_ONCE(nvrm_dmabuf_export_decode(&inst->gpu->abi, p, size, &d))) {
+		kfree(p);
+		return -EINVAL;
+	}
+	kfree(p);
+
+	if (READ_ONCE(inst->mem.refuse_dmabuf)) {
+		status = nvrm_dmabuf_export_check(&d);
+		if (status == NVRM_OK) {
+			status = NVRM_ERR_NOT_SUPPORTED;
+			qgpu_mem_knob_refused(inst, "dma-buf export (dmabuf=refuse)");
+		}
+	} else if (!xa_load(&inst->mem.clients, d.hclient)) {
+		status = NVRM_ERR_INVALID_OBJECT_HANDLE;
+	} else {
+		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	}
+	return put_user(status, (u32 __user *)(arg + d.status_off)) ? -EFAULT : 0;
+}
