@@ -11,7 +11,7 @@ import errno
 
 from qgpuctl.backends import schema as k
 from qgpuctl.backends.sysfs import SysfsTree
-from qgpuctl.core.plan import InstanceConfig
+from qgpuctl.core.plan import InstanceConfig, no_dmabuf_key, refuse_remedy
 from qgpuctl.core.units import format_size
 from qgpuctl.errors import KernelInterfaceError, PartialApplyError
 
@@ -28,13 +28,16 @@ _WRITE_HINTS = {
     (k.INST_MEM_MAX, errno.ENOSPC): "the GPU's memory is committed (set overcommit 1 to allow)",
     (k.INST_CORE, errno.EINVAL): "core guarantees on this GPU would exceed 100%",
     (k.INST_REMOVE, errno.EBUSY): "the instance is in use (--force detaches its processes)",
-    (k.INST_MANAGED, errno.ENOENT): (
-        "the qgpu module has no managed knob (it arrives with memory limits)"
-    ),
-    (k.INST_MANAGED, errno.EACCES): (
-        "the qgpu module cannot change it (it arrives with memory limits)"
-    ),
     (k.GPU_POLICY, errno.EINVAL): "the guarantees on this GPU add up to more than 100%",
+    # managed and dmabuf: missing, or read-only, in an older module
+    **{
+        (knob, code): f"the qgpu module {what} (it arrives with {k.ARRIVES_WITH[knob]})"
+        for knob in k.CREATE_KNOB_DEFAULTS
+        for code, what in (
+            (errno.ENOENT, f"has no {knob} knob"),
+            (errno.EACCES, "cannot change it"),
+        )
+    },
 }
 
 
@@ -44,10 +47,19 @@ def _with_hint(exc: KernelInterfaceError, hint: str | None) -> KernelInterfaceEr
     return KernelInterfaceError(exc.path, exc.value, exc.errno, detail=hint)
 
 
-def create_line(name: str, config: InstanceConfig, *, with_managed: bool = False) -> str:
-    """The exact line written to ``create``; ``managed=`` only where the module takes it."""
+def create_line(name: str, config: InstanceConfig, takes: frozenset[str] = frozenset()) -> str:
+    """The exact line written to ``create``.
+
+    ``managed=`` and ``dmabuf=`` only where the module takes them (``takes``: its create keys)
+    and the value is not the kernel's default, so the lines stay what they were without them.
+    """
     line = f"{name} mem={format_size(config.mem)} core={config.core} class={config.klass}"
-    return f"{line} managed={config.managed}" if with_managed else line
+    extra = [
+        f" {key}={value}"
+        for key, value in config.knobs().items()
+        if key in takes and value != k.CREATE_KNOB_DEFAULTS[key]
+    ]
+    return line + "".join(extra)
 
 
 class QgpuControl:
@@ -56,29 +68,39 @@ class QgpuControl:
     def __init__(self, sysfs: SysfsTree) -> None:
         self.sysfs = sysfs
 
-    def create_takes(self, minor: int, key: str) -> bool:
-        """Whether this module's ``create`` takes ``key`` (its ``create_keys`` lists it)."""
+    def create_keys(self, minor: int) -> frozenset[str]:
+        """The keys this module's ``create`` takes after NAME (none listed by an older one)."""
         keys = self.sysfs.read_optional(f"{k.gpu_dir(minor)}/{k.GPU_CREATE_KEYS}")
-        return keys is not None and key in keys.split()
+        return frozenset(() if keys is None else keys.split())
 
     def create(self, minor: int, name: str, config: InstanceConfig) -> None:
         """Create the instance with all of ``config``, or leave nothing behind.
 
-        A ``managed`` other than the default goes in the create line where the module takes
-        the key, so the instance never runs with the default. An older module gets it by a
-        write after create. That write records no original: the instance is new, and undoing
-        its creation removes it. If it is refused, the instance is removed again and the
-        refusal raised.
+        A ``managed`` or ``dmabuf`` other than the default goes in the create line where the
+        module takes the key, so the instance never runs with the default. An older module
+        gets ``managed`` by a write after create. That write records no original: the
+        instance is new, and undoing its creation removes it. If it is refused, the instance
+        is removed again and the refusal raised. ``dmabuf`` has no such write: a module whose
+        create lacks the key forwards every export, so ``refuse`` there is refused before
+        anything is written.
         """
-        in_line = config.managed != k.MANAGED_DEFAULT and self.create_takes(minor, "managed")
-        try:
-            self.sysfs.write_only(
-                f"{k.gpu_dir(minor)}/{k.GPU_CREATE}",
-                create_line(name, config, with_managed=in_line),
+        takes = self.create_keys(minor)
+        line = create_line(name, config, takes)
+        path = f"{k.gpu_dir(minor)}/{k.GPU_CREATE}"
+        if config.dmabuf != k.WITHOUT_KNOB and k.INST_DMABUF not in takes:
+            raise KernelInterfaceError(
+                self.sysfs.path(path),
+                line,
+                None,
+                detail=f"{no_dmabuf_key()}; "
+                + refuse_remedy(f"create {name} with {k.INST_DMABUF} allow")
+                + "; nothing was created",
             )
+        try:
+            self.sysfs.write_only(path, line)
         except KernelInterfaceError as exc:
             raise _with_hint(exc, _CREATE_HINTS.get(exc.errno or 0)) from None
-        if config.managed == k.MANAGED_DEFAULT or in_line:
+        if config.managed == k.MANAGED_DEFAULT or k.INST_MANAGED in takes:
             return
         try:
             self.sysfs.write_only(f"{k.instance_dir(minor, name)}/{k.INST_MANAGED}", config.managed)

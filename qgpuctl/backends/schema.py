@@ -23,7 +23,9 @@ GPU_DIR_PREFIX: Final = "gpu"
 GPU_DIR_RE: Final = re.compile(r"gpu(?P<minor>[0-9]+)")
 
 # Per-GPU attributes.
-GPU_CREATE: Final = "create"  # wo: "NAME [mem=SIZE] [core=PCT] [class=...] [managed=...]"
+# wo: "NAME [mem=SIZE] [core=PCT] [class=...] [managed=...] [dmabuf=...]"; managed= and dmabuf=
+# only where create_keys lists them (an older module lacks one or both)
+GPU_CREATE: Final = "create"
 GPU_CREATE_KEYS: Final = "create_keys"  # ro: the keys create takes, space separated
 GPU_AVAILABLE: Final = "available_instances"  # ro int
 GPU_INSTANCES: Final = "instances"  # dir of instance dirs
@@ -46,6 +48,7 @@ INST_MEM_CURRENT: Final = "mem_current"  # ro bytes
 INST_MEM_PEAK: Final = "mem_peak"  # ro bytes
 INST_EVENTS: Final = "events"  # ro int: OOM refusals
 INST_MANAGED: Final = "managed"  # rw allow|refuse: UVM managed memory (mmap of nvidia-uvm)
+INST_DMABUF: Final = "dmabuf"  # rw allow|refuse: dma-buf exports (EXPORT_TO_DMABUF_FD)
 INST_CORE: Final = "core"  # rw 1..100
 INST_CLASS: Final = "class"  # rw online|offline
 INST_PROCESSES: Final = "processes"  # ro lines "PID COMM"
@@ -61,7 +64,7 @@ REMOVE_FORCE: Final = "force"
 # The knobs qgpuctl writes to change a GPU or a running instance (besides create/remove).
 # An older module may lack some or publish them read-only; see docs/kernel-interface.md.
 GPU_SETTABLE: Final = (GPU_POLICY, GPU_TIMESLICE, GPU_OVERCOMMIT, GPU_UNKNOWN_ESCAPES)
-INST_SETTABLE: Final = (INST_MEM_MAX, INST_CORE, INST_CLASS, INST_MANAGED)
+INST_SETTABLE: Final = (INST_MEM_MAX, INST_CORE, INST_CLASS, INST_MANAGED, INST_DMABUF)
 # The issue that makes each of them live, for messages about a module that lacks it.
 ARRIVES_WITH: Final = {
     GPU_POLICY: "compute scheduling",
@@ -69,6 +72,7 @@ ARRIVES_WITH: Final = {
     GPU_OVERCOMMIT: "memory limits",
     INST_MEM_MAX: "memory limits",
     INST_MANAGED: "memory limits",
+    INST_DMABUF: "memory limits",
     INST_CORE: "compute scheduling",
     INST_CLASS: "compute scheduling",
 }
@@ -79,10 +83,22 @@ GUARANTEED_POLICIES: Final = frozenset({"fixed-share", "burst-share"})
 CLASSES: Final = ("online", "offline")
 UNKNOWN_ESCAPES: Final = ("allow", "refuse")
 # ``managed``: refuse fails mmap() of the instance's nvidia-uvm node, so managed memory (grown by
-# page faults, which no ioctl can charge) cannot be made and the memory limit is hard. create has
-# no key for it: an instance starts at the default and qgpuctl writes the knob after create.
+# page faults, which no ioctl can charge) cannot be made and the memory limit is hard. create
+# takes it as managed= where create_keys lists it; an older module's create has no key for it, an
+# instance starts at the default there and qgpuctl writes the knob after create.
 MANAGED_MODES: Final = ("allow", "refuse")
 MANAGED_DEFAULT: Final = "allow"
+# ``dmabuf``: refuse fails the instance's dma-buf exports (NV_ERR_NOT_SUPPORTED). The driver lets
+# an exporter name any client's memory and keeps it past every handle, so allow is for trusted
+# tenants, whose memory a dma-buf holds after they freed it is not charged. The knob and the
+# create key dmabuf= arrived together; a module without them forwards every export, as allow.
+DMABUF_MODES: Final = ("allow", "refuse")
+DMABUF_DEFAULT: Final = "refuse"
+# The knobs create takes as keys of the same name (where create_keys lists them), with the value
+# an instance gets when the key is left out: qgpuctl passes a key only where it differs.
+CREATE_KNOB_DEFAULTS: Final = {INST_MANAGED: MANAGED_DEFAULT, INST_DMABUF: DMABUF_DEFAULT}
+# What a module without one of these knobs does: it never refuses.
+WITHOUT_KNOB: Final = "allow"
 CORE_MIN: Final = 1
 CORE_MAX: Final = 100
 
@@ -125,6 +141,7 @@ EVENT_NAMES: Final = (
     "instance_remove",
     "policy_change",
     "set",
+    "refused",
 )
 
 # --- files on the host ------------------------------------------------------------

@@ -20,7 +20,9 @@ class InstanceClass(StrEnum):
     OFFLINE = "offline"
 
 
-class ManagedMemory(StrEnum):
+class AllowRefuse(StrEnum):
+    """The values of the instance knobs managed and dmabuf."""
+
     ALLOW = "allow"
     REFUSE = "refuse"
 
@@ -32,11 +34,18 @@ class Policy(StrEnum):
 
 
 assert tuple(InstanceClass) == k.CLASSES and tuple(Policy) == k.POLICIES
-assert tuple(ManagedMemory) == k.MANAGED_MODES
+assert tuple(AllowRefuse) == k.MANAGED_MODES == k.DMABUF_MODES
+assert (AllowRefuse.ALLOW, AllowRefuse.REFUSE) == (k.MANAGED_DEFAULT, k.DMABUF_DEFAULT)
 
 MANAGED_HELP = (
     "UVM managed memory, which grows by page faults that no limit can charge: allow, or refuse"
     " (mmap of the instance's nvidia-uvm fails with EPERM), which makes the memory limit hard."
+)
+DMABUF_HELP = (
+    "dma-buf exports of video memory (cuMemGetHandleForAddressRange, GPUDirect RDMA): refuse"
+    " (they fail with NV_ERR_NOT_SUPPORTED), or allow for trusted tenants only: the driver lets"
+    " an exporter reach other clients' memory, and memory a dma-buf keeps after it is freed is"
+    " not charged."
 )
 
 
@@ -69,6 +78,7 @@ def instance_data(gpu: GpuState, inst: InstanceState, dev: DevTree) -> dict[str,
         "mem_peak": inst.mem_peak,
         "oom_events": inst.events,
         "managed": inst.managed,
+        "dmabuf": inst.dmabuf,
         "core": inst.core,
         "share": inst.share,
         "class": inst.klass,

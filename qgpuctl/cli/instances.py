@@ -10,9 +10,10 @@ import typer
 
 from qgpuctl.backends import schema as k
 from qgpuctl.cli.common import (
+    DMABUF_HELP,
     MANAGED_HELP,
+    AllowRefuse,
     InstanceClass,
-    ManagedMemory,
     device_paths,
     human_size,
     instance_data,
@@ -21,7 +22,7 @@ from qgpuctl.cli.context import AppContext, app_context
 from qgpuctl.cli.options import OutputOverride
 from qgpuctl.core.cdi import qualified_name
 from qgpuctl.core.placement import Placement, place, why_not
-from qgpuctl.core.plan import InstanceConfig, create_problem
+from qgpuctl.core.plan import InstanceConfig, create_problem, refuse_remedy
 from qgpuctl.core.policy import check_name
 from qgpuctl.core.state import GpuState, InstanceState, State, resolve_gpu
 from qgpuctl.core.units import format_size, parse_size
@@ -39,7 +40,18 @@ GPU_COLUMNS = (
     "free_core",
     "driver",
 )
-LIST_COLUMNS = ("name", "gpu", "mem", "used", "core", "share", "class", "managed", "procs")
+LIST_COLUMNS = (
+    "name",
+    "gpu",
+    "mem",
+    "used",
+    "core",
+    "share",
+    "class",
+    "managed",
+    "dmabuf",
+    "procs",
+)
 
 
 def _gpu_row(gpu: GpuState, nvml: dict[str, Any] | None, table: bool) -> dict[str, Any]:
@@ -118,6 +130,7 @@ def _print_instance(app: AppContext, gpu: GpuState, inst: InstanceState, fmt: Ou
         ("memory peak", human_size(inst.mem_peak)),
         ("oom refusals", inst.events),
         ("managed", inst.managed),
+        ("dmabuf", inst.dmabuf),
         ("core", None if inst.core is None else f"{inst.core}% guaranteed ({gpu.policy or '-'})"),
         ("share now", share),
         ("gpu time", None if inst.gpu_time_ns is None else f"{inst.gpu_time_ns / 1e9:.3f}s"),
@@ -157,9 +170,13 @@ def create(
         typer.Option("--class", help="online preempts offline.", case_sensitive=False),
     ] = InstanceClass.ONLINE,
     managed: Annotated[
-        ManagedMemory,
+        AllowRefuse,
         typer.Option("--managed", help=MANAGED_HELP, case_sensitive=False),
-    ] = ManagedMemory.ALLOW,
+    ] = AllowRefuse.ALLOW,
+    dmabuf: Annotated[
+        AllowRefuse,
+        typer.Option("--dmabuf", help=DMABUF_HELP, case_sensitive=False),
+    ] = AllowRefuse.REFUSE,
     placement: Annotated[
         Placement,
         typer.Option(
@@ -193,14 +210,16 @@ def create(
             raise UsageError(f"GPU {target.index} cannot take it: {reason}")
     else:
         target = place(state.gpus, mem_bytes, core, placement)
-    config = InstanceConfig(mem_bytes, core, klass.value, managed.value)
-    problem = create_problem(state, config)
-    if problem is not None:
+    config = InstanceConfig(mem_bytes, core, klass.value, managed.value, dmabuf.value)
+    refused = create_problem(state, target, config)
+    if refused is not None:
         raise KernelInterfaceError(
-            app.sysfs.path(k.instance_dir(target.minor, name), k.INST_MANAGED),
-            managed.value,
+            app.sysfs.path(k.instance_dir(target.minor, name), refused.attr),
+            refused.value,
             None,
-            detail=f"{problem}; nothing was created",
+            detail=f"{refused.reason}; "
+            + refuse_remedy(f"create it with --{refused.attr} allow")
+            + "; nothing was created",
         )
     waiter = app.waiter()
     waiter.start()
@@ -229,7 +248,7 @@ def create(
     typer.echo(
         f"created {name} on GPU {gpu_state.index}: mem {inst.mem_text or '-'}, "
         f"core {inst.core if inst.core is not None else '-'}%, class {inst.klass or '-'}, "
-        f"managed {inst.managed or '-'}\n"
+        f"managed {inst.managed or '-'}, dmabuf {inst.dmabuf or '-'}\n"
         f"  device nodes: {nodes}\n"
         f"  CDI device:   {cdi} (refresh the spec: qgpuctl cdi generate --file "
         f"/etc/cdi/qgpu.yaml)\n"
@@ -255,6 +274,7 @@ def list_(ctx: typer.Context, output: OutputOverride = None) -> None:
             "share": None if inst.share is None else f"{inst.share:g}%",
             "class": inst.klass,
             "managed": inst.managed,
+            "dmabuf": inst.dmabuf,
             "procs": len(inst.processes),
         }
         for gpu, inst in state.instances
@@ -293,8 +313,12 @@ def set_(
         ),
     ] = None,
     managed: Annotated[
-        ManagedMemory | None,
+        AllowRefuse | None,
         typer.Option("--managed", case_sensitive=False, help=MANAGED_HELP, show_default=False),
+    ] = None,
+    dmabuf: Annotated[
+        AllowRefuse | None,
+        typer.Option("--dmabuf", case_sensitive=False, help=DMABUF_HELP, show_default=False),
     ] = None,
     output: OutputOverride = None,
 ) -> None:
@@ -302,12 +326,13 @@ def set_(
 
     Lowering the memory limit below what the instance uses is refused (EBUSY).
     --managed refuse applies to mappings made from then on; existing ones stay.
+    --dmabuf applies to exports made from then on; existing dma-bufs stay.
     A knob the module publishes read-only (an older module) is refused before
     anything is written (exit 3).
     """
     app = app_context(ctx)
-    if mem is None and core is None and klass is None and managed is None:
-        raise UsageError("nothing to set: give --mem, --core, --class and/or --managed")
+    if all(v is None for v in (mem, core, klass, managed, dmabuf)):
+        raise UsageError("nothing to set: give --mem, --core, --class, --managed and/or --dmabuf")
     mem_value = None if mem is None else format_size(parse_size(mem))
     gpu, inst = _find(app.state(), name)
     writes: list[tuple[str, str]] = []
@@ -319,6 +344,8 @@ def set_(
         writes.append((k.INST_CLASS, klass.value))
     if managed is not None:
         writes.append((k.INST_MANAGED, managed.value))
+    if dmabuf is not None:
+        writes.append((k.INST_DMABUF, dmabuf.value))
     for attr, value in writes:
         if attr not in inst.settable:
             feature = k.ARRIVES_WITH.get(attr)

@@ -161,7 +161,7 @@ def events(
     ] = None,
     output: OutputOverride = None,
 ) -> None:
-    """Follow the kernel's events: OOM refusals, preemptions, instance lifecycle, policy changes.
+    """Follow the kernel's events: OOM and knob refusals, preemptions, lifecycle, policy changes.
 
     One line per event; -o json prints JSON Lines, -o yaml one document per event.
     """

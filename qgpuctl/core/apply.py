@@ -6,7 +6,7 @@ The undo of each phase of :mod:`qgpuctl.core.plan`:
   created moments ago);
 * ``set``: write the value the knob had before (the sysfs gateway remembers
   the original of every knob it writes and restores them newest first);
-* ``delete``: create the instance again with the mem/core/class/managed it had.
+* ``delete``: create the instance again with the mem/core/class/managed/dmabuf it had.
   ``apply`` never forces a removal, and the kernel refuses to remove an
   instance with open files (EBUSY), so nothing was using a deleted instance
   and re-creating it restores everything that mattered about it.

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from qgpuctl.backends import schema as k
 from qgpuctl.core.policy import GpuSpec, InstanceSpec, PolicyFile, Selector
 from qgpuctl.core.state import State
 from qgpuctl.errors import KernelInterfaceError
@@ -43,8 +42,9 @@ def export_policy(state: State, select_by: SelectBy = SelectBy.INDEX) -> PolicyF
                     core=inst.core,
                     klass=inst.klass or "online",
                     path=f"gpus[{i}].instances[{j}]",
-                    # A module without the knob never refuses managed memory.
-                    managed=inst.managed or k.MANAGED_DEFAULT,
+                    # A module without the knobs never refuses managed memory or dma-bufs.
+                    managed=inst.managed_mode,
+                    dmabuf=inst.dmabuf_mode,
                 )
             )
         gpus.append(

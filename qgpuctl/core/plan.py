@@ -3,7 +3,7 @@
 ``apply`` manages the GPUs the file selects and nothing else. On those GPUs:
 
 * an instance listed in the file is created if missing, and its ``mem``,
-  ``core``, ``class`` and ``managed`` are set live where they differ;
+  ``core``, ``class``, ``managed`` and ``dmabuf`` are set live where they differ;
 * a GPU knob given in the file (``policy``, ``timeslice_us``, ``overcommit``,
   ``unknown_escapes``) is written where it differs; one left out is left alone;
 * an instance that is *not* listed is kept and reported, and deleted only with
@@ -24,7 +24,7 @@ accepts, and each phase can be undone (:mod:`qgpuctl.core.apply`):
 2. ``set`` that *lower* a limit or a guarantee on kept instances;
 3. ``set`` of GPU knobs (overcommit, policy, timeslice, unknown escapes): after
    the decreases, so a switch to fixed-share sees the lowered sums;
-4. ``set`` that *raise* a limit or a guarantee, and class and managed changes;
+4. ``set`` that *raise* a limit or a guarantee, and class, managed and dmabuf changes;
 5. ``create``.
 
 Each intermediate sum is at most the final one, which was validated.
@@ -32,7 +32,9 @@ Each intermediate sum is at most the final one, which was validated.
 :func:`check_settable` then refuses, still before any write, a plan that would
 write a knob the running module does not have or publishes read-only (an older
 module: docs/kernel-interface.md, "What exists today"), so ``apply`` never
-starts what it cannot finish.
+starts what it cannot finish. A module without the ``managed`` or ``dmabuf``
+knob allows what the knob would refuse: a file asking it to refuse is refused
+the same way, while ``allow`` matches it.
 """
 
 from __future__ import annotations
@@ -74,11 +76,17 @@ class InstanceConfig:
     klass: str
     # In the create line where the module lists the key (create_keys); else written after.
     managed: str = k.MANAGED_DEFAULT
+    # In the create line where the module lists the key; a module without it cannot refuse.
+    dmabuf: str = k.DMABUF_DEFAULT
+
+    def knobs(self) -> dict[str, str]:
+        """The knobs ``create`` takes as keys (k.CREATE_KNOB_DEFAULTS), with their values."""
+        return {k.INST_MANAGED: self.managed, k.INST_DMABUF: self.dmabuf}
 
     def describe(self) -> str:
         return (
             f"mem {format_size(self.mem)}, core {self.core}%, class {self.klass}, "
-            f"managed {self.managed}"
+            f"managed {self.managed}, dmabuf {self.dmabuf}"
         )
 
 
@@ -131,6 +139,7 @@ class Action:
             data["core"] = self.config.core
             data["class"] = self.config.klass
             data["managed"] = self.config.managed
+            data["dmabuf"] = self.config.dmabuf
         return data
 
 
@@ -182,6 +191,12 @@ _POLICY_KEYS = {
     k.INST_CORE: "core",
     k.INST_CLASS: "class",
     k.INST_MANAGED: "managed",
+    k.INST_DMABUF: "dmabuf",
+}
+# Instance knobs whose absence allows what they refuse: what refuse stops (for messages).
+_REFUSES = {
+    k.INST_MANAGED: "UVM managed memory",
+    k.INST_DMABUF: "dma-buf exports",
 }
 
 
@@ -321,7 +336,9 @@ def make_plan(policy: PolicyFile, state: State, *, prune: bool = False) -> Plan:
                         gpu.minor,
                         gpu.index,
                         name,
-                        config=InstanceConfig(want.mem, want.core, want.klass, want.managed),
+                        config=InstanceConfig(
+                            want.mem, want.core, want.klass, want.managed, want.dmabuf
+                        ),
                         source=want.path,
                     )
                 )
@@ -338,7 +355,9 @@ def _delete(gpu: GpuState, inst: InstanceState) -> Action:
         _mem_of(inst),
         inst.core or k.CORE_MIN,
         inst.klass or "online",
-        inst.managed or k.MANAGED_DEFAULT,
+        # A module without the knobs allows both: re-created, the instance does so again.
+        inst.managed_mode,
+        inst.dmabuf_mode,
     )
     return Action(Phase.DELETE, gpu.minor, gpu.index, inst.name, config=config)
 
@@ -403,10 +422,13 @@ def _instance_sets(gpu: GpuState, have: InstanceState, want: InstanceSpec, plan:
         add(phase, k.INST_CORE, None if have.core is None else str(have.core), str(want.core))
     if have.klass != want.klass:
         add(Phase.INCREASE, k.INST_CLASS, have.klass, want.klass)
-    # A module without the knob never refuses managed memory: it already is at allow.
-    have_managed = have.managed or k.MANAGED_DEFAULT
-    if have_managed != want.managed:
-        add(Phase.INCREASE, k.INST_MANAGED, have.managed, want.managed)
+    # A module without one of these knobs never refuses: it already is at allow.
+    for attr, have_value, want_value in (
+        (k.INST_MANAGED, have.managed, want.managed),
+        (k.INST_DMABUF, have.dmabuf, want.dmabuf),
+    ):
+        if (have_value or k.WITHOUT_KNOB) != want_value:
+            add(Phase.INCREASE, attr, have_value, want_value)
 
 
 def check_settable(plan: Plan, state: State) -> None:
@@ -418,12 +440,12 @@ def check_settable(plan: Plan, state: State) -> None:
     """
     gpus = {gpu.minor: gpu for gpu in state.gpus}
     for action in plan.actions:
+        gpu = gpus[action.gpu_minor]
         if action.phase is Phase.CREATE:
-            _check_create_settable(action, state)
+            _check_create_settable(action, gpu, state)
             continue
         if action.attr is None or action.phase is Phase.DELETE:
             continue
-        gpu = gpus[action.gpu_minor]
         later = _arrives_with(action.attr)
         where = action.source or action.attr
         if action.instance is None:
@@ -437,10 +459,14 @@ def check_settable(plan: Plan, state: State) -> None:
         inst = gpu.instance(action.instance)
         if inst is not None and action.attr not in inst.settable and action.old is None:
             # The module lacks the knob altogether: re-creating the instance would not help.
+            refuses = _REFUSES.get(action.attr)
+            lacks = f"the qgpu module has no {action.attr!r} knob on {action.instance}{later}"
+            if refuses is None:
+                raise PolicyError(where, f"{lacks}, so it cannot be set to {action.new}")
             raise PolicyError(
                 where,
-                f"the qgpu module has no {action.attr!r} knob on {action.instance}{later}, "
-                f"so it cannot be set to {action.new}",
+                f"{lacks}, so it cannot refuse {refuses}, which it allows; "
+                + refuse_remedy(f"write {_POLICY_KEYS[action.attr]}: allow for it"),
             )
         if inst is not None and action.attr not in inst.settable:
             raise PolicyError(
@@ -457,32 +483,64 @@ def _arrives_with(attr: str) -> str:
     return f" (it arrives with {feature})" if feature else ""
 
 
-def create_problem(state: State, config: InstanceConfig) -> str | None:
-    """Why this module cannot create an instance with ``config``, as far as can be told first.
+def refuse_remedy(allow: str) -> str:
+    """What resolves a ``refuse`` the module cannot honour; ``allow`` says how to ask for allow."""
+    return f"{allow}, or load a qgpu module that has the knob"
+
+
+def no_dmabuf_key(where: str = "") -> str:
+    """Why a module whose ``create`` lacks ``dmabuf=`` cannot make an instance that refuses.
+
+    The knob and the key arrived together: such a module forwards every dma-buf export.
+    """
+    return (
+        f"the qgpu module{where} cannot refuse dma-buf exports: its create takes no "
+        f"{k.INST_DMABUF!r} key{_arrives_with(k.INST_DMABUF)}, and it forwards them"
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class CreateProblem:
+    """A knob value the module cannot create an instance with; it would allow instead."""
+
+    attr: str  # the instance knob, also its create key and the policy file's key
+    value: str  # what was asked for
+    reason: str  # for people, one clause
+
+
+def create_problem(state: State, gpu: GpuState, config: InstanceConfig) -> CreateProblem | None:
+    """Why this module cannot create an instance with ``config`` on ``gpu``, told first.
 
     An older module's ``create`` has no key for ``managed``: a new instance that refuses
     managed memory gets it by a write after create, which needs the knob writable. Judged
     from the instances that exist; with none, the write after create decides (and is undone).
     A module that takes ``managed=`` in its create line has the knob too.
+
+    ``dmabuf`` has no write after create: a module whose ``create_keys`` does not list it
+    lacks the knob and forwards every export, so it cannot make an instance that refuses.
     """
-    if config.managed == k.MANAGED_DEFAULT:
-        return None
-    if state.instance_knob_settable(k.INST_MANAGED) is False:
-        return (
+    if (
+        config.managed != k.MANAGED_DEFAULT
+        and state.instance_knob_settable(k.INST_MANAGED) is False
+    ):
+        reason = (
             f"the qgpu module has no writable {k.INST_MANAGED!r} knob on its instances"
             f"{_arrives_with(k.INST_MANAGED)}"
         )
+        return CreateProblem(k.INST_MANAGED, config.managed, reason)
+    if config.dmabuf != k.WITHOUT_KNOB and not gpu.create_takes(k.INST_DMABUF):
+        return CreateProblem(k.INST_DMABUF, config.dmabuf, no_dmabuf_key(f" on {gpu.label}"))
     return None
 
 
-def _check_create_settable(action: Action, state: State) -> None:
+def _check_create_settable(action: Action, gpu: GpuState, state: State) -> None:
     if action.config is None:
         return
-    problem = create_problem(state, action.config)
+    problem = create_problem(state, gpu, action.config)
     if problem is not None:
-        key = _POLICY_KEYS[k.INST_MANAGED]
+        key = _POLICY_KEYS[problem.attr]
         raise PolicyError(
             f"{action.source}.{key}" if action.source else key,
-            f"{problem}, so {action.instance} cannot be created with managed "
-            f"{action.config.managed}; leave the key out",
+            f"{problem.reason}, so {action.instance} cannot be created with {key} "
+            f"{problem.value}; " + refuse_remedy(f"write {key}: allow for it"),
         )

@@ -10,7 +10,7 @@ Format (``version: v1``; reference in ``policies/README.md``)::
         overcommit: false             # optional
         unknown_escapes: refuse       # optional
         instances:                    # required (may be []): exactly these instances
-          - {name: infer-a, mem: 4G, core: 30, class: online, managed: refuse}
+          - {name: infer-a, mem: 4G, core: 30, class: online, managed: refuse, dmabuf: refuse}
 
 Every error names the field as a path (``gpus[0].instances[2].core: ...``) so it
 can be found without line numbers; unknown keys and duplicate keys are refused,
@@ -87,6 +87,7 @@ class InstanceSpec:
     klass: str
     path: str  # gpus[i].instances[j], for messages
     managed: str = k.MANAGED_DEFAULT  # allow|refuse UVM managed memory
+    dmabuf: str = k.DMABUF_DEFAULT  # allow|refuse dma-buf exports (allow: trusted tenants only)
 
     def expand(self, index: int) -> str:
         return self.name.replace(GPU_PLACEHOLDER, str(index))
@@ -220,7 +221,7 @@ def _selector(value: Any, path: str) -> Selector:
 
 
 _INSTANCE_REQUIRED: Final = ("name", "mem", "core")
-_INSTANCE_OPTIONAL: Final = ("class", "managed")
+_INSTANCE_OPTIONAL: Final = ("class", "managed", "dmabuf")
 _GPU_REQUIRED: Final = ("selector", "instances")
 _GPU_OPTIONAL: Final = ("policy", "timeslice_us", "overcommit", "unknown_escapes")
 
@@ -240,6 +241,7 @@ def _instance(data: Any, path: str) -> InstanceSpec:
         klass=_choice(data.get("class", "online"), f"{path}.class", k.CLASSES),
         path=path,
         managed=_choice(data.get("managed", k.MANAGED_DEFAULT), f"{path}.managed", k.MANAGED_MODES),
+        dmabuf=_choice(data.get("dmabuf", k.DMABUF_DEFAULT), f"{path}.dmabuf", k.DMABUF_MODES),
     )
 
 
@@ -363,6 +365,7 @@ def policy_to_data(policy: PolicyFile) -> dict[str, Any]:
                 "core": i.core,
                 "class": i.klass,
                 "managed": i.managed,
+                "dmabuf": i.dmabuf,
             }
             for i in gpu.instances
         ]

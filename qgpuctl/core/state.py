@@ -44,6 +44,7 @@ class InstanceState:
     mem_peak: int | None = None
     events: int | None = None
     managed: str | None = None  # allow|refuse; None: the module has no managed knob
+    dmabuf: str | None = None  # allow|refuse; None: the module has no dmabuf knob
     processes: tuple[Process, ...] = ()
     gpu_time_ns: int | None = None
     throttled_ns: int | None = None
@@ -58,6 +59,16 @@ class InstanceState:
         if self.mem_unlimited:
             return "max"
         return None if self.mem_max is None else format_size(self.mem_max)
+
+    @property
+    def managed_mode(self) -> str:
+        """What it does with managed memory; a module without the knob allows it."""
+        return self.managed or k.WITHOUT_KNOB
+
+    @property
+    def dmabuf_mode(self) -> str:
+        """What it does with dma-buf exports; a module without the knob forwards them."""
+        return self.dmabuf or k.WITHOUT_KNOB
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +90,8 @@ class GpuState:
     unknown_escapes: str | None
     available_instances: int | None
     instances: tuple[InstanceState, ...] = field(default=())
+    # The keys create takes after NAME; None: an older module that does not list them.
+    create_keys: frozenset[str] | None = None
     # Of k.GPU_SETTABLE, the knobs this module has and lets qgpuctl write.
     settable: frozenset[str] = frozenset(k.GPU_SETTABLE)
 
@@ -112,6 +125,10 @@ class GpuState:
         if committed is None or self.memory is None:
             return None
         return max(0, self.memory - committed)
+
+    def create_takes(self, key: str) -> bool:
+        """Whether this module's ``create`` takes ``key`` (its ``create_keys`` lists it)."""
+        return self.create_keys is not None and key in self.create_keys
 
     def instance(self, name: str) -> InstanceState | None:
         for inst in self.instances:
@@ -209,6 +226,7 @@ def read_instance(sysfs: SysfsReader, minor: int, name: str) -> InstanceState:
         mem_peak=_int(attr(k.INST_MEM_PEAK)),
         events=_int(attr(k.INST_EVENTS)),
         managed=attr(k.INST_MANAGED),
+        dmabuf=attr(k.INST_DMABUF),
         processes=_processes(attr(k.INST_PROCESSES)),
         gpu_time_ns=_int(attr(k.INST_GPU_TIME)),
         throttled_ns=_int(attr(k.INST_THROTTLED)),
@@ -235,6 +253,7 @@ def read_gpu(sysfs: SysfsReader, minor: int) -> GpuState:
 
     names = _listdir_optional(sysfs, f"{base}/{k.GPU_INSTANCES}")
     index = _int(attr(k.GPU_INDEX))
+    create_keys = attr(k.GPU_CREATE_KEYS)
     return GpuState(
         minor=minor,
         index=minor if index is None else index,
@@ -251,6 +270,7 @@ def read_gpu(sysfs: SysfsReader, minor: int) -> GpuState:
         unknown_escapes=attr(k.GPU_UNKNOWN_ESCAPES),
         available_instances=_int(attr(k.GPU_AVAILABLE)),
         instances=tuple(read_instance(sysfs, minor, name) for name in names),
+        create_keys=None if create_keys is None else frozenset(create_keys.split()),
         settable=frozenset(a for a in k.GPU_SETTABLE if sysfs.writable(f"{base}/{a}")),
     )
 

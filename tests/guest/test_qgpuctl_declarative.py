@@ -62,7 +62,9 @@ def test_apply_assert_export_round_trip(tmp_path: Path) -> None:
     assert r.rc == 0, r
     exported = policy_file(tmp_path, r.stdout, "exported.yaml")
     assert "pol-a" in r.stdout and "unknown_escapes: refuse" in r.stdout
-    assert "{name: pol-b, mem: 4G, core: 20, class: offline, managed: refuse}" in r.stdout
+    assert "{name: pol-b, mem: 4G, core: 20, class: offline, managed: refuse, dmabuf: refuse}" in (
+        r.stdout
+    )
     before = snapshot()
     r = qgpuctl("apply", "-f", exported)
     assert r.rc == 0, r

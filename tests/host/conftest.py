@@ -79,6 +79,12 @@ def fake_dev(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeTree:
 GIB = 2**30
 
 
+def policy_text(*instances: str, gpu: int = 0) -> str:
+    """A policy file for GPU ``gpu`` with these instances (``name: a, mem: 1G, core: 10``)."""
+    entries = "".join(f"      - {{{inst}}}\n" for inst in instances)
+    return f"version: v1\ngpus:\n  - selector: {{index: {gpu}}}\n    instances:\n{entries}"
+
+
 @dataclass
 class Host:
     """A fake machine: qgpu's sysfs (emulated), /dev and the host's files (/etc ...)."""

@@ -46,6 +46,9 @@ INST_RO = {
     k.INST_SHARE,
 }
 WRITE_ONLY = {k.GPU_CREATE, k.INST_REMOVE}
+# What today's module lists in create_keys (docs/kernel-interface.md).
+CREATE_KEYS = "mem core class managed dmabuf"
+KNOB_MODES = {k.INST_MANAGED: k.MANAGED_MODES, k.INST_DMABUF: k.DMABUF_MODES}
 
 
 @dataclass
@@ -83,10 +86,11 @@ class FakeKernel(SysfsTree):
         overcommit: bool = False,
         max_instances: int = 16,
         utilization: int = 0,
-        create_keys: str | None = None,
+        create_keys: str | None = CREATE_KEYS,
     ) -> None:
-        """``create_keys``: what a module that lists its create keys says; None for an older
-        module without the attribute (its create takes mem, core and class)."""
+        """``create_keys``: what the module's create takes after NAME; None for an older
+        module without the attribute (its create takes mem, core and class). A module whose
+        create has no ``dmabuf`` key has no ``dmabuf`` knob either: they arrived together."""
         base = self.root / k.gpu_dir(minor)
         (base / k.GPU_INSTANCES).mkdir(parents=True)
         attrs: dict[str, object] = {
@@ -138,6 +142,14 @@ class FakeKernel(SysfsTree):
     def fail_next(self, rel_suffix: str, code: int) -> None:
         """The next write to a path ending in ``rel_suffix`` fails with ``code`` (once)."""
         self._fail.append((rel_suffix, code))
+
+    def set_create_keys(self, minor: int, keys: str | None) -> None:
+        """Emulate a module whose create takes ``keys``; None: one without ``create_keys``."""
+        path = self._gpu(minor) / k.GPU_CREATE_KEYS
+        if keys is None:
+            path.unlink(missing_ok=True)
+        else:
+            path.write_text(f"{keys}\n")
 
     def remove_attr(self, rel: str) -> None:
         """Emulate an older module that lacks an attribute."""
@@ -280,12 +292,16 @@ class FakeKernel(SysfsTree):
         name = words[0]
         opts = {"mem": "max", "core": "100", "class": "online"}
         keys = gpu / k.GPU_CREATE_KEYS
-        if keys.exists() and "managed" in self._get(keys).split():
-            opts["managed"] = k.MANAGED_DEFAULT
+        listed = self._get(keys).split() if keys.exists() else []
+        for knob, default in k.CREATE_KNOB_DEFAULTS.items():
+            if knob in listed:
+                opts[knob] = default
+        given: set[str] = set()
         for word in words[1:]:
             key, sep, val = word.partition("=")
-            if not sep or key not in opts:
+            if not sep or key not in opts or key in given:
                 raise _Refusal(errno.EINVAL)
+            given.add(key)
             opts[key] = val
         mem = self._size(opts["mem"])
         if mem is not None and mem > int(self._get(gpu / k.GPU_MEMORY)):
@@ -293,8 +309,9 @@ class FakeKernel(SysfsTree):
         core = self._core(opts["core"])
         if opts["class"] not in k.CLASSES:
             raise _Refusal(errno.EINVAL)
-        if opts.get("managed", k.MANAGED_DEFAULT) not in ("allow", "refuse"):
-            raise _Refusal(errno.EINVAL)
+        for knob, default in k.CREATE_KNOB_DEFAULTS.items():
+            if opts.get(knob, default) not in KNOB_MODES[knob]:
+                raise _Refusal(errno.EINVAL)
         supported = gpu / k.GPU_DRIVER_SUPPORTED
         if supported.exists() and self._get(supported) == "0":
             raise _Refusal(errno.EOPNOTSUPP)
@@ -312,7 +329,8 @@ class FakeKernel(SysfsTree):
             k.INST_MEM_CURRENT: 0,
             k.INST_MEM_PEAK: 0,
             k.INST_EVENTS: 0,
-            k.INST_MANAGED: opts.get("managed", k.MANAGED_DEFAULT),
+            k.INST_MANAGED: opts.get(k.INST_MANAGED, k.MANAGED_DEFAULT),
+            k.INST_DMABUF: opts.get(k.INST_DMABUF, k.DMABUF_DEFAULT),
             k.INST_CORE: core,
             k.INST_CLASS: opts["class"],
             k.INST_GPU_TIME: 0,
@@ -320,8 +338,9 @@ class FakeKernel(SysfsTree):
             k.INST_PREEMPTIONS: 0,
             k.INST_SHARE: 0,
         }
+        lacks = self.instance_lacks | ({k.INST_DMABUF} - set(listed))
         for attr, value in values.items():
-            if attr not in self.instance_lacks:
+            if attr not in lacks:
                 self._set(inst / attr, value)
         (inst / k.INST_PROCESSES).write_text("")
         (inst / k.INST_REMOVE).write_text("")
@@ -353,8 +372,8 @@ class FakeKernel(SysfsTree):
             if value not in k.CLASSES:
                 raise _Refusal(errno.EINVAL)
             self._set(inst / attr, value)
-        elif attr == k.INST_MANAGED:
-            if value not in k.MANAGED_MODES:
+        elif attr in KNOB_MODES:
+            if value not in KNOB_MODES[attr]:
                 raise _Refusal(errno.EINVAL)
             self._set(inst / attr, value)
         elif attr == k.INST_REMOVE:

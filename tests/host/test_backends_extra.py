@@ -177,6 +177,11 @@ def test_truncated_buffer_is_ignored() -> None:
         ("class/qgpu/gpu0/instances/x/mem_max", "41G", errno.ENOSPC),
         ("class/qgpu/gpu0/instances/x/core", "101", errno.EINVAL),
         ("class/qgpu/gpu0/instances/x/class", "batch", errno.EINVAL),
+        ("class/qgpu/gpu0/instances/x/managed", "deny", errno.EINVAL),
+        ("class/qgpu/gpu0/instances/x/dmabuf", "ALLOW", errno.EINVAL),
+        ("class/qgpu/gpu0/instances/x/dmabuf", "", errno.EINVAL),
+        ("class/qgpu/gpu0/create", "a dmabuf=yes", errno.EINVAL),
+        ("class/qgpu/gpu0/create", "a dmabuf=allow dmabuf=allow", errno.EINVAL),
         ("class/qgpu/gpu0/instances/x/remove", "yes", errno.EINVAL),
         ("class/qgpu/gpu0/instances/x/remove", "1", errno.EBUSY),
         ("class/qgpu/gpu0/instances/x/share", "1", errno.EACCES),
@@ -201,19 +206,58 @@ def test_fake_kernel_guarantees_under_fixed_share(host: Host) -> None:
     assert create_line("b", InstanceConfig(None, 5, "offline")) == "b mem=max core=5 class=offline"
 
 
-def test_create_puts_managed_in_the_line_where_the_module_takes_it(host: Host) -> None:
-    host.kernel.add_gpu(7, create_keys="mem core class managed")
+def test_the_fake_kernel_has_dmabuf_as_the_interface_says(host: Host) -> None:
+    assert host.kernel.read("class/qgpu/gpu0/create_keys") == "mem core class managed dmabuf"
+    host.kernel.write_only("class/qgpu/gpu0/create", "d mem=1G core=10")
+    assert host.kernel.read("class/qgpu/gpu0/instances/d/dmabuf") == k.DMABUF_DEFAULT == "refuse"
+    host.kernel.write_only("class/qgpu/gpu0/instances/d/dmabuf", "allow")
+    assert host.kernel.read("class/qgpu/gpu0/instances/d/dmabuf") == "allow"
+    host.kernel.write_only("class/qgpu/gpu0/create", "e mem=1G core=10 dmabuf=allow")
+    assert host.kernel.read("class/qgpu/gpu0/instances/e/dmabuf") == "allow"
+    # A module whose create has no dmabuf key: neither the key nor the knob.
+    host.kernel.set_create_keys(1, "mem core class managed")
+    with pytest.raises(KernelInterfaceError) as info:
+        host.kernel.write_only("class/qgpu/gpu1/create", "f mem=1G core=10 dmabuf=allow")
+    assert info.value.errno == errno.EINVAL
+    host.kernel.write_only("class/qgpu/gpu1/create", "f mem=1G core=10")
+    assert not host.kernel.exists("class/qgpu/gpu1/instances/f/dmabuf")
+
+
+def test_create_puts_managed_and_dmabuf_in_the_line_where_the_module_takes_them(
+    host: Host,
+) -> None:
+    host.kernel.add_gpu(7, create_keys="mem core class managed dmabuf")
     ctl = QgpuControl(host.kernel)
-    ctl.create(7, "m", InstanceConfig(GIB, 10, "online", "refuse"))
+    ctl.create(7, "m", InstanceConfig(GIB, 10, "online", "refuse", "allow"))
     writes = [(path, value) for path, value in host.kernel.writes if "gpu7" in path]
-    assert writes == [("class/qgpu/gpu7/create", "m mem=1G core=10 class=online managed=refuse")], (
-        writes
-    )
+    line = "m mem=1G core=10 class=online managed=refuse dmabuf=allow"
+    assert writes == [("class/qgpu/gpu7/create", line)], writes
     assert host.kernel.read("class/qgpu/gpu7/instances/m/managed") == "refuse"
-    # the default needs no key, and an older module (gpu0 lists no keys) gets a write after
-    ctl.create(0, "o", InstanceConfig(GIB, 10, "online", "refuse"))
-    assert host.kernel.writes[-1] == ("class/qgpu/gpu0/instances/o/managed", "refuse")
+    assert host.kernel.read("class/qgpu/gpu7/instances/m/dmabuf") == "allow"
+    # the defaults need no key: the lines stay as they were without them
+    ctl.create(7, "n", InstanceConfig(GIB, 10, "online"))
+    assert host.kernel.writes[-1] == ("class/qgpu/gpu7/create", "n mem=1G core=10 class=online")
+    assert host.kernel.read("class/qgpu/gpu7/instances/n/dmabuf") == "refuse"
+    # an older module (gpu0 lists no keys) gets managed by a write after; it forwards
+    # dma-bufs, so only dmabuf allow can be created there
+    host.kernel.set_create_keys(0, None)
+    ctl.create(0, "o", InstanceConfig(GIB, 10, "online", "refuse", "allow"))
+    assert host.kernel.writes[-2:] == [
+        ("class/qgpu/gpu0/create", "o mem=1G core=10 class=online"),
+        ("class/qgpu/gpu0/instances/o/managed", "refuse"),
+    ]
     assert create_line("d", InstanceConfig(None, 5, "online")) == "d mem=max core=5 class=online"
+
+
+def test_create_refusing_dmabuf_without_the_key_writes_nothing(host: Host) -> None:
+    host.kernel.set_create_keys(0, "mem core class managed")
+    with pytest.raises(KernelInterfaceError) as info:
+        QgpuControl(host.kernel).create(0, "r", InstanceConfig(GIB, 10, "online"))
+    assert info.value.errno is None and info.value.path.name == "create"
+    assert "cannot refuse dma-buf exports" in str(info.value)
+    assert "create r with dmabuf allow" in str(info.value)
+    assert "nothing was created" in str(info.value)
+    assert host.kernel.writes == []
 
 
 def test_write_only_knobs_are_not_readable(host: Host) -> None:

@@ -10,8 +10,10 @@ import stat
 import pytest
 import yaml
 from conftest import GIB, Host
+from fake_kernel import fs_snapshot
 from golden import check_golden
 
+from qgpuctl.backends import schema as k
 from qgpuctl.backends.devfs import DevTree
 from qgpuctl.backends.netlink import QgpuEvent, encode_event
 from qgpuctl.backends.nvml import NvmlGpu
@@ -59,7 +61,7 @@ def test_create_places_waits_and_prints_usage(host: Host) -> None:
     r = host.invoke("create", "infer-a", "--mem", "4G", "--core", "30")
     assert r.exit_code == 0, r.stderr
     assert r.stdout.startswith(
-        "created infer-a on GPU 0: mem 4G, core 30%, class online, managed allow\n"
+        "created infer-a on GPU 0: mem 4G, core 30%, class online, managed allow, dmabuf refuse\n"
     )
     assert f"{host.dev}/qgpu/infer-a/nvidia-uvm" in r.stdout
     assert "podman run --device qgpu.io/vgpu=infer-a" in r.stdout
@@ -93,6 +95,8 @@ def test_create_with_gpu_and_class(host: Host) -> None:
         (["set", "x"], "nothing to set"),
         (["set", "x", "--managed", "deny"], "'deny' is not one of 'allow', 'refuse'"),
         (["create", "a", "--mem", "1G", "--core", "1", "--managed", "no"], "--managed"),
+        (["set", "x", "--dmabuf", "deny"], "'deny' is not one of 'allow', 'refuse'"),
+        (["create", "a", "--mem", "1G", "--core", "1", "--dmabuf", "no"], "--dmabuf"),
         (["policy", "set", "0", "fair"], "fair"),
     ],
 )
@@ -122,7 +126,7 @@ def test_list_show_set_delete(host: Host) -> None:
     host.kernel.use("a", mem_current=GIB, processes=[(4242, "python3")], share=29.8)
     r = host.invoke("list")
     row = r.stdout.splitlines()[1].split()
-    assert row == ["a", "0", "4G", "1G", "30%", "29.8%", "online", "allow", "1"]
+    assert row == ["a", "0", "4G", "1G", "30%", "29.8%", "online", "allow", "refuse", "1"]
     r = host.invoke("show", "a")
     assert "memory:       1G used of 4G" in r.stdout
     assert "processes:    4242 python3" in r.stdout
@@ -140,47 +144,89 @@ def test_list_show_set_delete(host: Host) -> None:
     assert not (host.dev / "qgpu" / "a").exists()
 
 
-def test_managed_through_create_list_show_set(host: Host) -> None:
-    knob = host.kernel.root / "class/qgpu/gpu0/instances/a/managed"
-    r = host.invoke("create", "a", "--mem", "4G", "--core", "30", "--managed", "refuse")
+@pytest.mark.parametrize(("attr", "column"), [("managed", 7), ("dmabuf", 8)])
+def test_allow_refuse_knobs_through_create_list_show_set(
+    host: Host, attr: str, column: int
+) -> None:
+    default = k.CREATE_KNOB_DEFAULTS[attr]
+    other = "refuse" if default == "allow" else "allow"
+    knob = host.kernel.root / f"class/qgpu/gpu0/instances/a/{attr}"
+    r = host.invoke("create", "a", "--mem", "4G", "--core", "30", f"--{attr}", other)
     assert r.exit_code == 0, r.stderr
-    assert "class online, managed refuse\n" in r.stdout
-    assert knob.read_text() == "refuse\n"
+    knobs = {**k.CREATE_KNOB_DEFAULTS, attr: other}
+    assert f"class online, managed {knobs['managed']}, dmabuf {knobs['dmabuf']}\n" in r.stdout
+    assert knob.read_text() == f"{other}\n"
+    # The module lists the key: in the create line, so the instance never has the default.
+    assert host.kernel.writes == [
+        ("class/qgpu/gpu0/create", f"a mem=4G core=30 class=online {attr}={other}")
+    ]
     (listed,) = json.loads(host.invoke("-o", "json", "list").stdout)
-    assert listed["managed"] == "refuse"
-    assert host.invoke("list").stdout.splitlines()[1].split()[7] == "refuse"
-    assert "managed:      refuse" in host.invoke("show", "a").stdout
-    r = host.invoke("-o", "json", "set", "a", "--managed", "ALLOW")  # either case, as --class
+    assert listed[attr] == other
+    header, row = host.invoke("list").stdout.splitlines()[:2]
+    assert (header.split()[column], row.split()[column]) == (attr.upper(), other)
+    assert f"{attr + ':':<14}{other}\n" in host.invoke("show", "a").stdout
+    r = host.invoke("-o", "json", "set", "a", f"--{attr}", default.upper())  # either case
     assert r.exit_code == 0, r.stderr
-    assert json.loads(r.stdout)["managed"] == "allow" and knob.read_text() == "allow\n"
+    assert json.loads(r.stdout)[attr] == default and knob.read_text() == f"{default}\n"
     r = host.invoke("-o", "yaml", "create", "b", "--mem", "1G", "--core", "5")
-    assert yaml.safe_load(r.stdout)["managed"] == "allow"  # the default: nothing written
-    assert ("class/qgpu/gpu0/instances/b/managed", "allow") not in host.kernel.writes
+    assert yaml.safe_load(r.stdout)[attr] == default  # the default: not in the line
+    assert host.kernel.writes[-1] == ("class/qgpu/gpu0/create", "b mem=1G core=5 class=online")
 
 
-def test_bad_managed_values_change_nothing(host: Host) -> None:
+@pytest.mark.parametrize("flag", ["--managed", "--dmabuf"])
+def test_bad_allow_refuse_values_change_nothing(host: Host, flag: str) -> None:
     host.invoke("create", "a", "--mem", "4G", "--core", "30")
     host.kernel.writes.clear()
     for args in (
-        ["set", "a", "--managed", "maybe"],
-        ["set", "a", "--mem", "8G", "--managed", ""],
-        ["create", "b", "--mem", "1G", "--core", "5", "--managed", "1"],
+        ["set", "a", flag, "maybe"],
+        ["set", "a", "--mem", "8G", flag, ""],
+        ["create", "b", "--mem", "1G", "--core", "5", flag, "1"],
     ):
         r = host.invoke(*args)
         assert r.exit_code == EXIT_USAGE, args
-        assert "--managed" in one_line(r.stderr)
+        assert flag in one_line(r.stderr)
     assert host.kernel.writes == []
 
 
 def test_create_whose_managed_write_is_refused_leaves_nothing(host: Host) -> None:
+    # A module before create_keys: managed is written after create. It has no dmabuf knob
+    # either and forwards every dma-buf, which the instance must accept (--dmabuf allow).
+    host.kernel.set_create_keys(0, None)
     host.kernel.fail_next("instances/a/managed", errno.EIO)
-    r = host.invoke("create", "a", "--mem", "4G", "--core", "30", "--managed", "refuse")
+    r = host.invoke(
+        "create", "a", "--mem", "4G", "--core", "30", "--managed", "refuse", "--dmabuf", "allow"
+    )
     assert r.exit_code == EXIT_KERNEL
     line = one_line(r.stderr)
     assert "managed: writing 'refuse'" in line and "(EIO)" in line
     assert "a was removed again; nothing was changed" in line
     assert json.loads(host.invoke("-o", "json", "list").stdout) == []
     assert not (host.dev / "qgpu" / "a").exists()
+
+
+def test_create_refusing_dmabuf_on_a_module_without_the_key(host: Host) -> None:
+    # A module whose create lists managed but not dmabuf: it has no dmabuf knob and forwards.
+    host.kernel.set_create_keys(0, "mem core class managed")
+    before = fs_snapshot(host.kernel.root)
+    create = ("create", "a", "--mem", "4G", "--core", "30", "--gpu", "0")
+    r = host.invoke(*create)
+    assert r.exit_code == EXIT_KERNEL
+    line = one_line(r.stderr)
+    assert "instances/a/dmabuf: writing 'refuse'" in line
+    assert "cannot refuse dma-buf exports" in line and "'dmabuf' key" in line
+    assert "--dmabuf allow" in line and "load a qgpu module that has the knob" in line
+    assert line.endswith("nothing was created")
+    assert fs_snapshot(host.kernel.root) == before and host.kernel.writes == []
+    # allow is what such a module does anyway: created, without the knob.
+    r = host.invoke("-o", "json", *create, "--dmabuf", "allow")
+    assert r.exit_code == 0, r.stderr
+    assert json.loads(r.stdout)["dmabuf"] is None
+    assert host.kernel.writes == [("class/qgpu/gpu0/create", "a mem=4G core=30 class=online")]
+    assert "dmabuf:       -" in host.invoke("show", "a").stdout
+    r = host.invoke("set", "a", "--dmabuf", "refuse")
+    assert r.exit_code == EXIT_KERNEL
+    line = one_line(r.stderr)
+    assert "dmabuf" in line and "does not have it" in line and "nothing was changed" in line
 
 
 def test_set_is_all_or_nothing(host: Host) -> None:
@@ -198,6 +244,11 @@ def test_set_is_all_or_nothing(host: Host) -> None:
     assert r.exit_code == EXIT_KERNEL and "managed" in one_line(r.stderr)
     data = json.loads(host.invoke("show", "a", "-o", "json").stdout)
     assert (data["core"], data["managed"]) == (30, "allow")  # the core write was rolled back
+    host.kernel.fail_next("a/dmabuf", errno.EINVAL)
+    r = host.invoke("set", "a", "--managed", "refuse", "--dmabuf", "allow")  # dmabuf last
+    assert r.exit_code == EXIT_KERNEL and "dmabuf" in one_line(r.stderr)
+    data = json.loads(host.invoke("show", "a", "-o", "json").stdout)
+    assert (data["managed"], data["dmabuf"]) == ("allow", "refuse")  # managed rolled back
 
 
 def test_policy_show_and_set(host: Host) -> None:

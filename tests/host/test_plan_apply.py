@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import errno
 import json
+from dataclasses import replace
 
 import pytest
-from conftest import GIB, Host
+from conftest import GIB, Host, policy_text
 from fake_kernel import fs_snapshot
 from golden import check_golden
 
+from qgpuctl.backends import schema as k
 from qgpuctl.backends.qgpufs import QgpuControl
 from qgpuctl.core.apply import execute
 from qgpuctl.core.export import SelectBy, export_policy
@@ -34,7 +36,7 @@ gpus:
     timeslice_us: 2048
     instances:
       - {name: infer-a, mem: 4G, core: 30, class: online, managed: refuse}
-      - {name: infer-b, mem: 6G, core: 40, class: online}
+      - {name: infer-b, mem: 6G, core: 40, class: online, dmabuf: allow}
       - {name: batch-1, mem: 8G, core: 20, class: offline}
   - selector: {index: 1}
     overcommit: true
@@ -47,8 +49,9 @@ def seed(host: Host) -> None:
     """A running state that differs from POLICY in every way a plan handles."""
     ctl = QgpuControl(host.kernel)
     ctl.create(0, "infer-a", InstanceConfig(8 * GIB, 50, "online"))  # lower mem and core
-    ctl.create(0, "batch-1", InstanceConfig(4 * GIB, 20, "online"))  # raise mem, class
-    ctl.create(0, "old", InstanceConfig(1 * GIB, 10, "offline", "refuse"))  # unlisted
+    # raise mem, class; dmabuf back to the default
+    ctl.create(0, "batch-1", InstanceConfig(4 * GIB, 20, "online", dmabuf="allow"))
+    ctl.create(0, "old", InstanceConfig(1 * GIB, 10, "offline", "refuse", "allow"))  # unlisted
     ctl.create(1, "scratch", InstanceConfig(2 * GIB, 5, "online"))  # unlisted
 
 
@@ -69,9 +72,10 @@ def test_plan_orders_phases_and_keeps_unlisted(host: Host) -> None:
         "set overcommit of GPU 1: 0 -> 1",
         "set mem_max of batch-1 on GPU 0: 4G -> 8G",
         "set class of batch-1 on GPU 0: online -> offline",
+        "set dmabuf of batch-1 on GPU 0: allow -> refuse",
         "set managed of infer-a on GPU 0: allow -> refuse",
-        "create infer-b on GPU 0 (mem 6G, core 40%, class online, managed allow)",
-        "create train on GPU 1 (mem max, core 100%, class offline, managed refuse)",
+        "create infer-b on GPU 0 (mem 6G, core 40%, class online, managed allow, dmabuf allow)",
+        "create train on GPU 1 (mem max, core 100%, class offline, managed refuse, dmabuf refuse)",
     ]
     assert [(n.gpu_index, n.instance) for n in plan.notes] == [(0, "old"), (1, "scratch")]
 
@@ -172,7 +176,7 @@ def test_export_round_trip_and_golden(host: Host) -> None:
     assert make_plan(load_policy(by_uuid), read_state(host.kernel), prune=True).empty
 
 
-@pytest.mark.parametrize("fail_at", range(1, 13))
+@pytest.mark.parametrize("fail_at", range(1, 14))
 def test_failure_at_any_step_rolls_everything_back(host: Host, fail_at: int) -> None:
     seed(host)
     plan = plan_for(host, prune=True)
@@ -215,74 +219,115 @@ def test_kernel_refusal_mid_apply_via_cli_rolls_back(host: Host) -> None:
     r = host.invoke("apply", "-f", "-", input=POLICY)
     assert r.exit_code == EXIT_KERNEL
     line = r.stderr.strip().splitlines()[-1]
-    assert "step 1 of 10 (set mem_max of infer-a on GPU 0: 8G -> 4G) failed" in line
+    assert "step 1 of 11 (set mem_max of infer-a on GPU 0: 8G -> 4G) failed" in line
     assert "Device or resource busy (EBUSY)" in line and "rolled back" in line
     assert fs_snapshot(host.kernel.root) == before
 
 
-MANAGED = """\
-version: v1
-gpus:
-  - selector: {index: 0}
-    instances:
-      - {name: infer-a, mem: 4G, core: 30, managed: refuse}
-      - {name: batch-1, mem: 4G, core: 20}
-"""
+# Files that flip a knob of two instances made with infer-a at allow and batch-1 at refuse; a key
+# left out means the kernel's default, as for class (managed: allow, dmabuf: refuse).
+MANAGED = policy_text(
+    "name: infer-a, mem: 4G, core: 30, managed: refuse", "name: batch-1, mem: 4G, core: 20"
+)
+DMABUF = policy_text(
+    "name: infer-a, mem: 4G, core: 30", "name: batch-1, mem: 4G, core: 20, dmabuf: allow"
+)
+FLIPS = {"managed": MANAGED, "dmabuf": DMABUF}
 
 
-def managed_of(host: Host, name: str) -> str:
-    found = read_state(host.kernel).find_instance(name)
-    assert found is not None
-    return str(found[1].managed)
+def exported_line(name: str, mem_core: str, attr: str, value: str) -> str:
+    knobs = {"managed": k.MANAGED_DEFAULT, "dmabuf": k.DMABUF_DEFAULT, attr: value}
+    return (
+        f"{{name: {name}, {mem_core}, class: online, "
+        f"managed: {knobs['managed']}, dmabuf: {knobs['dmabuf']}}}"
+    )
 
 
-def test_managed_is_planned_applied_asserted_and_exported(host: Host) -> None:
+@pytest.mark.parametrize("attr", sorted(FLIPS))
+def test_allow_refuse_knobs_are_planned_applied_asserted_and_exported(
+    host: Host, attr: str
+) -> None:
     ctl = QgpuControl(host.kernel)
-    ctl.create(0, "infer-a", InstanceConfig(4 * GIB, 30, "online"))
-    ctl.create(0, "batch-1", InstanceConfig(4 * GIB, 20, "online", "refuse"))
-    plan = plan_for(host, MANAGED)
-    # Left out means the kernel's default, as class does: batch-1 goes back to allow.
+    ctl.create(0, "infer-a", replace(InstanceConfig(4 * GIB, 30, "online"), **{attr: "allow"}))
+    ctl.create(0, "batch-1", replace(InstanceConfig(4 * GIB, 20, "online"), **{attr: "refuse"}))
+    text = FLIPS[attr]
+    plan = plan_for(host, text)
     assert [(a.phase, a.describe()) for a in plan.actions] == [
-        (Phase.INCREASE, "set managed of batch-1 on GPU 0: refuse -> allow"),
-        (Phase.INCREASE, "set managed of infer-a on GPU 0: allow -> refuse"),
+        (Phase.INCREASE, f"set {attr} of batch-1 on GPU 0: refuse -> allow"),
+        (Phase.INCREASE, f"set {attr} of infer-a on GPU 0: allow -> refuse"),
     ]
-    r = host.invoke("assert", "-f", "-", input=MANAGED)
+    r = host.invoke("assert", "-f", "-", input=text)
     assert r.exit_code == EXIT_ASSERT_FAILED
-    r = host.invoke("-o", "json", "apply", "-f", "-", input=MANAGED)
+    r = host.invoke("-o", "json", "apply", "-f", "-", input=text)
     assert r.exit_code == 0, r.stderr
     assert [(a["attribute"], a["from"], a["to"]) for a in json.loads(r.stdout)["actions"]] == [
-        ("managed", "refuse", "allow"),
-        ("managed", "allow", "refuse"),
+        (attr, "refuse", "allow"),
+        (attr, "allow", "refuse"),
     ]
-    assert (managed_of(host, "infer-a"), managed_of(host, "batch-1")) == ("refuse", "allow")
-    assert host.invoke("assert", "-f", "-", input=MANAGED).exit_code == 0
+    state = read_state(host.kernel)
+    knob = {i.name: getattr(i, attr) for _, i in state.instances}
+    assert knob == {"infer-a": "refuse", "batch-1": "allow"}
+    assert host.invoke("assert", "-f", "-", input=text).exit_code == 0
     exported = host.invoke("export").stdout
-    assert "{name: infer-a, mem: 4G, core: 30, class: online, managed: refuse}" in exported
-    assert "{name: batch-1, mem: 4G, core: 20, class: online, managed: allow}" in exported
+    assert exported_line("infer-a", "mem: 4G, core: 30", attr, "refuse") in exported
+    assert exported_line("batch-1", "mem: 4G, core: 20", attr, "allow") in exported
     assert make_plan(load_policy(exported), read_state(host.kernel), prune=True).empty
     as_json = json.loads(host.invoke("-o", "json", "export").stdout)
-    assert [i["managed"] for i in as_json["gpus"][0]["instances"]] == ["allow", "refuse"]
+    assert [i[attr] for i in as_json["gpus"][0]["instances"]] == ["allow", "refuse"]
+    # A new instance gets it in its create line, so it never has the default for a moment.
+    host.kernel.writes.clear()
+    other = "refuse" if k.CREATE_KNOB_DEFAULTS[attr] == "allow" else "allow"
+    more = text + f"      - {{name: infer-c, mem: 1G, core: 5, {attr}: {other}}}\n"
+    assert host.invoke("apply", "-f", "-", input=more).exit_code == 0
+    assert host.kernel.writes == [
+        ("class/qgpu/gpu0/create", f"infer-c mem=1G core=5 class=online {attr}={other}")
+    ]
 
 
-def test_a_bad_managed_value_in_a_file_applies_nothing(host: Host) -> None:
+@pytest.mark.parametrize(
+    ("bad", "field"),
+    [
+        (MANAGED.replace("managed: refuse", "managed: deny"), "instances[0].managed"),
+        (DMABUF.replace("dmabuf: allow", "dmabuf: deny"), "instances[1].dmabuf"),
+    ],
+)
+def test_a_bad_allow_refuse_value_in_a_file_applies_nothing(
+    host: Host, bad: str, field: str
+) -> None:
     QgpuControl(host.kernel).create(0, "infer-a", InstanceConfig(4 * GIB, 30, "online"))
     host.kernel.writes.clear()
     before = fs_snapshot(host.kernel.root)
-    bad = MANAGED.replace("managed: refuse", "managed: deny")
     for verb in ("validate", "apply", "assert"):
         r = host.invoke(verb, "-f", "-", input=bad)
         assert r.exit_code == EXIT_USAGE, verb
         lines = r.stderr.strip().splitlines()
         assert lines == [
-            "qgpuctl: error: gpus[0].instances[0].managed: expected one of allow, refuse, "
-            "got str 'deny'"
+            f"qgpuctl: error: gpus[0].{field}: expected one of allow, refuse, got str 'deny'"
         ]
     assert fs_snapshot(host.kernel.root) == before and host.kernel.writes == []
 
 
+def before_create_keys(host: Host) -> str:
+    """The module before create_keys, and so before dmabuf; returns POLICY for it.
+
+    A new instance gets managed by a write after its create. The module forwards every
+    dma-buf export, so the file must allow them (as export would write it), or it is refused.
+    """
+    for gpu in read_state(host.kernel).gpus:
+        host.kernel.set_create_keys(gpu.minor, None)
+        for inst in gpu.instances:
+            host.kernel.remove_attr(f"{k.instance_dir(gpu.minor, inst.name)}/{k.INST_DMABUF}")
+    lines = POLICY.splitlines(keepends=True)
+    return "".join(
+        line.replace("}", ", dmabuf: allow}") if "{name:" in line and "dmabuf" not in line else line
+        for line in lines
+    )
+
+
 def test_create_with_managed_refused_after_create_rolls_everything_back(host: Host) -> None:
     seed(host)
-    plan = plan_for(host, prune=True)
+    policy = before_create_keys(host)
+    plan = plan_for(host, policy, prune=True)
     before = fs_snapshot(host.kernel.root)
     host.kernel.fail_next("instances/train/managed", errno.EIO)  # the last step's second write
     with pytest.raises(ApplyFailed) as info:
@@ -294,7 +339,7 @@ def test_create_with_managed_refused_after_create_rolls_everything_back(host: Ho
 
 def test_create_whose_undo_fails_is_partial_apply(host: Host) -> None:
     seed(host)
-    plan = plan_for(host)
+    plan = plan_for(host, before_create_keys(host))
     host.kernel.fail_next("instances/train/managed", errno.EIO)
     host.kernel.fail_next("train/remove", errno.EBUSY)  # removing the half-made instance
     with pytest.raises(PartialApplyError) as info:

@@ -19,8 +19,8 @@ gpus:
     policy: burst-share
     timeslice_us: 1024
     instances:
-      - {name: infer-a, mem: 4G, core: 30, class: online, managed: refuse}
-      - {name: batch-1, mem: 8589934592, core: 20, class: offline, managed: allow}
+      - {name: infer-a, mem: 4G, core: 30, class: online, managed: refuse, dmabuf: refuse}
+      - {name: batch-1, mem: 8589934592, core: 20, class: offline, managed: allow, dmabuf: allow}
   - selector: {uuid: GPU-abc}
     overcommit: true
     unknown_escapes: allow
@@ -35,14 +35,15 @@ def test_parse_good_file() -> None:
     assert first.selector == Selector(index=0)
     assert first.policy == "burst-share" and first.timeslice_us == 1024
     assert first.overcommit is None and first.unknown_escapes is None
-    assert [(i.name, i.mem, i.core, i.klass, i.managed) for i in first.instances] == [
-        ("infer-a", 4 * GIB, 30, "online", "refuse"),
-        ("batch-1", 8 * GIB, 20, "offline", "allow"),
+    assert [(i.name, i.mem, i.core, i.klass, i.managed, i.dmabuf) for i in first.instances] == [
+        ("infer-a", 4 * GIB, 30, "online", "refuse", "refuse"),
+        ("batch-1", 8 * GIB, 20, "offline", "allow", "allow"),
     ]
     assert second.selector == Selector(uuid="GPU-abc")
     assert second.overcommit is True and second.policy is None
     assert second.instances[0].mem is None and second.instances[0].klass == "online"
     assert second.instances[0].managed == "allow"  # left out: the kernel's default
+    assert second.instances[0].dmabuf == "refuse"  # left out: the kernel's default
 
 
 def test_round_trip_through_yaml() -> None:
@@ -51,6 +52,10 @@ def test_round_trip_through_yaml() -> None:
     assert [(g.selector, g.policy, g.instances) for g in again.gpus] == [
         (g.selector, g.policy, g.instances) for g in policy.gpus
     ]
+    # every instance key is written out, the defaults too
+    assert "{name: big, mem: max, core: 100, class: online, managed: allow, dmabuf: refuse}" in (
+        dump_policy_yaml(policy)
+    )
 
 
 def test_selector_all_and_placeholder() -> None:
@@ -177,20 +182,24 @@ BAD: list[tuple[object, str, str]] = [
         "gpus[0].instances[0].class",
         "one of",
     ),
-    (
-        {"version": "v1", "gpus": [_gpu(instances=[_inst(managed="deny")])]},
-        "gpus[0].instances[0].managed",
-        "expected one of allow, refuse, got str 'deny'",
+    *(
+        (
+            {"version": "v1", "gpus": [_gpu(instances=[_inst(**{key: value})])]},
+            f"gpus[0].instances[0].{key}",
+            needle,
+        )
+        for key in ("managed", "dmabuf")
+        for value, needle in (
+            ("deny", "expected one of allow, refuse, got str 'deny'"),
+            (False, "got a boolean (false)"),
+            ("Refuse", "one of allow, refuse"),
+            ("ALLOW", "one of allow, refuse"),
+        )
     ),
     (
-        {"version": "v1", "gpus": [_gpu(instances=[_inst(managed=False)])]},
-        "gpus[0].instances[0].managed",
-        "got a boolean (false)",
-    ),
-    (
-        {"version": "v1", "gpus": [_gpu(instances=[_inst(managed="Refuse")])]},
-        "gpus[0].instances[0].managed",
-        "one of allow, refuse",
+        {"version": "v1", "gpus": [_gpu(instances=[_inst(dmabufs="allow")])]},
+        "gpus[0].instances[0].dmabufs",
+        "unknown key (expected one of: name, mem, core, class, managed, dmabuf)",
     ),
     (
         {"version": "v1", "gpus": [_gpu(instances=[_inst(), _inst()])]},
