@@ -31,6 +31,15 @@ def write(path: Path, text: str) -> None:
         os.close(fd)
 
 
+def errno_of_write(path: Path, text: str) -> int:
+    """The errno a knob answers `text` with (0: accepted)."""
+    try:
+        write(path, text)
+    except OSError as e:
+        return e.errno
+    return 0
+
+
 def create(line: str, gpu: int = 0) -> None:
     write(gpu_dir(gpu) / "create", line + "\n")
 
@@ -41,6 +50,11 @@ def inst_dir(name: str, gpu: int = 0) -> Path:
 
 def remove(name: str, gpu: int = 0, force: bool = False) -> None:
     write(inst_dir(name, gpu) / "remove", "force\n" if force else "1\n")
+
+
+def mem_current(name: str, gpu: int = 0) -> int:
+    """The instance's charged video memory, in bytes."""
+    return int(read(inst_dir(name, gpu) / "mem_current"))
 
 
 def instances(gpu: int = 0) -> list[str]:

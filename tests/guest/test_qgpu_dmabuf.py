@@ -11,22 +11,11 @@ import os
 import signal
 
 import rm
-from qgpu_sysfs import gpu_dir, inst_dir, instance, read, write
+from qgpu_sysfs import errno_of_write, gpu_dir, inst_dir, instance, read, write
+from qgpu_sysfs import mem_current as current
 from rm import Rm
 
 MIB = 1 << 20
-
-
-def current(name: str) -> int:
-    return int(read(inst_dir(name) / "mem_current"))
-
-
-def errno_of_write(path: object, text: str) -> int:
-    try:
-        write(path, text)  # type: ignore[arg-type]
-    except OSError as e:
-        return e.errno
-    return 0
 
 
 def test_the_dmabuf_knob_and_create_key() -> None:

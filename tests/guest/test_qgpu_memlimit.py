@@ -21,7 +21,16 @@ from collections.abc import Callable, Iterator
 import pytest
 import rm
 from kernel import PROJECT
-from qgpu_sysfs import gpu_dir, inst_dir, instance, read, uvm_mmap_errno, write
+from qgpu_sysfs import (
+    errno_of_write,
+    gpu_dir,
+    inst_dir,
+    instance,
+    read,
+    uvm_mmap_errno,
+    write,
+)
+from qgpu_sysfs import mem_current as current
 from rm import Rm
 
 KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
@@ -31,10 +40,6 @@ LOAD = PROJECT / "build" / "bin" / "nvsim-load"
 
 def knob(name: str, attr: str) -> str:
     return read(inst_dir(name) / attr)
-
-
-def current(name: str) -> int:
-    return int(knob(name, "mem_current"))
 
 
 def wait_current(name: str, n: int, seconds: float = 5) -> int:
@@ -65,14 +70,6 @@ def child_holding(body: Callable[[], object]) -> Iterator[int]:
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
         os.close(rfd)
-
-
-def errno_of_write(path: object, text: str) -> int:
-    try:
-        write(path, text)  # type: ignore[arg-type]
-    except OSError as e:
-        return e.errno
-    return 0
 
 
 @pytest.fixture(autouse=True)
