@@ -18,6 +18,7 @@ from qgpuctl.core.doctor import (
     check_driver,
     check_gpus,
     check_instance_nodes,
+    check_isolation,
     check_udev_rules,
     run_checks,
 )
@@ -39,7 +40,7 @@ def _load_specs(paths: list[Path]) -> list[tuple[Path, Any]]:
 
 
 def doctor(ctx: typer.Context, output: OutputOverride = None) -> None:
-    """Check the module, the backend driver, udev rules, instance nodes and the CDI spec.
+    """Check the module, the driver, udev rules, instance nodes, dma-buf exports and the CDI spec.
 
     Exits 3 when a check fails, so scripts and units can gate on it; warnings do not fail.
     """
@@ -57,6 +58,7 @@ def doctor(ctx: typer.Context, output: OutputOverride = None) -> None:
         check_driver(state),
         check_udev_rules(lambda: app.host.find(k.UDEV_RULES_DIRS, k.UDEV_RULES_NAME)),
         check_instance_nodes(state, app.dev),
+        check_isolation(state),
         check_cdi(state, specs, lambda: current_spec(app)),
     ]
     rows = [{"check": c.name, "status": c.status, "detail": c.detail} for c in checks]

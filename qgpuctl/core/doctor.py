@@ -136,6 +136,36 @@ def check_instance_nodes(state: State | None, dev: DevNodes) -> Check:
     return _ok(name, f"{total} nodes of {len(state.instances)} instances present")
 
 
+def check_isolation(state: State | None) -> Check:
+    """Instances that let their tenants export video memory as dma-bufs (the ``dmabuf`` knob).
+
+    The driver lets an exporter name any client's memory and keeps it past every handle: an
+    instance at ``allow`` must be a trusted tenant's, and a module without the knob forwards
+    every instance's exports.
+    """
+    name = "dma-buf exports refused"
+    if state is None:
+        return _warn(name, "skipped: cannot read the instances")
+    if not state.instances:
+        return _ok(name, "no instances")
+    forwarded = [inst.name for _, inst in state.instances if inst.dmabuf is None]
+    if forwarded:
+        return _warn(
+            name,
+            "the qgpu module has no dmabuf knob: it forwards every export"
+            f" ({', '.join(forwarded)}), so a tenant can keep memory past its limit and reach"
+            " other instances' memory; load a qgpu module that has the knob",
+        )
+    allowed = [inst.name for _, inst in state.instances if inst.dmabuf_mode == "allow"]
+    if allowed:
+        return _warn(
+            name,
+            f"allowed on {', '.join(allowed)}: trusted tenants only (the driver lets an"
+            " exporter name any instance's memory, and what a dma-buf holds is not charged)",
+        )
+    return _ok(name, f"refused on all {len(state.instances)} instances")
+
+
 def check_cdi(
     state: State | None,
     specs: list[tuple[Path, Any]],

@@ -143,6 +143,7 @@ def test_doctor_on_the_real_system(rules: Path) -> None:
         "backend driver supported": "ok",
         "udev rules installed": "ok",
         "instance device nodes": "ok",
+        "dma-buf exports refused": "ok",
         "CDI spec current": "ok",
     }, checks
     assert checks["udev rules installed"]["detail"] == str(rules)

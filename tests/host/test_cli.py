@@ -36,6 +36,7 @@ CHECKS = [
     "backend driver supported",
     "udev rules installed",
     "instance device nodes",
+    "dma-buf exports refused",
     "CDI spec current",
 ]
 

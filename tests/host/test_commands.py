@@ -444,6 +444,21 @@ def test_doctor_on_a_healthy_fake_host(host: Host) -> None:
     assert status["CDI spec current"] == "fail" and status["instance device nodes"] == "fail"
 
 
+def test_doctor_names_instances_that_allow_dmabuf_exports(host: Host) -> None:
+    def row() -> dict[str, str]:
+        rows = json.loads(host.invoke("-o", "json", "doctor").stdout)
+        return next(r for r in rows if r["check"] == "dma-buf exports refused")
+
+    assert (row()["status"], row()["detail"]) == ("ok", "no instances")
+    host.invoke("create", "a", "--mem", "1G", "--core", "5")
+    host.invoke("create", "b", "--mem", "1G", "--core", "5")
+    assert (row()["status"], row()["detail"]) == ("ok", "refused on all 2 instances")
+    assert host.invoke("set", "b", "--dmabuf", "allow").exit_code == 0
+    warned = row()
+    assert warned["status"] == "warn"
+    assert "allowed on b:" in warned["detail"] and "trusted tenants only" in warned["detail"]
+
+
 def test_doctor_reports_unsupported_and_unknown_driver(host: Host) -> None:
     host.kernel.add_gpu(2, driver="999.1", supported=False)
     rows = json.loads(host.invoke("-o", "json", "doctor").stdout)

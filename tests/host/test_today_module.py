@@ -153,6 +153,15 @@ def test_show_and_json_list_absent_knobs_as_null(today: Host) -> None:
     assert r.exit_code == EXIT_OK
 
 
+def test_doctor_warns_that_a_module_without_the_dmabuf_knob_forwards_exports(
+    today: Host,
+) -> None:
+    rows = json.loads(today.invoke("-o", "json", "doctor").stdout)
+    row = next(r for r in rows if r["check"] == "dma-buf exports refused")
+    assert row["status"] == "warn"
+    assert "no dmabuf knob" in row["detail"] and "infer-a" in row["detail"]
+
+
 def test_doctor_finds_rules_in_run(host: Host) -> None:
     rules = host.files / "run/udev/rules.d" / k.UDEV_RULES_NAME
     rules.parent.mkdir(parents=True)
