@@ -227,14 +227,13 @@ static u32 nvsim_dmabuf_create(struct nvsim_gpu *gpu, const void *params,
 
 	mutex_lock(&nvsim_rm_lock);
 	status = nvsim_dmabuf_dup(priv, params, d);
-	/* mmap only where the memory allows it: zero-FB GPUs, none here (580+) */
-	if (!status && priv->allow_mmap) {
-		nvsim_dmabuf_undup(priv, d->index, d->num_objects);
-		status = NVRM_ERR_NOT_SUPPORTED;
-	}
 	mutex_unlock(&nvsim_rm_lock);
 	if (status)
 		goto out_free;
+	/* mmap only where the memory allows it: zero-FB GPUs, none here (580+) */
+	status = NVRM_ERR_NOT_SUPPORTED;
+	if (priv->allow_mmap)
+		goto out_undup;
 
 	exp_info.exp_name = "nv_dmabuf";
 	exp_info.ops = &nvsim_dmabuf_ops;
@@ -242,10 +241,9 @@ static u32 nvsim_dmabuf_create(struct nvsim_gpu *gpu, const void *params,
 	exp_info.flags = O_RDWR | O_CLOEXEC;
 	exp_info.priv = priv;
 	buf = dma_buf_export(&exp_info);
-	if (IS_ERR(buf)) {
-		status = NVRM_ERR_OPERATING_SYSTEM;
+	status = NVRM_ERR_OPERATING_SYSTEM;
+	if (IS_ERR(buf))
 		goto out_undup;
-	}
 	rc = dma_buf_fd(buf, O_RDWR | O_CLOEXEC);
 	if (rc < 0) {
 		dma_buf_put(buf);	/* its release lets the ranges go */

@@ -422,12 +422,12 @@ def _instance_sets(gpu: GpuState, have: InstanceState, want: InstanceSpec, plan:
         add(phase, k.INST_CORE, None if have.core is None else str(have.core), str(want.core))
     if have.klass != want.klass:
         add(Phase.INCREASE, k.INST_CLASS, have.klass, want.klass)
-    # A module without one of these knobs never refuses: it already is at allow.
-    for attr, have_value, want_value in (
-        (k.INST_MANAGED, have.managed, want.managed),
-        (k.INST_DMABUF, have.dmabuf, want.dmabuf),
+    # A module without one of these knobs never refuses: its mode is allow (InstanceState).
+    for attr, have_value, have_mode, want_value in (
+        (k.INST_MANAGED, have.managed, have.managed_mode, want.managed),
+        (k.INST_DMABUF, have.dmabuf, have.dmabuf_mode, want.dmabuf),
     ):
-        if (have_value or k.WITHOUT_KNOB) != want_value:
+        if have_mode != want_value:
             add(Phase.INCREASE, attr, have_value, want_value)
 
 
