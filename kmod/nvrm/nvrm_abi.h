@@ -1056,6 +1056,32 @@ struct nvrm_gpu_get_name_string {
 };
 
 /*
+ * ctrl2080gpu.h GPU info (subdevice), 525-595: NV2080_CTRL_CMD_GPU_GET_INFO_V2 0x20800102 and
+ * NV2080_CTRL_CMD_GPU_GET_CACHED_INFO 0x20800182 (the same params; CACHED only never touches
+ * the hardware, subdevice_ctrl_gpu_kernel.c getGpuInfos()). Params: u32 gpuInfoListSize @0,
+ * NV2080_CTRL_GPU_INFO {u32 index; u32 data} list[MAX] @4, size 4 + 8*MAX (the layout of
+ * struct nvrm_fb_get_info_v2). NV2080_CTRL_GPU_INFO_MAX_LIST_SIZE: 0x3e (525), 0x3f (530),
+ * 0x40 (535), 0x41 (545-570), 0x42 (575), 0x46 (580-595), checked at every tag. RM refuses a
+ * list size of 0 or over MAX, and an index at or over MAX, with NV_ERR_INVALID_ARGUMENT; from
+ * 555 it compares the index's low 24 bits (DRF _INDEX 23:0), 525-550 the whole value.
+ * DMABUF_CAPABILITY (0x3d, 525-595; YES 1, NO 0) is what osinit.c reads into
+ * nv->dma_buf_supported, and the only place the driver tells user space the capability (so,
+ * by inference, where CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED comes from; no trace yet).
+ */
+#define NVRM_CTRL_CMD_GPU_GET_INFO_V2			0x20800102u
+#define NVRM_CTRL_CMD_GPU_GET_CACHED_INFO		0x20800182u
+#define NVRM_GPU_INFO_MAX_LIST_SIZE_V525		0x3eu
+#define NVRM_GPU_INFO_MAX_LIST_SIZE_V530		0x3fu
+#define NVRM_GPU_INFO_MAX_LIST_SIZE_V535		0x40u
+#define NVRM_GPU_INFO_MAX_LIST_SIZE_V545		0x41u
+#define NVRM_GPU_INFO_MAX_LIST_SIZE_V575		0x42u
+#define NVRM_GPU_INFO_MAX_LIST_SIZE_V580		0x46u
+#define NVRM_GPU_INFO_INDEX_INDEX_MASK			0x00ffffffu
+#define NVRM_GPU_INFO_INDEX_DMABUF_CAPABILITY		0x3du
+#define NVRM_GPU_INFO_DMABUF_CAPABILITY_NO		0u
+#define NVRM_GPU_INFO_DMABUF_CAPABILITY_YES		1u
+
+/*
  * ctrl2080gpu.h NV2080_CTRL_CMD_GPU_GET_GID_INFO 0x2080014A (GPU UUID), 268 B, 525-595.
  * flags: FORMAT 1:0 (ASCII 0 -> "GPU-xxxxxxxx-...", BINARY 2), TYPE 2:2 (SHA1 0).
  */

@@ -58,6 +58,7 @@ static const struct nvrm_abi nvrm_abi_525 = {
 	.phys_mem_alloc_params_size = NVRM_PHYSICAL_MEMORY_ALLOC_PARAMS_SIZE_V525,
 	.fb_info_max_list_size = NVRM_FB_INFO_MAX_LIST_SIZE_V525,
 	.fb_get_info_v2_size = NVRM_FB_GET_INFO_V2_SIZE(NVRM_FB_INFO_MAX_LIST_SIZE_V525),
+	.gpu_info_max_list_size = NVRM_GPU_INFO_MAX_LIST_SIZE_V525,
 	.gpfifo_schedule_size = NVRM_GPFIFO_SCHEDULE_SIZE_V525,
 	.gpu_name_string_size = NVRM_GPU_GET_NAME_STRING_SIZE_V525,
 	.export_dmabuf_size = NVRM_EXPORT_TO_DMABUF_FD_SIZE_V525,
@@ -86,6 +87,7 @@ static const struct nvrm_abi nvrm_abi_530 = {
 	.phys_mem_alloc_params_size = NVRM_PHYSICAL_MEMORY_ALLOC_PARAMS_SIZE_V530,
 	.fb_info_max_list_size = NVRM_FB_INFO_MAX_LIST_SIZE_V525,
 	.fb_get_info_v2_size = NVRM_FB_GET_INFO_V2_SIZE(NVRM_FB_INFO_MAX_LIST_SIZE_V525),
+	.gpu_info_max_list_size = NVRM_GPU_INFO_MAX_LIST_SIZE_V530,
 	.gpfifo_schedule_size = NVRM_GPFIFO_SCHEDULE_SIZE_V525,
 	.gpu_name_string_size = NVRM_GPU_GET_NAME_STRING_SIZE_V525,
 	.export_dmabuf_size = NVRM_EXPORT_TO_DMABUF_FD_SIZE_V525,
@@ -111,6 +113,7 @@ static const struct nvrm_abi nvrm_abi_530 = {
 	.phys_mem_alloc_params_size = NVRM_PHYSICAL_MEMORY_ALLOC_PARAMS_SIZE_V530, \
 	.fb_info_max_list_size = NVRM_FB_INFO_MAX_LIST_SIZE_V525,	\
 	.fb_get_info_v2_size = NVRM_FB_GET_INFO_V2_SIZE(NVRM_FB_INFO_MAX_LIST_SIZE_V525), \
+	.gpu_info_max_list_size = NVRM_GPU_INFO_MAX_LIST_SIZE_V535,	\
 	.gpfifo_schedule_size = NVRM_GPFIFO_SCHEDULE_SIZE_V525,		\
 	.gpu_name_string_size = NVRM_GPU_GET_NAME_STRING_SIZE_V525,	\
 	.export_dmabuf_size = NVRM_EXPORT_TO_DMABUF_FD_SIZE_V525,	\
@@ -153,6 +156,7 @@ static const struct nvrm_abi nvrm_abi_545 = {
 	.phys_mem_alloc_params_size = NVRM_PHYSICAL_MEMORY_ALLOC_PARAMS_SIZE_V530,
 	.fb_info_max_list_size = NVRM_FB_INFO_MAX_LIST_SIZE_V545,
 	.fb_get_info_v2_size = NVRM_FB_GET_INFO_V2_SIZE(NVRM_FB_INFO_MAX_LIST_SIZE_V545),
+	.gpu_info_max_list_size = NVRM_GPU_INFO_MAX_LIST_SIZE_V545,
 	.gpfifo_schedule_size = NVRM_GPFIFO_SCHEDULE_SIZE_V525,
 	.gpu_name_string_size = NVRM_GPU_GET_NAME_STRING_SIZE_V525,
 	.export_dmabuf_size = NVRM_EXPORT_TO_DMABUF_FD_SIZE_V525,
@@ -179,6 +183,7 @@ static const struct nvrm_abi nvrm_abi_545 = {
 	.phys_mem_alloc_params_size = NVRM_PHYSICAL_MEMORY_ALLOC_PARAMS_SIZE_V530, \
 	.fb_info_max_list_size = NVRM_FB_INFO_MAX_LIST_SIZE_V545,	\
 	.fb_get_info_v2_size = NVRM_FB_GET_INFO_V2_SIZE(NVRM_FB_INFO_MAX_LIST_SIZE_V545), \
+	.gpu_info_max_list_size = NVRM_GPU_INFO_MAX_LIST_SIZE_V545,	\
 	.gpfifo_schedule_size = NVRM_GPFIFO_SCHEDULE_SIZE_V525,		\
 	.gpu_name_string_size = NVRM_GPU_GET_NAME_STRING_SIZE_V525,	\
 	.export_dmabuf_size = NVRM_EXPORT_TO_DMABUF_FD_SIZE_V525,	\
@@ -229,6 +234,7 @@ static const struct nvrm_abi nvrm_abi_560 = {
 	.vaspace_alloc_params_size = NVRM_VASPACE_ALLOC_PARAMS_SIZE_V525,
 	.fb_info_max_list_size = NVRM_FB_INFO_MAX_LIST_SIZE_V560,
 	.fb_get_info_v2_size = NVRM_FB_GET_INFO_V2_SIZE(NVRM_FB_INFO_MAX_LIST_SIZE_V560),
+	.gpu_info_max_list_size = NVRM_GPU_INFO_MAX_LIST_SIZE_V545,
 	.gpfifo_schedule_size = NVRM_GPFIFO_SCHEDULE_SIZE_V525,
 	.gpu_name_string_size = NVRM_GPU_GET_NAME_STRING_SIZE_V525,
 	.export_dmabuf_size = NVRM_EXPORT_TO_DMABUF_FD_SIZE_V525,
@@ -243,6 +249,7 @@ static const struct nvrm_abi nvrm_abi_570 = {
 	.vaspace_alloc_params_size = NVRM_VASPACE_ALLOC_PARAMS_SIZE_V525,
 	.fb_info_max_list_size = NVRM_FB_INFO_MAX_LIST_SIZE_V560,
 	.fb_get_info_v2_size = NVRM_FB_GET_INFO_V2_SIZE(NVRM_FB_INFO_MAX_LIST_SIZE_V560),
+	.gpu_info_max_list_size = NVRM_GPU_INFO_MAX_LIST_SIZE_V545,
 	.gpfifo_schedule_size = NVRM_GPFIFO_SCHEDULE_SIZE_V525,
 	.gpu_name_string_size = NVRM_GPU_GET_NAME_STRING_SIZE_V525,
 	.export_dmabuf_size = NVRM_EXPORT_TO_DMABUF_FD_SIZE_V570,
@@ -257,6 +264,7 @@ static const struct nvrm_abi nvrm_abi_575 = {
 	.vaspace_alloc_params_size = NVRM_VASPACE_ALLOC_PARAMS_SIZE_V525,
 	.fb_info_max_list_size = NVRM_FB_INFO_MAX_LIST_SIZE_V560,
 	.fb_get_info_v2_size = NVRM_FB_GET_INFO_V2_SIZE(NVRM_FB_INFO_MAX_LIST_SIZE_V560),
+	.gpu_info_max_list_size = NVRM_GPU_INFO_MAX_LIST_SIZE_V575,
 	.gpfifo_schedule_size = NVRM_GPFIFO_SCHEDULE_SIZE_V575,
 	.gpu_name_string_size = NVRM_GPU_GET_NAME_STRING_SIZE_V525,
 	.export_dmabuf_size = NVRM_EXPORT_TO_DMABUF_FD_SIZE_V570,
@@ -271,6 +279,7 @@ static const struct nvrm_abi nvrm_abi_580 = {
 	.vaspace_alloc_params_size = NVRM_VASPACE_ALLOC_PARAMS_SIZE_V580,
 	.fb_info_max_list_size = NVRM_FB_INFO_MAX_LIST_SIZE_V580,
 	.fb_get_info_v2_size = NVRM_FB_GET_INFO_V2_SIZE(NVRM_FB_INFO_MAX_LIST_SIZE_V580),
+	.gpu_info_max_list_size = NVRM_GPU_INFO_MAX_LIST_SIZE_V580,
 	.gpfifo_schedule_size = NVRM_GPFIFO_SCHEDULE_SIZE_V575,
 	.gpu_name_string_size = NVRM_GPU_GET_NAME_STRING_SIZE_V525,
 	.export_dmabuf_size = NVRM_EXPORT_TO_DMABUF_FD_SIZE_V570,
@@ -285,6 +294,7 @@ static const struct nvrm_abi nvrm_abi_595 = {
 	.vaspace_alloc_params_size = NVRM_VASPACE_ALLOC_PARAMS_SIZE_V580,
 	.fb_info_max_list_size = NVRM_FB_INFO_MAX_LIST_SIZE_V580,
 	.fb_get_info_v2_size = NVRM_FB_GET_INFO_V2_SIZE(NVRM_FB_INFO_MAX_LIST_SIZE_V580),
+	.gpu_info_max_list_size = NVRM_GPU_INFO_MAX_LIST_SIZE_V580,
 	.gpfifo_schedule_size = NVRM_GPFIFO_SCHEDULE_SIZE_V575,
 	.gpu_name_string_size = NVRM_GPU_GET_NAME_STRING_SIZE_V595,
 	.export_dmabuf_size = NVRM_EXPORT_TO_DMABUF_FD_SIZE_V570,
@@ -1009,6 +1019,77 @@ int nvrm_dmabuf_export_decode(const struct nvrm_abi *abi, const void *buf, u32 s
 	out->offsets_off = offsetof(struct nvrm_export_dmabuf_v570, offsets);
 	out->sizes_off = offsetof(struct nvrm_export_dmabuf_v570, sizes);
 	return 0;
+}
+
+/**
+ * nvrm_gpu_get_info_v2_size() - sizeof(NV2080_CTRL_GPU_GET_INFO_V2_PARAMS) of a version
+ * @abi: the driver's profile
+ *
+ * Return: 4 + 8 * NV2080_CTRL_GPU_INFO_MAX_LIST_SIZE (564 B at 580).
+ */
+u32 nvrm_gpu_get_info_v2_size(const struct nvrm_abi *abi)
+{
+	return 4u + 8u * abi->gpu_info_max_list_size;
+}
+
+/**
+ * nvrm_gpu_info_check() - RM's checks of GPU_GET_INFO_V2 / GPU_GET_CACHED_INFO parameters
+ * @abi: the driver's profile
+ * @buf: the parameters
+ * @size: their size, nvrm_gpu_get_info_v2_size() (RM refuses any other before this)
+ *
+ * As getGpuInfos() (subdevice_ctrl_gpu_kernel.c, 525-595): a list size of 0 or over the
+ * version's maximum, or an entry whose index is at or over it, is NV_ERR_INVALID_ARGUMENT.
+ * The whole index is compared, as 525-550 do; 555+ compare its low 24 bits and check the
+ * GPU group in the bits above, which single-group GPUs refuse the same way.
+ *
+ * Return: NVRM_OK or NVRM_ERR_INVALID_ARGUMENT.
+ */
+u32 nvrm_gpu_info_check(const struct nvrm_abi *abi, const void *buf, u32 size)
+{
+	u32 i, n, max = abi->gpu_info_max_list_size;
+
+	if (size < nvrm_gpu_get_info_v2_size(abi))
+		return NVRM_ERR_INVALID_ARGUMENT;
+	n = get_u32(buf, 0);
+	if (!n || n > max)
+		return NVRM_ERR_INVALID_ARGUMENT;
+	for (i = 0; i < n; i++)
+		if (get_u32(buf, 4 + 8 * i) >= max)
+			return NVRM_ERR_INVALID_ARGUMENT;
+	return NVRM_OK;
+}
+
+/**
+ * nvrm_gpu_info_hide_dmabuf() - answer DMABUF_CAPABILITY_NO in a GPU_GET_INFO_V2 answer
+ * @abi: the driver's profile
+ * @buf: the parameters RM answered
+ * @size: their size
+ *
+ * Every entry of the list whose index (low 24 bits, as 555+ read it) is DMABUF_CAPABILITY
+ * gets data NO. Entries past the list size, or a list size over the maximum, are left alone.
+ *
+ * Return: how many entries were changed.
+ */
+u32 nvrm_gpu_info_hide_dmabuf(const struct nvrm_abi *abi, void *buf, u32 size)
+{
+	u32 i, n, changed = 0;
+
+	if (size < nvrm_gpu_get_info_v2_size(abi))
+		return 0;
+	n = get_u32(buf, 0);
+	if (n > abi->gpu_info_max_list_size)
+		return 0;
+	for (i = 0; i < n; i++) {
+		u32 index = get_u32(buf, 4 + 8 * i) & NVRM_GPU_INFO_INDEX_INDEX_MASK;
+
+		if (index != NVRM_GPU_INFO_INDEX_DMABUF_CAPABILITY ||
+		    get_u32(buf, 8 + 8 * i) == NVRM_GPU_INFO_DMABUF_CAPABILITY_NO)
+			continue;
+		put_u32(buf, 8 + 8 * i, NVRM_GPU_INFO_DMABUF_CAPABILITY_NO);
+		changed++;
+	}
+	return changed;
 }
 
 /**

@@ -42,6 +42,8 @@ struct nvrm_version {
  * @phys_mem_alloc_params_size: sizeof(NV_PHYSICAL_MEMORY_ALLOCATION_PARAMS)
  * @fb_info_max_list_size: NV2080_CTRL_FB_INFO_MAX_LIST_SIZE
  * @fb_get_info_v2_size: sizeof(NV2080_CTRL_FB_GET_INFO_V2_PARAMS)
+ * @gpu_info_max_list_size: NV2080_CTRL_GPU_INFO_MAX_LIST_SIZE (GPU_GET_INFO_V2 params are
+ *	4 + 8 * this, nvrm_gpu_get_info_v2_size())
  * @gpfifo_schedule_size: sizeof(NVA06C/NVA06F GPFIFO_SCHEDULE params)
  * @gpu_name_string_size: sizeof(NV2080_CTRL_GPU_GET_NAME_STRING_PARAMS)
  * @export_dmabuf_size: sizeof(nv_ioctl_export_to_dma_buf_fd_t)
@@ -71,6 +73,7 @@ struct nvrm_abi {
 	u32 phys_mem_alloc_params_size;
 	u32 fb_info_max_list_size;
 	u32 fb_get_info_v2_size;
+	u32 gpu_info_max_list_size;
 	u32 gpfifo_schedule_size;
 	u32 gpu_name_string_size;
 	u32 export_dmabuf_size;
@@ -260,6 +263,11 @@ int nvrm_dmabuf_export_decode(const struct nvrm_abi *abi, const void *buf, u32 s
 u32 nvrm_dmabuf_export_check(const struct nvrm_dmabuf_export *d);
 void nvrm_dmabuf_export_object(const void *buf, const struct nvrm_dmabuf_export *d, u32 i,
 			       u32 *handle, u64 *offset, u64 *size);
+
+/* GPU_GET_INFO_V2 / GPU_GET_CACHED_INFO */
+u32 nvrm_gpu_get_info_v2_size(const struct nvrm_abi *abi);
+u32 nvrm_gpu_info_check(const struct nvrm_abi *abi, const void *buf, u32 size);
+u32 nvrm_gpu_info_hide_dmabuf(const struct nvrm_abi *abi, void *buf, u32 size);
 
 /* Names for logs */
 const char *nvrm_status_name(u32 status);

@@ -40,6 +40,12 @@ static bool dmabuf = true;
 module_param(dmabuf, bool, 0644);
 MODULE_PARM_DESC(dmabuf, "GPUs can export video memory as dma-bufs (default on)");
 
+/* DMABUF_CAPABILITY of GPU_GET_INFO_V2 (nvsim_gpuinfo.c): what the parameter says now. */
+bool nvsim_dmabuf_capable(void)
+{
+	return READ_ONCE(dmabuf);
+}
+
 /**
  * struct nvsim_dmabuf_range - one slot of a dma-buf
  * @mem: the memory it holds (a reference on @mem->res), NULL while the slot is empty
@@ -209,7 +215,7 @@ static u32 nvsim_dmabuf_create(struct nvsim_gpu *gpu, const void *params,
 	u32 status;
 	int rc;
 
-	if (!READ_ONCE(dmabuf))
+	if (!nvsim_dmabuf_capable())
 		return NVRM_ERR_NOT_SUPPORTED;
 	/* A caller's count may be anything: the allocation fails, as os_alloc_mem() would. */
 	priv = kvzalloc(struct_size(priv, ranges, d->total_objects), GFP_KERNEL | __GFP_NOWARN);

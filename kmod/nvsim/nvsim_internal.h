@@ -397,6 +397,11 @@ void nvsim_export_file_release(struct nvsim_file *nf);
 
 /* nvsim_dmabuf.c: EXPORT_TO_DMABUF_FD */
 int nvsim_export_dmabuf(struct file *file, void *params, u32 size);
+bool nvsim_dmabuf_capable(void);
+
+/* nvsim_gpuinfo.c: GPU_GET_INFO_V2 and GPU_GET_CACHED_INFO */
+extern const struct nvsim_control nvsim_gpuinfo_controls[];
+extern const unsigned int nvsim_gpuinfo_num_controls;
 
 /* nvsim_pids.c: per-process usage controls */
 extern const struct nvsim_control nvsim_pids_controls[];

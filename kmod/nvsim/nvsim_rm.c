@@ -803,6 +803,7 @@ static const struct {
 	{ nvsim_pids_controls, &nvsim_pids_num_controls },
 	{ nvsim_fifo_controls, &nvsim_fifo_num_controls },
 	{ nvsim_export_controls, &nvsim_export_num_controls },
+	{ nvsim_gpuinfo_controls, &nvsim_gpuinfo_num_controls },
 };
 
 static const struct nvsim_control *nvsim_control_lookup(u32 cmd)
@@ -833,6 +834,9 @@ static u32 nvsim_control_size(const struct nvsim_control *ctrl)
 		return nvsim_abi.fb_get_info_v2_size;
 	case NVRM_CTRL_CMD_GPU_GET_NAME_STRING:
 		return nvsim_abi.gpu_name_string_size;
+	case NVRM_CTRL_CMD_GPU_GET_INFO_V2:
+	case NVRM_CTRL_CMD_GPU_GET_CACHED_INFO:
+		return nvrm_gpu_get_info_v2_size(&nvsim_abi);
 	case NVRM_CTRL_CMD_NVA06C_GPFIFO_SCHEDULE:
 	case NVRM_CTRL_CMD_NVA06F_GPFIFO_SCHEDULE:
 		return nvsim_abi.gpfifo_schedule_size;

@@ -38,6 +38,8 @@ USERMODE_SIZE = 0x10000  # NVC361_NV_USERMODE__SIZE
 DOORBELL = 0x90  # NVC361_NOTIFY_CHANNEL_PENDING
 ATTR_LOCATION_PCI = 1 << 25
 FB_GET_INFO, FB_GET_INFO_V2 = 0x20801301, 0x20801303
+GPU_GET_INFO_V2, GPU_GET_CACHED_INFO = 0x20800102, 0x20800182
+GPU_INFO_MOBILE_CONFIG_ENABLED, GPU_INFO_DMABUF_CAPABILITY = 0x35, 0x3D
 GPU_GET_NAME_STRING, GPU_GET_GID_INFO = 0x20800110, 0x2080014A
 GPU_GET_ID_INFO_V2 = 0x00000205  # on the root client
 GET_HANDLE_INFO = 0x00000D02  # NV0000 CLIENT_GET_HANDLE_INFO, on the root client
@@ -90,6 +92,31 @@ OS_EVENT_S = struct.Struct("<IIII")  # 16 B
 NVOS32_SIZE = 184
 MEM_PARAMS_SIZE = 128
 FB_V2_SIZE = {580: 1028, 535: 436}
+
+
+def abi_max(table: tuple[tuple[tuple[int, ...], int], ...]) -> int:
+    """The value of the newest (since, value) row the ABI nvsim speaks has reached."""
+    version = tuple(int(x) for x in param("abi_version").split("."))
+    return next(value for since, value in table if version >= since)
+
+
+def fb_info_max() -> int:
+    """NV2080_CTRL_FB_INFO_MAX_LIST_SIZE of nvsim's ABI (nvrm_abi.h)."""
+    return abi_max((((580,), 0x80), ((560,), 0x39), ((545,), 0x37), ((0,), 0x36)))
+
+
+def gpu_info_max() -> int:
+    """NV2080_CTRL_GPU_INFO_MAX_LIST_SIZE of nvsim's ABI (nvrm_abi.h)."""
+    return abi_max(
+        (
+            ((580,), 0x46),
+            ((575,), 0x42),
+            ((545,), 0x41),
+            ((535,), 0x40),
+            ((530,), 0x3F),
+            ((0,), 0x3E),
+        )
+    )
 
 
 def iowr(nr: int, size: int) -> int:
@@ -284,14 +311,25 @@ class Rm:
         return NVOS34.unpack(buf)[5]
 
     def fb_info(self, subdevice: int, *indices: int) -> list[int]:
-        major = int(param("abi_version").split(".")[0])
-        params = bytearray(FB_V2_SIZE[580 if major >= 580 else 535])
+        params = bytearray(4 + 8 * fb_info_max())
         struct.pack_into("<I", params, 0, len(indices))
         for i, index in enumerate(indices):
             struct.pack_into("<II", params, 4 + 8 * i, index, 0)
         status = self.control(subdevice, FB_GET_INFO_V2, params)
         assert status == OK, hex(status)
         return [struct.unpack_from("<I", params, 8 + 8 * i)[0] for i in range(len(indices))]
+
+    def gpu_info(
+        self, subdevice: int, *indices: int, cmd: int = GPU_GET_INFO_V2, count: int | None = None
+    ) -> tuple[int, list[int]]:
+        """GPU_GET_INFO_V2 (or GPU_GET_CACHED_INFO): (status, data of each index); count
+        overrides the list size the call claims."""
+        params = bytearray(4 + 8 * gpu_info_max())
+        struct.pack_into("<I", params, 0, len(indices) if count is None else count)
+        for i, index in enumerate(indices):
+            struct.pack_into("<II", params, 4 + 8 * i, index, 0xFFFFFFFF)
+        status = self.control(subdevice, cmd, params)
+        return status, [struct.unpack_from("<I", params, 8 + 8 * i)[0] for i in range(len(indices))]
 
     def fb_free_bytes(self, subdevice: int) -> int:
         return self.fb_info(subdevice, FB_HEAP_FREE)[0] * 1024

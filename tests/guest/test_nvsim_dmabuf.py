@@ -152,3 +152,42 @@ def test_a_dmabuf_cannot_be_mapped() -> None:
         os.close(fd)
     finally:
         a.close()
+
+
+def test_gpu_info_reports_the_dmabuf_capability() -> None:
+    """DMABUF_CAPABILITY of GPU_GET_INFO_V2 and GPU_GET_CACHED_INFO is what the driver read at
+    start (osinit.c) and what CUDA's CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED says: it follows
+    nvsim's ``dmabuf`` parameter, as the export does."""
+    a = Rm()
+    try:
+        _, sub = a.device()
+        for cmd in (rm.GPU_GET_INFO_V2, rm.GPU_GET_CACHED_INFO):
+            indices = (rm.GPU_INFO_MOBILE_CONFIG_ENABLED, rm.GPU_INFO_DMABUF_CAPABILITY)
+            assert a.gpu_info(sub, *indices, cmd=cmd) == (rm.OK, [0, 1])
+            with rm.nvsim_switch("dmabuf", False):
+                assert a.gpu_info(sub, *indices, cmd=cmd) == (rm.OK, [0, 0])
+    finally:
+        a.close()
+
+
+def test_gpu_info_checks_as_rm() -> None:
+    """getGpuInfos(): the version's params size, a list of 1..MAX entries, every index below
+    MAX; on a subdevice only."""
+    a = Rm()
+    try:
+        dev, sub = a.device()
+        top = rm.gpu_info_max()
+        dma = rm.GPU_INFO_DMABUF_CAPABILITY
+        for cmd in (rm.GPU_GET_INFO_V2, rm.GPU_GET_CACHED_INFO):
+            assert a.gpu_info(sub, dma, cmd=cmd, count=0)[0] == rm.INVALID_ARGUMENT
+            assert a.gpu_info(sub, dma, cmd=cmd, count=top + 1)[0] == rm.INVALID_ARGUMENT
+            assert a.gpu_info(sub, dma, top, cmd=cmd)[0] == rm.INVALID_ARGUMENT
+            assert a.gpu_info(sub, top - 1, dma, cmd=cmd) == (rm.OK, [0, 1])
+            # the rest of a full list is index 0, which is valid
+            assert a.gpu_info(sub, dma, cmd=cmd, count=top)[0] == rm.OK
+            size = 4 + 8 * top
+            assert a.control(sub, cmd, bytearray(size - 8)) == rm.INVALID_PARAM_STRUCT
+            assert a.control(sub, cmd, bytearray(size + 8)) == rm.INVALID_PARAM_STRUCT
+            assert a.control(dev, cmd, bytearray(size)) == rm.NOT_SUPPORTED
+    finally:
+        a.close()

@@ -661,6 +661,114 @@ TEST(fb_get_info_v2_sizes)
 	}
 }
 
+/* NV2080_CTRL_GPU_INFO_MAX_LIST_SIZE at the first and last tag of each step (ctrl2080gpu.h). */
+TEST(gpu_get_info_v2_sizes)
+{
+	static const struct fb_row rows[] = {
+		{ "525.47.04", 0x3e, 500 }, { "525.147.05", 0x3e, 500 },
+		{ "530.30.02", 0x3f, 508 }, { "535.43.02", 0x40, 516 },
+		{ "535.288.01", 0x40, 516 }, { "545.23.06", 0x41, 524 },
+		{ "550.54.14", 0x41, 524 }, { "560.28.03", 0x41, 524 },
+		{ "570.86.15", 0x41, 524 }, { "575.51.02", 0x42, 532 },
+		{ "580.65.06", 0x46, 564 }, { "595.45.04", 0x46, 564 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const struct nvrm_abi *abi = nvrm_abi_lookup(rows[i].version);
+
+		TAP_CASE("%s", rows[i].version);
+		ASSERT_NOT_NULL(abi);
+		EXPECT_EQ(abi->gpu_info_max_list_size, rows[i].max);
+		EXPECT_EQ(nvrm_gpu_get_info_v2_size(abi), rows[i].size);
+	}
+}
+
+static void gpu_info_fill(u8 *buf, u32 n, const u32 *index, u32 data)
+{
+	u32 i;
+
+	memset(buf, 0, NVRM_GPU_INFO_MAX_LIST_SIZE_V580 * 8 + 4);
+	memcpy(buf, &n, 4);
+	for (i = 0; i < n; i++) {
+		memcpy(buf + 4 + 8 * i, &index[i], 4);
+		memcpy(buf + 8 + 8 * i, &data, 4);
+	}
+}
+
+static u32 gpu_info_data(const u8 *buf, u32 i)
+{
+	u32 v;
+
+	memcpy(&v, buf + 8 + 8 * i, 4);
+	return v;
+}
+
+/* getGpuInfos(): list size 1..MAX, every index below MAX */
+TEST(gpu_info_check_as_rm)
+{
+	const struct nvrm_abi *abi = nvrm_abi_lookup("580.65.06");
+	const u32 ok[] = { 0x35, 0x3d, 0x45 }, at_max[] = { 0x3d, 0x46 };
+	const u32 grouped[] = { 0x0100003d };
+	u8 buf[NVRM_GPU_INFO_MAX_LIST_SIZE_V580 * 8 + 4];
+	u32 size, n;
+
+	ASSERT_NOT_NULL(abi);
+	size = nvrm_gpu_get_info_v2_size(abi);
+	gpu_info_fill(buf, 3, ok, 0);
+	EXPECT_EQ(nvrm_gpu_info_check(abi, buf, size), NVRM_OK);
+	EXPECT_EQ(nvrm_gpu_info_check(abi, buf, size - 8), NVRM_ERR_INVALID_ARGUMENT);
+	gpu_info_fill(buf, 0, ok, 0);
+	EXPECT_EQ(nvrm_gpu_info_check(abi, buf, size), NVRM_ERR_INVALID_ARGUMENT);
+	gpu_info_fill(buf, 2, at_max, 0);
+	EXPECT_EQ(nvrm_gpu_info_check(abi, buf, size), NVRM_ERR_INVALID_ARGUMENT);
+	gpu_info_fill(buf, 1, grouped, 0);
+	EXPECT_EQ(nvrm_gpu_info_check(abi, buf, size), NVRM_ERR_INVALID_ARGUMENT);
+	gpu_info_fill(buf, 3, ok, 0);	/* the rest of the list is zeros: index 0 */
+	n = NVRM_GPU_INFO_MAX_LIST_SIZE_V580;
+	memcpy(buf, &n, 4);
+	EXPECT_EQ(nvrm_gpu_info_check(abi, buf, size), NVRM_OK);
+	n++;
+	memcpy(buf, &n, 4);
+	EXPECT_EQ(nvrm_gpu_info_check(abi, buf, size), NVRM_ERR_INVALID_ARGUMENT);
+	/* 535's maximum is 0x40: 0x45 is out of range there */
+	abi = nvrm_abi_lookup("535.104.05");
+	ASSERT_NOT_NULL(abi);
+	gpu_info_fill(buf, 3, ok, 0);
+	EXPECT_EQ(nvrm_gpu_info_check(abi, buf, nvrm_gpu_get_info_v2_size(abi)),
+		  NVRM_ERR_INVALID_ARGUMENT);
+}
+
+TEST(gpu_info_hide_dmabuf_rewrites_only_that_index)
+{
+	const struct nvrm_abi *abi = nvrm_abi_lookup("580.65.06");
+	const u32 list[] = { 0x35, 0x3d, 0x0100003d, 0x3c, 0x3d };
+	u8 buf[NVRM_GPU_INFO_MAX_LIST_SIZE_V580 * 8 + 4];
+	u32 size, n;
+
+	ASSERT_NOT_NULL(abi);
+	size = nvrm_gpu_get_info_v2_size(abi);
+	gpu_info_fill(buf, 5, list, NVRM_GPU_INFO_DMABUF_CAPABILITY_YES);
+	EXPECT_EQ(nvrm_gpu_info_hide_dmabuf(abi, buf, size), 3);
+	EXPECT_EQ(gpu_info_data(buf, 0), 1);
+	EXPECT_EQ(gpu_info_data(buf, 1), NVRM_GPU_INFO_DMABUF_CAPABILITY_NO);
+	EXPECT_EQ(gpu_info_data(buf, 2), NVRM_GPU_INFO_DMABUF_CAPABILITY_NO);
+	EXPECT_EQ(gpu_info_data(buf, 3), 1);
+	EXPECT_EQ(gpu_info_data(buf, 4), NVRM_GPU_INFO_DMABUF_CAPABILITY_NO);
+	EXPECT_EQ(nvrm_gpu_info_hide_dmabuf(abi, buf, size), 0);	/* already NO */
+	/* past the list size: not part of the answer */
+	gpu_info_fill(buf, 2, list, NVRM_GPU_INFO_DMABUF_CAPABILITY_YES);
+	n = 1;
+	memcpy(buf, &n, 4);
+	EXPECT_EQ(nvrm_gpu_info_hide_dmabuf(abi, buf, size), 0);
+	EXPECT_EQ(gpu_info_data(buf, 1), 1);
+	/* a list size over the maximum: RM answered nothing */
+	n = NVRM_GPU_INFO_MAX_LIST_SIZE_V580 + 1;
+	memcpy(buf, &n, 4);
+	EXPECT_EQ(nvrm_gpu_info_hide_dmabuf(abi, buf, size), 0);
+	EXPECT_EQ(nvrm_gpu_info_hide_dmabuf(abi, buf, size - 1), 0);
+}
+
 /* A call as user space lays it out, for the layout of @abi. */
 static void dmabuf_fill(const struct nvrm_abi *abi, u8 *buf, s32 fd, u32 total, u32 num,
 			u32 index, u64 total_size, u8 mapping_type)

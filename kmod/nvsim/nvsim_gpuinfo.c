@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nvsim: NV2080 GPU_GET_INFO_V2 and GPU_GET_CACHED_INFO, the GPU's capability flags.
+ *
+ * As getGpuInfos() (subdevice_ctrl_gpu_kernel.c, 525-595): on a subdevice, with the version's
+ * params size; a list size of 0 or over NV2080_CTRL_GPU_INFO_MAX_LIST_SIZE, or an index at or
+ * over it, is NV_ERR_INVALID_ARGUMENT (nvrm_gpu_info_check()). nvsim models one index,
+ * DMABUF_CAPABILITY: YES while the "dmabuf" parameter is on (what the kernel module itself
+ * reads at start, osinit.c, and what CUDA reports as CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED).
+ * Every other valid index reads 0, which for the ones a discrete GPU's start-up asks
+ * (4K_PAGE_ISOLATION_REQUIRED, MOBILE_CONFIG_ENABLED, COHERENT_GPU_MEMORY_MODE) is the real
+ * answer; a GSP-based GPU answers the rest from its firmware, with values nvsim does not know.
+ */
+#include "nvsim_internal.h"
+
+static u32 nvsim_ctrl_gpu_get_info(const struct nvsim_caller *caller, struct nvsim_object *obj,
+				   void *buf)
+{
+	u32 size = nvrm_gpu_get_info_v2_size(&nvsim_abi), status, i, n;
+	struct nvrm_fb_get_info_v2 *p = buf;	/* the same layout: a count and index/data pairs */
+
+	status = nvrm_gpu_info_check(&nvsim_abi, buf, size);
+	if (status)
+		return status;
+	n = p->fb_info_list_size;
+	for (i = 0; i < n; i++) {
+		struct nvrm_fb_info *e = &p->fb_info_list[i];
+
+		e->data = 0;
+		if (e->index == NVRM_GPU_INFO_INDEX_DMABUF_CAPABILITY && nvsim_dmabuf_capable())
+			e->data = NVRM_GPU_INFO_DMABUF_CAPABILITY_YES;
+	}
+	return NVRM_OK;
+}
+
+/* size 0: nvrm_gpu_get_info_v2_size() of the ABI (nvsim_rm.c nvsim_control_size()) */
+const struct nvsim_control nvsim_gpuinfo_controls[] = {
+	{ NVRM_CTRL_CMD_GPU_GET_INFO_V2, NVRM_CLASS_NV20_SUBDEVICE_0, 0, nvsim_ctrl_gpu_get_info },
+	{ NVRM_CTRL_CMD_GPU_GET_CACHED_INFO, NVRM_CLASS_NV20_SUBDEVICE_0, 0,
+	  nvsim_ctrl_gpu_get_info },
+};
+
+const unsigned int nvsim_gpuinfo_num_controls = ARRAY_SIZE(nvsim_gpuinfo_controls);
