@@ -37,7 +37,7 @@
  * - ``refuse`` (the default): qgpu answers the call itself and never forwards it. Parameters
  *   the driver would refuse get its status (nvrm_dmabuf_export_check()); the rest get
  *   NV_ERR_NOT_SUPPORTED, which is what the driver answers on a GPU without dma-buf support,
- *   and what CUDA and NCCL already handle (they fall back to paths without dma-buf). The
+ *   and which callers are told about before they try (below). The
  *   ioctl returns 0, the status field carries the answer, and nothing else is written. The
  *   netlink event ``refused`` says which instance and process asked.
  * - ``allow``: for tenants the operator trusts. The call is forwarded when hClient is one of
@@ -46,6 +46,15 @@
  *   sibling. Memory a dma-buf holds after its handles are freed is not charged.
  *
  * Changing the knob is live for the calls that follow; existing dma-bufs stay as they are.
+ *
+ * What the tenant is told: under ``refuse`` the instance's GPU says it has no dma-buf
+ * capability. GPU_GET_INFO_V2 and GPU_GET_CACHED_INFO answer DMABUF_CAPABILITY_NO
+ * (qgpu_dmabuf_gpu_info()), the only place the driver tells user space the capability (so,
+ * by inference, CUDA's CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED), so that NCCL, NVSHMEM and the
+ * libfabric plugins never take a path whose export would fail (NCCL's net transport treats a
+ * failed export after the attribute said yes as an error, not a reason to fall back). A
+ * process that read the capability under ``allow`` may keep what it read when the knob
+ * changes: CUDA is free to read it once.
  */
 
 /**
@@ -94,4 +103,51 @@ long qgpu_dmabuf_export(struct qgpu_file *qf, unsigned int cmd, unsigned long ar
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
 	}
 	return put_user(status, (u32 __user *)(arg + d.status_off)) ? -EFAULT : 0;
+}
+
+/**
+ * qgpu_dmabuf_gpu_info() - GPU_GET_INFO_V2 / GPU_GET_CACHED_INFO on an instance that refuses
+ *	dma-buf exports
+ * @qf: the proxy
+ * @cmd: the command
+ * @arg: the tenant's NVOS54
+ * @compat: the caller is a 32-bit process
+ * @c: qgpu's decoded kernel copy of NVOS54
+ * @ret: what the ioctl returns, when handled here
+ *
+ * Forwarded; where RM answered NV_OK, every DMABUF_CAPABILITY entry of the tenant's list is
+ * rewritten to NO (nvrm_gpu_info_hide_dmabuf()). The real value sits in tenant memory between
+ * RM's copy-out and the rewrite, so a thread of the tenant's can read YES: it learns a fact
+ * about the hardware, not a way around the refusal. Calls qgpu cannot read (FINN-serialized,
+ * or of a size RM refuses) are forwarded unchanged.
+ *
+ * Context: the caller's process context.
+ * Return: true if handled here (*@ret set).
+ */
+bool qgpu_dmabuf_gpu_info(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
+			  bool compat, const struct nvrm_control *c, long *ret)
+{
+	u32 __user *ustatus = (u32 __user *)(arg + offsetof(struct nvrm_nvos54, status));
+	const struct nvrm_abi *abi = &qf->inst->gpu->abi;
+	u32 size = nvrm_gpu_get_info_v2_size(abi), status;
+	void *p;
+
+	if (c->cmd != NVRM_CTRL_CMD_GPU_GET_INFO_V2 && c->cmd != NVRM_CTRL_CMD_GPU_GET_CACHED_INFO)
+		return false;
+	if (!READ_ONCE(qf->inst->mem.refuse_dmabuf) || c->finn_serialized || !c->params_ptr ||
+	    c->params_size != size)
+		return false;
+	*ret = qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	if (*ret || get_user(status, ustatus) || status != NVRM_OK)
+		return true;
+	p = memdup_user(u64_to_user_ptr(c->params_ptr), size);
+	if (IS_ERR(p)) {
+		*ret = PTR_ERR(p);
+		return true;
+	}
+	if (nvrm_gpu_info_hide_dmabuf(abi, p, size) &&
+	    copy_to_user(u64_to_user_ptr(c->params_ptr), p, size))
+		*ret = -EFAULT;
+	kfree(p);
+	return true;
 }

@@ -51,7 +51,8 @@
  * - EXPORT_TO_DMABUF_FD: refused with the status the driver answers without dma-buf support, or
  *   forwarded where the instance's ``dmabuf`` knob allows it (DOC: dma-buf export,
  *   qgpu_dmabuf.c): the driver lets the caller name any client's memory, and keeps it past every
- *   handle of it.
+ *   handle of it. Where it is refused, RM_CONTROL GPU_GET_INFO_V2 and GPU_GET_CACHED_INFO are
+ *   forwarded and answer DMABUF_CAPABILITY_NO (qgpu_dmabuf_gpu_info()).
  * - Everything else is forwarded unchanged, with the caller's pointer: qgpu decided nothing about
  *   it. That includes ALLOC/FREE_OS_EVENT (their fd is only a key the driver never resolves)
  *   and FINN-serialized controls.
@@ -575,6 +576,8 @@ static long qgpu_rm_control(struct qgpu_file *qf, unsigned int cmd, unsigned lon
 	if (qf->track && qgpu_gpu_ids(qf, &c, arg, &ret))
 		return ret;
 	if (qgpu_mem_control(qf, &c, arg, &ret))
+		return ret;
+	if (qgpu_dmabuf_gpu_info(qf, cmd, arg, compat, &c, &ret))
 		return ret;
 	if (qgpu_sched_is_schedule_control(&c))
 		return qgpu_sched_control(qf, cmd, arg, compat, &c);

@@ -209,9 +209,11 @@ long qgpu_escape_ioctl(struct file *file, unsigned int cmd, unsigned long arg, b
 long qgpu_uvm_ioctl(struct file *file, unsigned int cmd, unsigned long arg, bool compat);
 long qgpu_forward_ioctl(struct file *real, unsigned int cmd, unsigned long arg, bool compat);
 
-/* qgpu_dmabuf.c: EXPORT_TO_DMABUF_FD on GPU nodes */
+/* qgpu_dmabuf.c: EXPORT_TO_DMABUF_FD on GPU nodes, and the dma-buf capability instances report */
 long qgpu_dmabuf_export(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,
 			bool compat);
+bool qgpu_dmabuf_gpu_info(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
+			  bool compat, const struct nvrm_control *c, long *ret);
 
 /* qgpu_fdxlate.c: fd arguments and the GPU-file check */
 

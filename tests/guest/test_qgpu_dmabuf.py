@@ -164,3 +164,36 @@ def test_allow_forwards_exports_of_the_instances_own_memory() -> None:
             a.close()
             b.close()
             direct.close()
+
+
+def test_a_refusing_instance_reports_no_dmabuf_capability() -> None:
+    """CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED comes from DMABUF_CAPABILITY: an instance that
+    refuses exports says its GPU has none, so that NCCL and the like never try an export that
+    fails; one that allows them reports the GPU's own answer."""
+    dma, mobile = rm.GPU_INFO_DMABUF_CAPABILITY, rm.GPU_INFO_MOBILE_CONFIG_ENABLED
+    with instance("dc", opts="mem=8M") as d:
+        a, x = Rm(dev=d), Rm(dev=d, xfer=True)
+        direct = Rm()
+        try:
+            _, sub = a.device()
+            _, subx = x.device()
+            _, dsub = direct.device()
+            for cmd in (rm.GPU_GET_INFO_V2, rm.GPU_GET_CACHED_INFO):
+                assert direct.gpu_info(dsub, dma, cmd=cmd) == (rm.OK, [1])
+                assert a.gpu_info(sub, mobile, dma, dma, cmd=cmd) == (rm.OK, [0, 0, 0])
+                assert x.gpu_info(subx, dma, cmd=cmd) == (rm.OK, [0])
+                # what RM refuses is refused as before
+                assert a.gpu_info(sub, dma, cmd=cmd, count=0)[0] == rm.INVALID_ARGUMENT
+                size = 4 + 8 * rm.gpu_info_max()
+                assert a.control(sub, cmd, bytearray(size + 8)) == rm.INVALID_PARAM_STRUCT
+            write(inst_dir("dc") / "dmabuf", "allow")
+            assert a.gpu_info(sub, dma) == (rm.OK, [1])
+            with rm.nvsim_switch("dmabuf", False):
+                assert a.gpu_info(sub, dma) == (rm.OK, [0])  # the GPU's own answer
+            write(inst_dir("dc") / "dmabuf", "refuse")
+            assert a.gpu_info(sub, dma) == (rm.OK, [0])
+            assert x.gpu_info(subx, dma, cmd=rm.GPU_GET_CACHED_INFO) == (rm.OK, [0])
+        finally:
+            a.close()
+            x.close()
+            direct.close()
