@@ -36,6 +36,18 @@ def rmmod(name: str) -> subprocess.CompletedProcess[str]:
     return run("rmmod", name)
 
 
+def reload_modules(*nvsim_params: str) -> None:
+    """nvsim reloaded with `nvsim_params`, and qgpu on it with its defaults (qgpu goes first:
+    it holds nvsim's files). Pair with the default_modules fixture."""
+    for name in ("qgpu", "nvsim"):
+        if is_loaded(name):
+            r = rmmod(name)
+            assert r.returncode == 0, r.stderr
+    for name, params in (("nvsim", nvsim_params), ("qgpu", ())):
+        r = insmod(name, *params)
+        assert r.returncode == 0, r.stderr
+
+
 def dmesg() -> list[str]:
     return run("dmesg").stdout.splitlines()
 

@@ -10,7 +10,9 @@ import errno
 import os
 import signal
 
+import pytest
 import rm
+from kernel import reload_modules
 from qgpu_sysfs import errno_of_write, gpu_dir, inst_dir, instance, read, write
 from qgpu_sysfs import mem_current as current
 from rm import Rm
@@ -196,4 +198,27 @@ def test_a_refusing_instance_reports_no_dmabuf_capability() -> None:
         finally:
             a.close()
             x.close()
+            direct.close()
+
+
+@pytest.mark.usefixtures("default_modules")
+@pytest.mark.parametrize("version", ["535.104.05", "570.86.15"])
+def test_older_abis_refuse_and_hide_in_their_layouts(version: str) -> None:
+    """535 has the 2600 B export and 0x40 GPU info entries, 570 the 2608 B export without
+    bAllowMmap and 0x41 entries: qgpu refuses and hides in the version's layout, and RM's size
+    check still answers calls of another version's size."""
+    reload_modules(f"abi_version={version}")
+    dma = rm.GPU_INFO_DMABUF_CAPABILITY
+    with instance("do", opts="mem=8M") as d:
+        a, direct = Rm(dev=d), Rm()
+        try:
+            dev, sub = a.device()
+            _, dsub = direct.device()
+            assert direct.gpu_info(dsub, dma) == (rm.OK, [1])
+            assert a.gpu_info(sub, dma) == (rm.OK, [0])
+            assert a.control(sub, rm.GPU_GET_INFO_V2, bytearray(564)) == rm.INVALID_PARAM_STRUCT
+            _, h, _ = a.vidmem(dev, 4 * MIB)
+            assert a.export_dmabuf([(h, 0, 4 * MIB)]) == (rm.NOT_SUPPORTED, -1)
+        finally:
+            a.close()
             direct.close()

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 
 import pytest
 import rm
-from kernel import PROJECT, insmod, is_loaded, rmmod
+from kernel import PROJECT, reload_modules
 from qgpu_sysfs import gpu_dir, instance, read
 from rm import Rm
 
@@ -29,15 +29,6 @@ LOAD = PROJECT / "build" / "bin" / "nvsim-load"
 def inst() -> Iterator[str]:
     with instance("fwd") as d:
         yield d
-
-
-def reload(*nvsim_params: str) -> None:
-    for name in ("qgpu", "nvsim"):
-        if is_loaded(name):
-            assert rmmod(name).returncode == 0
-    for name, params in (("nvsim", nvsim_params), ("qgpu", ())):
-        r = insmod(name, *params)
-        assert r.returncode == 0, r.stderr
 
 
 def errno_of(fn: object, *args: object) -> int:
@@ -212,7 +203,7 @@ def test_nvsim_load_through_an_instance(inst: str) -> None:
 
 @pytest.mark.usefixtures("default_modules")
 def test_second_gpu_is_gpu_0_of_its_instance() -> None:
-    reload("num_gpus=2", "fb_mib=2048")
+    reload_modules("num_gpus=2", "fb_mib=2048")
     assert read(gpu_dir(1) / "index") == "1"
     ctl = os.open("/dev/nvidiactl", os.O_RDWR)
     direct_cards = rm.card_info(ctl)
@@ -264,7 +255,7 @@ def gpu_ids(
 
 @pytest.mark.usefixtures("default_modules")
 def test_gpu_id_lists_name_only_the_instances_gpu() -> None:
-    reload("num_gpus=2")
+    reload_modules("num_gpus=2")
     direct = Rm(gpu=None)
     try:
         ids = [c[0] for c in rm.card_info(direct.ctl)]
@@ -293,7 +284,7 @@ def test_gpu_id_lists_name_only_the_instances_gpu() -> None:
 
 @pytest.mark.usefixtures("default_modules")
 def test_older_abi_through_an_instance() -> None:
-    reload("abi_version=535.104.05")
+    reload_modules("abi_version=535.104.05")
     assert read(gpu_dir() / "driver_version") == "535.104.05"
     with instance("old") as d:
         for xfer in (False, True):
