@@ -117,8 +117,9 @@ long qgpu_dmabuf_export(struct qgpu_file *qf, unsigned int cmd, unsigned long ar
  *
  * Forwarded; where RM answered NV_OK, every DMABUF_CAPABILITY entry of the tenant's list is
  * rewritten to NO (nvrm_gpu_info_hide_dmabuf()). The real value sits in tenant memory between
- * RM's copy-out and the rewrite, so a thread of the tenant's can read YES: it learns a fact
- * about the hardware, not a way around the refusal. Calls qgpu cannot read (FINN-serialized,
+ * RM's copy-out and the rewrite (or for good, where a sibling thread moved paramsPtr after
+ * qgpu read it), so a thread of the tenant's can read YES: it learns a fact about the
+ * hardware, not a way around the refusal. Calls qgpu cannot read (FINN-serialized,
  * or of a size RM refuses) are forwarded unchanged.
  *
  * Context: the caller's process context.

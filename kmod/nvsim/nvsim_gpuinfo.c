@@ -6,7 +6,8 @@
  * params size; a list size of 0 or over NV2080_CTRL_GPU_INFO_MAX_LIST_SIZE, or an index at or
  * over it, is NV_ERR_INVALID_ARGUMENT (nvrm_gpu_info_check()). nvsim models one index,
  * DMABUF_CAPABILITY: YES while the "dmabuf" parameter is on (what the kernel module itself
- * reads at start, osinit.c, and what CUDA reports as CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED).
+ * reads at start, osinit.c, and by inference what CUDA reports as
+ * CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED).
  * Every other valid index reads 0, which for the ones a discrete GPU's start-up asks
  * (4K_PAGE_ISOLATION_REQUIRED, MOBILE_CONFIG_ENABLED, COHERENT_GPU_MEMORY_MODE) is the real
  * answer; a GSP-based GPU answers the rest from its firmware, with values nvsim does not know.
