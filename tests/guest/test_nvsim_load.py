@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from kernel import PROJECT, insmod, is_loaded, rmmod
+from rm import nvsim_switch
 
 BIN = PROJECT / "build" / "bin" / "nvsim-load"
 PARAMS = Path("/sys/module/nvsim/parameters")
@@ -76,6 +77,9 @@ def test_info_reports_nvsim_parameters() -> None:
     assert i["minor"] == 0
     assert i["fb_total_bytes"] == fb_bytes()
     assert i["fb_free_bytes"] == i["fb_total_bytes"], "nothing is allocated, all must be free"
+    assert i["dmabuf"] is True
+    with nvsim_switch("dmabuf", False):
+        assert info()["dmabuf"] is False
 
 
 def test_info_text_output() -> None:
@@ -83,6 +87,7 @@ def test_info_text_output() -> None:
     assert r.returncode == 0, r.stderr
     assert f"name:      {param('gpu_name')}" in r.stdout.splitlines()
     assert f"uuid:      {gpu_uuid(0)}" in r.stdout.splitlines()
+    assert "dma-buf:   yes" in r.stdout.splitlines()
 
 
 def test_alloc_a_few_mib() -> None:

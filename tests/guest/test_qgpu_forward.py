@@ -196,6 +196,7 @@ def test_nvsim_load_through_an_instance(inst: str) -> None:
     assert i["uuid"] == rm.param("gpu_uuid")
     assert i["driver_version"] == rm.param("abi_version")
     assert i["fb_total_bytes"] == rm.fb_bytes()
+    assert i["dmabuf"] is False  # the instance refuses exports (its default)
     a = nvsim_load(inst, "alloc", "64M", "--count", "2", "--json")
     assert a.returncode == 0, a.stderr
     assert json.loads(a.stdout)["succeeded"] == 2

@@ -837,3 +837,38 @@ int nvrm_client_close(struct nvrm_client *c, u32 *status)
 	c->ctl_fd = -1;
 	return ret;
 }
+
+/**
+ * nvrm_client_dmabuf_capable() - NV2080 GPU_GET_INFO_V2 DMABUF_CAPABILITY
+ * @c: client with a subdevice
+ * @capable: set to whether the GPU says it can export video memory as dma-bufs
+ * @status: RM's status
+ *
+ * What CUDA's CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED comes from, by inference (it is the only
+ * place the driver tells user space); an instance whose ``dmabuf`` knob refuses exports
+ * answers NO here.
+ *
+ * Return: 0 (then see @status), or a negative errno.
+ */
+int nvrm_client_dmabuf_capable(struct nvrm_client *c, bool *capable, u32 *status)
+{
+	u8 buf[NVRM_FB_GET_INFO_V2_SIZE(NVRM_GPU_INFO_MAX_LIST_SIZE_V580)];
+	u32 size, data;
+	int ret;
+
+	if (!c->abi)
+		return -EINVAL;
+	size = nvrm_gpu_get_info_v2_size(c->abi);
+	if (size > sizeof(buf))
+		return -EINVAL;
+	memset(buf, 0, sizeof(buf));
+	put_u32(buf, 0, 1);
+	put_u32(buf, 4, NVRM_GPU_INFO_INDEX_DMABUF_CAPABILITY);
+	ret = subdevice_control(c, "GPU_GET_INFO_V2", NVRM_CTRL_CMD_GPU_GET_INFO_V2, buf, size,
+				status);
+	if (ret || *status != NVRM_OK)
+		return ret;
+	memcpy(&data, buf + 8, sizeof(data));
+	*capable = data == NVRM_GPU_INFO_DMABUF_CAPABILITY_YES;
+	return 0;
+}

@@ -100,6 +100,7 @@ int nvrm_client_free(struct nvrm_client *c, u32 hparent, u32 hobject, u32 *statu
 int nvrm_client_gpu_name(struct nvrm_client *c, char *buf, size_t len, u32 *status);
 int nvrm_client_gpu_uuid(struct nvrm_client *c, char *buf, size_t len, u32 *status);
 int nvrm_client_fb_info(struct nvrm_client *c, struct nvrm_client_fb *fb, u32 *status);
+int nvrm_client_dmabuf_capable(struct nvrm_client *c, bool *capable, u32 *status);
 
 /* Video memory */
 int nvrm_client_alloc_vidmem(struct nvrm_client *c, u32 hmemory, u64 size, u64 *allocated,

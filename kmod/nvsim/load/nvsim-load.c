@@ -54,7 +54,7 @@ static void print_help(FILE *f)
 		"video memory. Works against nvsim.ko, qgpu instance nodes and the NVIDIA driver.\n"
 		"\n"
 		"commands:\n"
-		"  info                      GPU name, UUID, framebuffer total and free\n"
+		"  info                      GPU name, UUID, framebuffer total and free, dma-buf\n"
 		"  alloc SIZE [--count N] [--hold SECONDS]\n"
 		"                            N video-memory allocations of SIZE bytes (K, M, G, T:\n"
 		"                            binary suffixes), kept for SECONDS, then freed; exit 1\n"
@@ -208,6 +208,8 @@ static int cmd_info(const struct opts *o)
 	char name[NVRM_GPU_MAX_NAME_STRING_LENGTH + 1];
 	char uuid[NVRM_GPU_MAX_GID_LENGTH + 1];
 	u64 total, free_b, heap, usable;
+	const char *dmabuf = NULL;
+	bool capable = false;
 	u32 status;
 
 	if (bring_up(&c, o))
@@ -218,6 +220,9 @@ static int cmd_info(const struct opts *o)
 		goto err;
 	if (nvrm_client_fb_info(&c, &fb, &status) || status != NVRM_OK)
 		goto err;
+	/* A driver that cannot say leaves it unknown rather than failing info. */
+	if (!nvrm_client_dmabuf_capable(&c, &capable, &status) && status == NVRM_OK)
+		dmabuf = capable ? "yes" : "no";
 
 	/* FB_GET_INFO values are KiB. */
 	total = (u64)fb.total_ram_kib * 1024;
@@ -237,7 +242,9 @@ static int cmd_info(const struct opts *o)
 		printf(", \"uuid\": ");
 		json_str(uuid);
 		printf(", \"fb_total_bytes\": %llu, \"fb_free_bytes\": %llu", total, free_b);
-		printf(", \"fb_heap_bytes\": %llu, \"fb_usable_bytes\": %llu}\n", heap, usable);
+		printf(", \"fb_heap_bytes\": %llu, \"fb_usable_bytes\": %llu", heap, usable);
+		printf(", \"dmabuf\": %s}\n",
+		       dmabuf ? (capable ? "true" : "false") : "null");
 	} else {
 		printf("driver:    %s (ABI profile %s)\n", c.version, c.abi->family);
 		printf("gpu:       %u (minor %u, device instance %u)\n", c.gpu_index,
@@ -248,6 +255,7 @@ static int cmd_info(const struct opts *o)
 		printf("fb free:   %llu bytes (%llu MiB)\n", free_b, free_b >> 20);
 		printf("fb heap:   %llu bytes (%llu MiB)\n", heap, heap >> 20);
 		printf("fb usable: %llu bytes (%llu MiB)\n", usable, usable >> 20);
+		printf("dma-buf:   %s\n", dmabuf ? dmabuf : "unknown");
 	}
 	return finish(&c, 0);
 err:
