@@ -1029,7 +1029,7 @@ int nvrm_dmabuf_export_decode(const struct nvrm_abi *abi, const void *buf, u32 s
  */
 u32 nvrm_gpu_get_info_v2_size(const struct nvrm_abi *abi)
 {
-	return 4u + 8u * abi->gpu_info_max_list_size;
+	return NVRM_GPU_GET_INFO_V2_SIZE(abi->gpu_info_max_list_size);
 }
 
 /**

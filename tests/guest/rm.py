@@ -91,7 +91,6 @@ NVOS55 = struct.Struct("<IIIIIII")  # 28 B
 OS_EVENT_S = struct.Struct("<IIII")  # 16 B
 NVOS32_SIZE = 184
 MEM_PARAMS_SIZE = 128
-FB_V2_SIZE = {580: 1028, 535: 436}
 
 
 def abi_max(table: tuple[tuple[tuple[int, ...], int], ...]) -> int:
@@ -103,6 +102,11 @@ def abi_max(table: tuple[tuple[tuple[int, ...], int], ...]) -> int:
 def fb_info_max() -> int:
     """NV2080_CTRL_FB_INFO_MAX_LIST_SIZE of nvsim's ABI (nvrm_abi.h)."""
     return abi_max((((580,), 0x80), ((560,), 0x39), ((545,), 0x37), ((0,), 0x36)))
+
+
+def fb_info_v2_size() -> int:
+    """sizeof(NV2080_CTRL_FB_GET_INFO_V2_PARAMS) of nvsim's ABI."""
+    return 4 + 8 * fb_info_max()
 
 
 def gpu_info_max() -> int:
@@ -117,6 +121,11 @@ def gpu_info_max() -> int:
             ((0,), 0x3E),
         )
     )
+
+
+def gpu_info_v2_size() -> int:
+    """sizeof(NV2080_CTRL_GPU_GET_INFO_V2_PARAMS) of nvsim's ABI."""
+    return 4 + 8 * gpu_info_max()
 
 
 def iowr(nr: int, size: int) -> int:
@@ -311,7 +320,7 @@ class Rm:
         return NVOS34.unpack(buf)[5]
 
     def fb_info(self, subdevice: int, *indices: int) -> list[int]:
-        params = bytearray(4 + 8 * fb_info_max())
+        params = bytearray(fb_info_v2_size())
         struct.pack_into("<I", params, 0, len(indices))
         for i, index in enumerate(indices):
             struct.pack_into("<II", params, 4 + 8 * i, index, 0)
@@ -324,7 +333,7 @@ class Rm:
     ) -> tuple[int, list[int]]:
         """GPU_GET_INFO_V2 (or GPU_GET_CACHED_INFO): (status, data of each index); count
         overrides the list size the call claims."""
-        params = bytearray(4 + 8 * gpu_info_max())
+        params = bytearray(gpu_info_v2_size())
         struct.pack_into("<I", params, 0, len(indices) if count is None else count)
         for i, index in enumerate(indices):
             struct.pack_into("<II", params, 4 + 8 * i, index, 0xFFFFFFFF)

@@ -144,7 +144,7 @@ def test_a_client_is_bound_to_its_ctl_file(proc: Rm) -> None:
     dev, sub = proc.device()
     other = Rm()
     try:
-        params = bytearray(rm.FB_V2_SIZE[580])
+        params = bytearray(rm.fb_info_v2_size())
         assert other.control(sub, rm.FB_GET_INFO_V2, params, hclient=proc.client) == (
             rm.INVALID_CLIENT
         )

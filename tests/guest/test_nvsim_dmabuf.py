@@ -185,7 +185,7 @@ def test_gpu_info_checks_as_rm() -> None:
             assert a.gpu_info(sub, top - 1, dma, cmd=cmd) == (rm.OK, [0, 1])
             # the rest of a full list is index 0, which is valid
             assert a.gpu_info(sub, dma, cmd=cmd, count=top)[0] == rm.OK
-            size = 4 + 8 * top
+            size = rm.gpu_info_v2_size()
             assert a.control(sub, cmd, bytearray(size - 8)) == rm.INVALID_PARAM_STRUCT
             assert a.control(sub, cmd, bytearray(size + 8)) == rm.INVALID_PARAM_STRUCT
             assert a.control(dev, cmd, bytearray(size)) == rm.NOT_SUPPORTED

@@ -186,7 +186,7 @@ def test_a_refusing_instance_reports_no_dmabuf_capability() -> None:
                 assert x.gpu_info(subx, dma, cmd=cmd) == (rm.OK, [0])
                 # what RM refuses is refused as before
                 assert a.gpu_info(sub, dma, cmd=cmd, count=0)[0] == rm.INVALID_ARGUMENT
-                size = 4 + 8 * rm.gpu_info_max()
+                size = rm.gpu_info_v2_size()
                 assert a.control(sub, cmd, bytearray(size + 8)) == rm.INVALID_PARAM_STRUCT
             write(inst_dir("dc") / "dmabuf", "allow")
             assert a.gpu_info(sub, dma) == (rm.OK, [1])

@@ -36,7 +36,7 @@ def test_handles_of_one_instance_are_unusable_through_another(two: tuple[str, st
     rb = Rm(dev=b)
     try:
         dev, sub = ra.device()
-        params = bytearray(rm.FB_V2_SIZE[580])
+        params = bytearray(rm.fb_info_v2_size())
         assert rb.control(sub, rm.FB_GET_INFO_V2, params, hclient=ra.client) == rm.INVALID_CLIENT
         status, _ = rb.alloc(ra.client, dev, rm.SUBDEVICE, struct.pack("<I", 0))
         assert status == rm.INVALID_CLIENT

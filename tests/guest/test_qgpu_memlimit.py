@@ -634,7 +634,7 @@ def test_the_tenant_sees_its_limit() -> None:
             cards = rm.card_info(r.ctl)
             assert cards[0][2] <= 4 * GIB
             # the control on something that is not the tenant's subdevice is RM's to refuse
-            params = bytearray(rm.FB_V2_SIZE[580])
+            params = bytearray(rm.fb_info_v2_size())
             assert r.control(dev, rm.FB_GET_INFO_V2, params) != rm.OK
         finally:
             r.close()

@@ -852,7 +852,7 @@ int nvrm_client_close(struct nvrm_client *c, u32 *status)
  */
 int nvrm_client_dmabuf_capable(struct nvrm_client *c, bool *capable, u32 *status)
 {
-	u8 buf[NVRM_FB_GET_INFO_V2_SIZE(NVRM_GPU_INFO_MAX_LIST_SIZE_V580)];
+	u8 buf[NVRM_GPU_GET_INFO_V2_SIZE(NVRM_GPU_INFO_MAX_LIST_SIZE_V580)];
 	u32 size, data;
 	int ret;
 

@@ -688,7 +688,7 @@ static void gpu_info_fill(u8 *buf, u32 n, const u32 *index, u32 data)
 {
 	u32 i;
 
-	memset(buf, 0, NVRM_GPU_INFO_MAX_LIST_SIZE_V580 * 8 + 4);
+	memset(buf, 0, NVRM_GPU_GET_INFO_V2_SIZE(NVRM_GPU_INFO_MAX_LIST_SIZE_V580));
 	memcpy(buf, &n, 4);
 	for (i = 0; i < n; i++) {
 		memcpy(buf + 4 + 8 * i, &index[i], 4);
@@ -710,7 +710,7 @@ TEST(gpu_info_check_as_rm)
 	const struct nvrm_abi *abi = nvrm_abi_lookup("580.65.06");
 	const u32 ok[] = { 0x35, 0x3d, 0x45 }, at_max[] = { 0x3d, 0x46 };
 	const u32 grouped[] = { 0x0100003d };
-	u8 buf[NVRM_GPU_INFO_MAX_LIST_SIZE_V580 * 8 + 4];
+	u8 buf[NVRM_GPU_GET_INFO_V2_SIZE(NVRM_GPU_INFO_MAX_LIST_SIZE_V580)];
 	u32 size, n;
 
 	ASSERT_NOT_NULL(abi);
@@ -743,7 +743,7 @@ TEST(gpu_info_hide_dmabuf_rewrites_only_that_index)
 {
 	const struct nvrm_abi *abi = nvrm_abi_lookup("580.65.06");
 	const u32 list[] = { 0x35, 0x3d, 0x0100003d, 0x3c, 0x3d };
-	u8 buf[NVRM_GPU_INFO_MAX_LIST_SIZE_V580 * 8 + 4];
+	u8 buf[NVRM_GPU_GET_INFO_V2_SIZE(NVRM_GPU_INFO_MAX_LIST_SIZE_V580)];
 	u32 size, n;
 
 	ASSERT_NOT_NULL(abi);
