@@ -648,6 +648,23 @@ struct nvrm_unix_event {
 #define NVRM_ATTR2_PAGE_SIZE_HUGE_512MB		2u
 #define NVRM_ATTR2_PAGE_SIZE_HUGE_256GB		3u
 
+/*
+ * What RM honours in NV_MEMORY_ALLOCATION_PARAMS and NVOS32 AllocSize only for a caller of kernel
+ * privilege (nvos.h; standard_mem.c stdmemValidateParams() and video_mem.c vidmemConstruct_IMPL();
+ * read at 580.142, the same at 595.45.04). A user's call through the ioctl path is
+ * RS_PRIV_LEVEL_USER or USER_ROOT; qgpu's kernel client is always RS_PRIV_LEVEL_KERNEL:
+ * - NVOS32_ATTR_ALLOCATE_FROM_RESERVED_HEAP (attr 14:14): a user's is ignored; a kernel caller
+ *   gets RM's reserved heap (outside PMA and the MIG partition's heap).
+ * - NVOS32_ATTR2_PAGE_OFFLINING_OFF (attr2 19:19, alias BLACKLIST_OFF): a user gets
+ *   NV_ERR_INSUFFICIENT_PERMISSIONS (release builds); a kernel caller may get retired pages.
+ * - internalflags (NV_MEMORY_ALLOCATION_PARAMS only; VID_HEAP_CONTROL zeroes it): any non-zero
+ *   value from a user is NV_ERR_INVALID_ARGUMENT; a kernel caller's SKIP_SCRUB (0x4) is honoured.
+ * stdmemValidateParams() checks internalflags first, then the owner, then PAGE_OFFLINING.
+ */
+#define NVRM_ATTR_ALLOCATE_FROM_RESERVED_HEAP	0x00004000u
+#define NVRM_ATTR2_PAGE_OFFLINING_OFF		0x00080000u
+#define NVRM_INTERNAL_FLAGS_SKIP_SCRUB		0x00000004u
+
 #define NVRM_ALLOC_FLAGS_MEMORY_HANDLE_PROVIDED	0x00004000u
 #define NVRM_ALLOC_FLAGS_VIRTUAL		0x00080000u
 #define NVRM_ALLOC_FLAGS_PROTECTED		0x01000000u

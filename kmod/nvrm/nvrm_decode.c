@@ -846,6 +846,8 @@ int nvrm_mem_alloc_decode(const struct nvrm_abi *abi, const void *buf, u32 size,
 	out->size = get_u64(buf, offsetof(struct nvrm_memory_allocation_params, size));
 	out->alignment = get_u64(buf, offsetof(struct nvrm_memory_allocation_params, alignment));
 	out->hva_space = get_u32(buf, offsetof(struct nvrm_memory_allocation_params, hva_space));
+	out->internal_flags = get_u32(buf, offsetof(struct nvrm_memory_allocation_params,
+						    internal_flags));
 	out->is_vidmem = nvrm_mem_alloc_is_vidmem(out->attr, out->flags);
 	return 0;
 }
@@ -867,7 +869,66 @@ int nvrm_mem_alloc_set_size(const struct nvrm_abi *abi, void *buf, u32 size, u64
 	return 0;
 }
 
+/**
+ * nvrm_mem_alloc_user_status() - what RM answers a user for the fields only kernel callers may set
+ * @attr2: the request's attr2
+ * @internal_flags: its internalflags (0 for VID_HEAP_CONTROL, which has none)
+ *
+ * stdmemValidateParams() (standard_mem.c, 525-595) refuses a non-zero internalflags with
+ * NV_ERR_INVALID_ARGUMENT and PAGE_OFFLINING_OFF with NV_ERR_INSUFFICIENT_PERMISSIONS when the
+ * caller is below kernel privilege, in that order; see nvrm_abi.h.
+ *
+ * Return: NVRM_OK, or the status RM gives a user caller.
+ */
+u32 nvrm_mem_alloc_user_status(u32 attr2, u32 internal_flags)
+{
+	if (internal_flags)
+		return NVRM_ERR_INVALID_ARGUMENT;
+	if (attr2 & NVRM_ATTR2_PAGE_OFFLINING_OFF)
+		return NVRM_ERR_INSUFFICIENT_PERMISSIONS;
+	return NVRM_OK;
+}
+
+/**
+ * nvrm_mem_alloc_as_user() - make NV_MEMORY_ALLOCATION_PARAMS mean to a kernel caller what they
+ * mean to a user
+ * @abi: driver profile
+ * @buf: kernel copy of the alloc params
+ * @size: bytes in @buf; must be this version's sizeof(NV_MEMORY_ALLOCATION_PARAMS)
+ *
+ * Clears ALLOCATE_FROM_RESERVED_HEAP, which RM ignores for a user and honours for a kernel caller.
+ * The fields RM refuses from a user are nvrm_mem_alloc_user_status()'s to check first.
+ *
+ * Return: 0 on success, -EINVAL on a size mismatch.
+ */
+int nvrm_mem_alloc_as_user(const struct nvrm_abi *abi, void *buf, u32 size)
+{
+	const size_t off = offsetof(struct nvrm_memory_allocation_params, attr);
+
+	if (!abi || !buf || size != abi->mem_alloc_params_size)
+		return -EINVAL;
+	put_u32(buf, off, get_u32(buf, off) & ~NVRM_ATTR_ALLOCATE_FROM_RESERVED_HEAP);
+	return 0;
+}
+
 #define NVRM_NVOS32_ALLOC_OFF(field) offsetof(struct nvrm_nvos32, data.alloc_size.field)
+
+/**
+ * nvrm_vidheap_as_user() - nvrm_mem_alloc_as_user() for an NVOS32 AllocSize
+ * @buf: kernel copy of NVOS32
+ * @size: its size; must be 184
+ *
+ * Return: 0 on success, -EINVAL on a size mismatch.
+ */
+int nvrm_vidheap_as_user(void *buf, u32 size)
+{
+	const size_t off = NVRM_NVOS32_ALLOC_OFF(attr);
+
+	if (!buf || size != sizeof(struct nvrm_nvos32))
+		return -EINVAL;
+	put_u32(buf, off, get_u32(buf, off) & ~NVRM_ATTR_ALLOCATE_FROM_RESERVED_HEAP);
+	return 0;
+}
 
 /**
  * nvrm_vidheap_decode() - decode NVOS32 (RM_VID_HEAP_CONTROL)

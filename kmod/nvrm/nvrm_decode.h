@@ -118,6 +118,7 @@ struct nvrm_alloc {
  * @size: requested size in; allocated size after RM returns
  * @alignment: requested alignment
  * @hva_space: VA space handle
+ * @internal_flags: internalflags (NVRM_INTERNAL_FLAGS_*; kernel callers only)
  * @is_vidmem: LOCATION is VIDMEM and the VIRTUAL flag is clear
  */
 struct nvrm_mem_alloc {
@@ -128,6 +129,7 @@ struct nvrm_mem_alloc {
 	u64 size;
 	u64 alignment;
 	u32 hva_space;
+	u32 internal_flags;
 	bool is_vidmem;
 };
 
@@ -252,6 +254,9 @@ int nvrm_mem_alloc_decode(const struct nvrm_abi *abi, const void *buf, u32 size,
 			  struct nvrm_mem_alloc *out);
 int nvrm_mem_alloc_set_size(const struct nvrm_abi *abi, void *buf, u32 size, u64 alloc_size);
 int nvrm_vidheap_decode(const void *buf, u32 size, struct nvrm_vidheap *out);
+u32 nvrm_mem_alloc_user_status(u32 attr2, u32 internal_flags);
+int nvrm_mem_alloc_as_user(const struct nvrm_abi *abi, void *buf, u32 size);
+int nvrm_vidheap_as_user(void *buf, u32 size);
 
 /* XFER and RM_CONTROL */
 int nvrm_xfer_decode(const void *buf, u32 outer_size, struct nvrm_xfer_req *out);

@@ -514,6 +514,47 @@ TEST(mem_alloc_decode_by_version)
 	EXPECT_EQ(p.size, 66ull << 20);
 }
 
+TEST(mem_alloc_user_status_as_rm_orders_it)
+{
+	/* stdmemValidateParams(): internalflags, then PAGE_OFFLINING_OFF */
+	EXPECT_EQ(nvrm_mem_alloc_user_status(0, 0), NVRM_OK);
+	EXPECT_EQ(nvrm_mem_alloc_user_status(~NVRM_ATTR2_PAGE_OFFLINING_OFF, 0), NVRM_OK);
+	EXPECT_EQ(nvrm_mem_alloc_user_status(NVRM_ATTR2_PAGE_OFFLINING_OFF, 0),
+		  NVRM_ERR_INSUFFICIENT_PERMISSIONS);
+	EXPECT_EQ(nvrm_mem_alloc_user_status(0, NVRM_INTERNAL_FLAGS_SKIP_SCRUB),
+		  NVRM_ERR_INVALID_ARGUMENT);
+	EXPECT_EQ(nvrm_mem_alloc_user_status(NVRM_ATTR2_PAGE_OFFLINING_OFF, 0x80000000u),
+		  NVRM_ERR_INVALID_ARGUMENT);
+}
+
+TEST(mem_alloc_as_user_clears_only_the_reserved_heap)
+{
+	const struct nvrm_abi *abi = nvrm_abi_lookup("580.65.06");
+	struct nvrm_memory_allocation_params p;
+	struct nvrm_nvos32 v;
+	struct nvrm_mem_alloc m;
+
+	ASSERT_NOT_NULL(abi);
+	memset(&p, 0xA5, sizeof(p));
+	p.attr = ~0u;
+	p.internal_flags = NVRM_INTERNAL_FLAGS_SKIP_SCRUB;
+	ASSERT_EQ_INT(nvrm_mem_alloc_decode(abi, &p, 128, &m), 0);
+	EXPECT_EQ(m.internal_flags, NVRM_INTERNAL_FLAGS_SKIP_SCRUB);
+	ASSERT_EQ_INT(nvrm_mem_alloc_as_user(abi, &p, 128), 0);
+	EXPECT_EQ(p.attr, ~NVRM_ATTR_ALLOCATE_FROM_RESERVED_HEAP);
+	/* the rest is RM's (or nvrm_mem_alloc_user_status()'s) to judge */
+	EXPECT_EQ(p.attr2, 0xA5A5A5A5u);
+	EXPECT_EQ(p.internal_flags, NVRM_INTERNAL_FLAGS_SKIP_SCRUB);
+	EXPECT_EQ_INT(nvrm_mem_alloc_as_user(abi, &p, 120), -EINVAL);
+
+	memset(&v, 0x5A, sizeof(v));
+	v.data.alloc_size.attr = NVRM_ATTR_ALLOCATE_FROM_RESERVED_HEAP | 1u;
+	ASSERT_EQ_INT(nvrm_vidheap_as_user(&v, sizeof(v)), 0);
+	EXPECT_EQ(v.data.alloc_size.attr, 1u);
+	EXPECT_EQ(v.data.alloc_size.attr2, 0x5A5A5A5Au);
+	EXPECT_EQ_INT(nvrm_vidheap_as_user(&v, sizeof(v) - 8), -EINVAL);
+}
+
 TEST(vidheap_decode)
 {
 	struct nvrm_nvos32 p;
