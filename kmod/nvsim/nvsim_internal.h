@@ -29,6 +29,8 @@
 #define NVSIM_MAX_GPUS		32	/* NV_MAX_DEVICES, 525-595 */
 #define NVSIM_NAME_LEN		NVRM_GPU_MAX_NAME_STRING_LENGTH
 #define NVSIM_UUID_LEN		41	/* "GPU-" + 36 + NUL */
+/* RM's reserved heap for kernel allocations (its size is the GPU's; nvsim's is a fixed one) */
+#define NVSIM_RESERVED_HEAP	(64ull << 20)
 
 struct proc_dir_entry;
 
@@ -38,6 +40,8 @@ struct proc_dir_entry;
  * @gpu_id: the id CARD_INFO and ATTACH_GPUS_TO_FD use (PCI-derived, as the real driver's)
  * @fb_size: framebuffer size in bytes
  * @fb_used: bytes of framebuffer allocated by clients (under nvsim_rm_lock)
+ * @rsvd_used: bytes of RM's reserved heap allocated by kernel callers with
+ *	ALLOCATE_FROM_RESERVED_HEAP, which the framebuffer heap does not count (under nvsim_rm_lock)
  * @next_gpu_addr: where the next memory object is placed in nvsim's GPU address space (under
  *	nvsim_rm_lock); see struct nvsim_mem
  * @uuid: "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
@@ -49,6 +53,7 @@ struct nvsim_gpu {
 	u32 gpu_id;
 	u64 fb_size;
 	u64 fb_used;
+	u64 rsvd_used;
 	u64 next_gpu_addr;
 	char uuid[NVSIM_UUID_LEN];
 	struct nvsim_engine *engine;
@@ -204,6 +209,7 @@ struct nvsim_backing {
  * @hclass: its class
  * @size: its size in bytes, as allocated (rounded to its page size)
  * @fb_bytes: framebuffer it holds, charged to @gpu->fb_used until the last handle goes
+ * @rsvd_bytes: RM's reserved heap it holds instead, charged to @gpu->rsvd_used
  * @gpu_addr: where it sits in nvsim's GPU address space. nvsim models one identity address space
  *	per GPU: a memory object's GPU virtual address is @gpu_addr, so a channel's gpFifoOffset
  *	names the memory holding its ring directly (documented in kmod/nvsim/README.md).
@@ -219,6 +225,7 @@ struct nvsim_mem {
 	u32 hclass;
 	u64 size;
 	u64 fb_bytes;
+	u64 rsvd_bytes;
 	u64 gpu_addr;
 	struct nvsim_backing *backing;
 	pid_t owner_tgid;
@@ -428,7 +435,7 @@ extern const struct nvsim_control nvsim_memctrl_controls[];
 extern const unsigned int nvsim_memctrl_num_controls;
 
 /* nvsim_mem.c: memory objects and their backing pages */
-u32 nvsim_mem_construct(struct nvsim_object *obj, void *ap, u32 ap_size);
+u32 nvsim_mem_construct(struct nvsim_object *obj, void *ap, u32 ap_size, bool kernel);
 struct nvsim_mem *nvsim_obj_mem(const struct nvsim_object *obj);
 struct nvsim_object *nvsim_mem_find_by_addr(struct nvsim_client *client, u64 addr, u64 len);
 struct nvsim_backing *nvsim_backing_create(u64 size);

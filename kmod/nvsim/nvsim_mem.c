@@ -160,6 +160,10 @@ static void nvsim_mem_release(struct nvsim_res *res)
 		else
 			mem->gpu->fb_used -= mem->fb_bytes;
 	}
+	if (WARN_ON_ONCE(mem->gpu->rsvd_used < mem->rsvd_bytes))
+		mem->gpu->rsvd_used = 0;
+	else
+		mem->gpu->rsvd_used -= mem->rsvd_bytes;
 	nvsim_backing_put(mem->backing);
 	kfree(mem);
 }
@@ -182,34 +186,50 @@ static u64 nvsim_mem_page_size(u32 attr)
  * @obj: the new object (class 0x40, 0x3E or 0x50A0; @obj->gpu set from its parent)
  * @ap: kernel copy of NV_MEMORY_ALLOCATION_PARAMS; size and offset are written back
  * @ap_size: its size for this ABI version
+ * @kernel: the caller has kernel privilege
  *
  * Class 0x40 must be placed in video memory and be physical (video_mem.c), and is charged to the
  * framebuffer; 0x3E is system memory; 0x50A0 is GPU address space only. The size is rounded up
  * to the page size attr asks for, and the rounded size is what is charged and written back.
  *
+ * 0x40 and 0x3E check what only kernel callers may ask for as stdmemValidateParams() does
+ * (nvrm_mem_alloc_user_status()), and a kernel caller's 0x40 with ALLOCATE_FROM_RESERVED_HEAP
+ * comes from RM's reserved heap (NVSIM_RESERVED_HEAP bytes), not the framebuffer heap clients
+ * see; a user's is ignored (video_mem.c).
+ *
  * Context: under nvsim_rm_lock.
  * Return: an RM status.
  */
-u32 nvsim_mem_construct(struct nvsim_object *obj, void *ap, u32 ap_size)
+u32 nvsim_mem_construct(struct nvsim_object *obj, void *ap, u32 ap_size, bool kernel)
 {
 	struct nvrm_memory_allocation_params *p = ap;
 	struct nvsim_gpu *gpu = obj->gpu;
 	struct nvrm_mem_alloc m;
 	struct nvsim_mem *mem;
+	bool rsvd = false;
 	u64 page, size;
+	u32 status;
 
 	lockdep_assert_held(&nvsim_rm_lock);
 	if (!ap || nvrm_mem_alloc_decode(&nvsim_abi, ap, ap_size, &m) || !m.size)
 		return NVRM_ERR_INVALID_ARGUMENT;
+	if (!kernel && obj->hclass != NVRM_CLASS_NV50_MEMORY_VIRTUAL) {
+		status = nvrm_mem_alloc_user_status(m.attr2, m.internal_flags);
+		if (status)
+			return status;
+	}
 	if (obj->hclass == NVRM_CLASS_NV01_MEMORY_LOCAL_USER && !m.is_vidmem)
 		return NVRM_ERR_INVALID_ARGUMENT;
 	page = nvsim_mem_page_size(m.attr);
 	size = round_up(m.size, page);
 	if (size < m.size)
 		return NVRM_ERR_NO_MEMORY;
-	if (obj->hclass == NVRM_CLASS_NV01_MEMORY_LOCAL_USER &&
-	    size > gpu->fb_size - gpu->fb_used)
-		return NVRM_ERR_NO_MEMORY;
+	if (obj->hclass == NVRM_CLASS_NV01_MEMORY_LOCAL_USER) {
+		rsvd = kernel && (m.attr & NVRM_ATTR_ALLOCATE_FROM_RESERVED_HEAP);
+		if (rsvd ? size > NVSIM_RESERVED_HEAP - gpu->rsvd_used :
+			   size > gpu->fb_size - gpu->fb_used)
+			return NVRM_ERR_NO_MEMORY;
+	}
 
 	mem = kzalloc(sizeof(*mem), GFP_KERNEL);
 	if (!mem)
@@ -230,7 +250,10 @@ u32 nvsim_mem_construct(struct nvsim_object *obj, void *ap, u32 ap_size)
 	}
 	mem->gpu_addr = round_up(gpu->next_gpu_addr ?: NVSIM_GPU_ADDR_BASE, page);
 	gpu->next_gpu_addr = mem->gpu_addr + size;
-	if (obj->hclass == NVRM_CLASS_NV01_MEMORY_LOCAL_USER) {
+	if (rsvd) {
+		mem->rsvd_bytes = size;
+		gpu->rsvd_used += size;
+	} else if (obj->hclass == NVRM_CLASS_NV01_MEMORY_LOCAL_USER) {
 		mem->fb_bytes = size;
 		gpu->fb_used += size;
 	}

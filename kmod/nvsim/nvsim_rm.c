@@ -337,7 +337,7 @@ static u32 nvsim_construct(const struct nvsim_caller *caller, struct nvsim_objec
 	case NVRM_CLASS_NV01_MEMORY_LOCAL_USER:
 	case NVRM_CLASS_NV01_MEMORY_SYSTEM:
 	case NVRM_CLASS_NV50_MEMORY_VIRTUAL:
-		return nvsim_mem_construct(obj, ap, ap_size);
+		return nvsim_mem_construct(obj, ap, ap_size, caller->kernel);
 	case NVRM_CLASS_HOPPER_USERMODE_A:
 		return nvsim_usermode_construct(obj);
 	case NVRM_CLASS_NV01_EVENT_OS_EVENT:
