@@ -499,7 +499,7 @@ static long qgpu_rm_vid_heap(struct qgpu_file *qf, unsigned int cmd, unsigned lo
 	if (v.is_alloc)
 		qgpu_mem_alloc_begin(qf->inst);
 	if (v.is_alloc && v.is_vidmem) {
-		ret = qgpu_mem_vid_heap_alloc(qf, cmd, arg, size, compat, &v);
+		ret = qgpu_mem_vid_heap_alloc(qf, cmd, arg, size, compat, &raw, &v);
 		goto out_unlock;
 	}
 	ret = qgpu_forward_ioctl(qf->real, cmd, arg, compat);

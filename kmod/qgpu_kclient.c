@@ -53,8 +53,11 @@ static void qgpu_kclient_op(struct nvrm_kapi_rmapi_ops *ops)
 	qgpu_kc.ops.op(qgpu_kc.sp, ops);
 }
 
-/* NV04_ALLOC with this driver's layout; returns the RM status and the new handle. */
-static u32 qgpu_kclient_alloc_locked(u32 hparent, u32 hclass, void *params, u32 *hnew)
+/*
+ * NV04_ALLOC with this driver's layout in @hroot (0: qgpu's client, or the new client itself);
+ * returns the RM status and the new handle. pRightsRequested stays NULL: RM's default rights.
+ */
+static u32 qgpu_kclient_alloc_locked(u32 hroot, u32 hparent, u32 hclass, void *params, u32 *hnew)
 {
 	struct nvrm_kapi_rmapi_ops ops = { .op = NVRM_KAPI_OP_ALLOC };
 	const struct nvrm_abi *abi = qgpu_kc.abi;
@@ -62,7 +65,7 @@ static u32 qgpu_kclient_alloc_locked(u32 hparent, u32 hclass, void *params, u32 
 	u32 size;
 
 	/* The common prefix of NVOS21 and NVOS64: hRoot, hObjectParent, hObjectNew, hClass, ptr. */
-	ops.params.alloc.hroot = qgpu_kc.hclient ?: *hnew;
+	ops.params.alloc.hroot = hroot ?: qgpu_kc.hclient ?: *hnew;
 	ops.params.alloc.hobject_parent = hparent ?: ops.params.alloc.hroot;
 	ops.params.alloc.hobject_new = *hnew;
 	ops.params.alloc.hclass = hclass;
@@ -120,7 +123,7 @@ int qgpu_kclient_init(const struct nvrm_abi *abi)
 	}
 	qgpu_kc.abi = abi;
 	qgpu_kc.hclient = 0;
-	status = qgpu_kclient_alloc_locked(0, NVRM_CLASS_NV01_ROOT_CLIENT, NULL, &hclient);
+	status = qgpu_kclient_alloc_locked(0, 0, NVRM_CLASS_NV01_ROOT_CLIENT, NULL, &hclient);
 	if (status != NVRM_OK) {
 		pr_warn("%s: allocating qgpu's RM client failed: %s\n", symbol,
 			nvrm_status_name(status));
@@ -193,9 +196,60 @@ u32 qgpu_kclient_alloc(u32 hparent, u32 hclass, void *params, u32 *hnew)
 	if (!qgpu_kclient_ready())
 		return NVRM_ERR_INVALID_STATE;
 	mutex_lock(&qgpu_kc.lock);
-	status = qgpu_kclient_alloc_locked(hparent, hclass, params, hnew);
+	status = qgpu_kclient_alloc_locked(0, hparent, hclass, params, hnew);
 	mutex_unlock(&qgpu_kc.lock);
 	return status;
+}
+
+/**
+ * qgpu_kclient_alloc_in() - allocate an object in any client, on a tenant's behalf
+ * @hclient: the client (a tenant's: RM does not check which file a client belongs to for kernel
+ *	calls, the caller does)
+ * @hparent: its parent in @hclient
+ * @hclass: its class (the caller's to pin: kernel privilege may allocate privileged classes)
+ * @params: kernel copy of the class's alloc params, or NULL; RM writes its outputs back here
+ * @hnew: the handle to use, or 0 for RM to choose; the new handle on success
+ *
+ * RM reads only qgpu's copies, so what it makes is what qgpu asked for; but it runs at kernel
+ * privilege, so the caller must first refuse or clear what RM honours only for kernel callers.
+ *
+ * Context: process context (RM takes per-process facts from the calling task); sleeps.
+ * Return: the RM status.
+ */
+u32 qgpu_kclient_alloc_in(u32 hclient, u32 hparent, u32 hclass, void *params, u32 *hnew)
+{
+	u32 status;
+
+	if (!qgpu_kclient_ready() || !hclient)
+		return NVRM_ERR_INVALID_STATE;
+	mutex_lock(&qgpu_kc.lock);
+	status = qgpu_kclient_alloc_locked(hclient, hparent, hclass, params, hnew);
+	mutex_unlock(&qgpu_kc.lock);
+	return status;
+}
+
+/**
+ * qgpu_kclient_vid_heap_in() - RM_VID_HEAP_CONTROL on a tenant's behalf
+ * @p: qgpu's kernel copy of NVOS32 (naming the tenant's client); RM writes its outputs and the
+ *	status into it
+ *
+ * As qgpu_kclient_alloc_in(): kernel privilege, no check of the client's file.
+ *
+ * Context: process context; sleeps.
+ * Return: the RM status.
+ */
+u32 qgpu_kclient_vid_heap_in(struct nvrm_nvos32 *p)
+{
+	struct nvrm_kapi_rmapi_ops ops = { .op = NVRM_KAPI_OP_VID_HEAP_CONTROL };
+
+	if (!qgpu_kclient_ready())
+		return NVRM_ERR_INVALID_STATE;
+	p->status = NVRM_ERR_GENERIC;
+	ops.params.pvid_heap_control = (u64)(uintptr_t)p;
+	mutex_lock(&qgpu_kc.lock);
+	qgpu_kclient_op(&ops);
+	mutex_unlock(&qgpu_kc.lock);
+	return p->status;
 }
 
 /**
@@ -361,10 +415,11 @@ u32 qgpu_kclient_subdevice(struct qgpu_gpu *gpu, u32 *hsubdevice)
 	mutex_lock(&qgpu_kc.lock);
 	if (gpu->kc_subdevice)
 		goto out;
-	status = qgpu_kclient_alloc_locked(qgpu_kc.hclient, NVRM_CLASS_NV01_DEVICE_0, &dp, &hdev);
+	status = qgpu_kclient_alloc_locked(0, qgpu_kc.hclient, NVRM_CLASS_NV01_DEVICE_0, &dp,
+					   &hdev);
 	if (status)
 		goto out_unlock;
-	status = qgpu_kclient_alloc_locked(hdev, NVRM_CLASS_NV20_SUBDEVICE_0, &sp, &hsub);
+	status = qgpu_kclient_alloc_locked(0, hdev, NVRM_CLASS_NV20_SUBDEVICE_0, &sp, &hsub);
 	if (status) {
 		struct nvrm_kapi_rmapi_ops ops = { .op = NVRM_KAPI_OP_FREE };
 

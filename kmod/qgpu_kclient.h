@@ -18,6 +18,8 @@ void qgpu_kclient_exit(void);
 bool qgpu_kclient_ready(void);
 const char *qgpu_kclient_source(void);
 u32 qgpu_kclient_alloc(u32 hparent, u32 hclass, void *params, u32 *hnew);
+u32 qgpu_kclient_alloc_in(u32 hclient, u32 hparent, u32 hclass, void *params, u32 *hnew);
+u32 qgpu_kclient_vid_heap_in(struct nvrm_nvos32 *p);
 u32 qgpu_kclient_free(u32 hobject);
 u32 qgpu_kclient_control(u32 hobject, u32 cmd, void *params, u32 size);
 u32 qgpu_kclient_control_in(u32 hclient, u32 hobject, u32 cmd, void *params, u32 size);

@@ -342,30 +342,24 @@ static long qgpu_mem_tampered(struct qgpu_file *qf, const struct qgpu_mem_req *r
 }
 
 /*
- * RM said it allocated @hnew: verify, settle the reservation into a charge on its mirror node.
- * Context: the tracker's lock held.
+ * RM made @hnew of @actual bytes of video memory: settle the reservation into a charge on its
+ * mirror node. False when it no longer fits and was freed again (the call is to fail with
+ * NV_ERR_NO_MEMORY). Context: the tracker's lock held.
  */
-static long qgpu_mem_settle(struct qgpu_file *qf, const struct qgpu_mem_req *r, u32 hnew)
+static bool qgpu_mem_charge_made(struct qgpu_file *qf, const struct qgpu_mem_req *r, u32 hnew,
+				 u64 actual)
 {
 	struct qgpu_instance *inst = qf->inst;
 	struct qgpu_rmtrack *t = qf->track;
 	struct qgpu_mem_charge *c;
 	struct qgpu_rmnode *node;
-	u64 actual = r->reserved;
-	int q;
-
-	if (!hnew || (r->handle && hnew != r->handle) || qgpu_rmtrack_find(t, r->hclient, hnew))
-		return qgpu_mem_tampered(qf, r);
-	q = qgpu_mem_rm_query(r->hclient, hnew, &actual);
-	if (q && q != -ENODEV)
-		return qgpu_mem_tampered(qf, r);
 
 	if (actual > r->reserved && !qgpu_mem_try_charge(inst, actual - r->reserved)) {
 		qgpu_mem_uncharge(inst, r->reserved);
 		qgpu_mem_refused(inst, actual);
 		qgpu_kclient_free_in(r->hclient, hnew);
 		if (!qgpu_rmtrack_rm_has(r->hclient, hnew))
-			return qgpu_mem_fail(r);
+			return false;
 		qgpu_mem_force_charge(inst, actual);	/* the free did not take: keep it counted */
 	} else if (actual < r->reserved) {
 		qgpu_mem_uncharge(inst, r->reserved - actual);
@@ -378,7 +372,7 @@ static long qgpu_mem_settle(struct qgpu_file *qf, const struct qgpu_mem_req *r, 
 		c->size = actual;
 		c->inst = inst;
 		if (qgpu_mem_attach(node, c))
-			return 0;
+			return true;
 	}
 	kfree(c);
 	/* Out of memory for the record: RM's object cannot be accounted, so it goes. */
@@ -386,9 +380,27 @@ static long qgpu_mem_settle(struct qgpu_file *qf, const struct qgpu_mem_req *r, 
 	if (!qgpu_rmtrack_rm_has(r->hclient, hnew)) {
 		qgpu_rmtrack_freed(t, r->hclient, hnew);
 		qgpu_mem_uncharge(inst, actual);
-		return qgpu_mem_fail(r);
+		return false;
 	}
-	return 0;	/* stays charged, never uncharged: errs on the tenant's side of the limit */
+	return true;	/* stays charged, never uncharged: errs on the tenant's side of the limit */
+}
+
+/*
+ * RM said it allocated @hnew: verify, settle the reservation into a charge on its mirror node.
+ * Context: the tracker's lock held.
+ */
+static long qgpu_mem_settle(struct qgpu_file *qf, const struct qgpu_mem_req *r, u32 hnew)
+{
+	u64 actual = r->reserved;
+	int q;
+
+	if (!hnew || (r->handle && hnew != r->handle) ||
+	    qgpu_rmtrack_find(qf->track, r->hclient, hnew))
+		return qgpu_mem_tampered(qf, r);
+	q = qgpu_mem_rm_query(r->hclient, hnew, &actual);
+	if (q && q != -ENODEV)
+		return qgpu_mem_tampered(qf, r);
+	return qgpu_mem_charge_made(qf, r, hnew, actual) ? 0 : qgpu_mem_fail(r);
 }
 
 /* Reserve before forwarding; false (status written) when it does not fit. */
@@ -406,20 +418,13 @@ static bool qgpu_mem_reserve(struct qgpu_file *qf, struct qgpu_mem_req *r, u64 s
 	return false;
 }
 
-/**
- * qgpu_mem_rm_alloc() - RM_ALLOC of NV01_MEMORY_LOCAL_USER: reserve, forward, verify, charge
- * @qf: the proxy ctl file
- * @cmd: the command to forward
- * @arg: the tenant's NVOS21/NVOS64
- * @size: its size
- * @compat: forward to compat_ioctl
- * @a: qgpu's decoded kernel copy of it
- *
- * Context: the tracker's lock held.
- * Return: what the ioctl returns.
+/*
+ * RM_ALLOC of NV01_MEMORY_LOCAL_USER without a kernel client: reserve, forward, verify, charge.
+ * RM reads the tenant's request itself, so a sibling that rewrites both the handle and the
+ * status around RM's reads leaves the allocation uncharged (see DOC: memory limits).
  */
-long qgpu_mem_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,
-		       bool compat, const struct nvrm_alloc *a)
+static long qgpu_mem_rm_alloc_forward(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
+				      bool compat, const struct nvrm_alloc *a)
 {
 	const struct nvrm_abi *abi = &qf->inst->gpu->abi;
 	u8 ap[sizeof(struct nvrm_memory_allocation_params)];
@@ -532,20 +537,9 @@ long qgpu_mem_vid_heap_done(struct qgpu_file *qf, unsigned long arg,
 	return qgpu_mem_tampered(qf, &r);
 }
 
-/**
- * qgpu_mem_vid_heap_alloc() - RM_VID_HEAP_CONTROL ALLOC_* in video memory
- * @qf: the proxy ctl file
- * @cmd: the command to forward
- * @arg: the tenant's NVOS32
- * @size: its size
- * @compat: forward to compat_ioctl
- * @v: qgpu's decoded kernel copy of it
- *
- * Context: the tracker's lock held.
- * Return: what the ioctl returns.
- */
-long qgpu_mem_vid_heap_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
-			     u32 size, bool compat, const struct nvrm_vidheap *v)
+/* VID_HEAP_CONTROL ALLOC_* in video memory without a kernel client: as above. */
+static long qgpu_mem_vid_heap_forward(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
+				      u32 size, bool compat, const struct nvrm_vidheap *v)
 {
 	struct qgpu_mem_req r = {
 		.hclient = v->hroot,
@@ -570,6 +564,155 @@ long qgpu_mem_vid_heap_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned lo
 		return ret;
 	}
 	return qgpu_mem_settle(qf, &r, done.hmemory);
+}
+
+/*
+ * Before qgpu makes an allocation itself: the client must be one this file made (RM checks that
+ * only for user calls), and what RM honours only for kernel callers is refused as RM refuses it
+ * a user (nvrm_abi.h). NVRM_OK, or the status to answer.
+ */
+static u32 qgpu_mem_made_check(struct qgpu_file *qf, u32 hclient, u32 attr2, u32 internal_flags)
+{
+	if (!qgpu_rmtrack_find(qf->track, hclient, hclient))
+		return NVRM_ERR_INVALID_CLIENT;
+	return nvrm_mem_alloc_user_status(attr2, internal_flags);
+}
+
+/**
+ * qgpu_mem_rm_alloc() - RM_ALLOC of NV01_MEMORY_LOCAL_USER: reserve, allocate, charge
+ * @qf: the proxy ctl file
+ * @cmd: the command to forward (only without a kernel client)
+ * @arg: the tenant's NVOS21/NVOS64
+ * @size: its size
+ * @compat: forward to compat_ioctl
+ * @a: qgpu's decoded kernel copy of it
+ *
+ * qgpu makes the allocation itself, through its kernel client and from its own copies of the
+ * request and of NV_MEMORY_ALLOCATION_PARAMS, so RM reads nothing a sibling thread can rewrite:
+ * the handle, the parent, the class and the size RM uses are the ones qgpu charged, and the
+ * handle and size RM writes back land in qgpu's copy. It then writes back what a direct call
+ * would: the params, hObjectNew and the status. pRightsRequested is not passed on (RM's
+ * default rights, as for NVOS21). See DOC: memory limits.
+ *
+ * Context: the tracker's lock held.
+ * Return: what the ioctl returns.
+ */
+long qgpu_mem_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,
+		       bool compat, const struct nvrm_alloc *a)
+{
+	const struct nvrm_abi *abi = &qf->inst->gpu->abi;
+	u8 ap[sizeof(struct nvrm_memory_allocation_params)];
+	u32 ap_size = abi->mem_alloc_params_size;
+	struct qgpu_mem_req r = {
+		.hclient = a->hroot,
+		.hparent = a->hparent,
+		.handle = a->hnew,
+	};
+	struct nvrm_mem_alloc m = { 0 };
+	bool decoded = false;
+	void *params = NULL;
+	u32 status, hnew = a->hnew;
+	u64 actual;
+	long ret;
+
+	if (!qgpu_kclient_ready())
+		return qgpu_mem_rm_alloc_forward(qf, cmd, arg, compat, a);
+	r.ustatus = (u32 __user *)(arg + (a->is_nvos64 ? abi->nvos64_status_off :
+					  abi->nvos21_status_off));
+	if (a->params_ptr) {
+		/* RM copies the class's params at its own size for the version (alloc_free.c) */
+		if (ap_size > sizeof(ap) ||
+		    copy_from_user(ap, u64_to_user_ptr(a->params_ptr), ap_size)) {
+			status = NVRM_ERR_INVALID_ADDRESS;
+			goto out;
+		}
+		params = ap;
+		decoded = !nvrm_mem_alloc_decode(abi, ap, ap_size, &m);
+	}
+	status = qgpu_mem_made_check(qf, a->hroot, m.attr2, m.internal_flags);
+	if (status)
+		goto out;
+	if (decoded) {
+		nvrm_mem_alloc_as_user(abi, ap, ap_size);
+		/* Not video memory: RM refuses 0x40 for it, and there is nothing to reserve. */
+		if (m.is_vidmem && !qgpu_mem_reserve(qf, &r, m.size, m.attr, &ret))
+			return ret;
+	}
+	status = qgpu_kclient_alloc_in(a->hroot, a->hparent, NVRM_CLASS_NV01_MEMORY_LOCAL_USER,
+				       params, &hnew);
+	if (status != NVRM_OK) {
+		qgpu_mem_uncharge(qf->inst, r.reserved);
+		goto out;
+	}
+	/* RM wrote the size it allocated into qgpu's copy; without params, it is RM's to tell */
+	if (decoded && !nvrm_mem_alloc_decode(abi, ap, ap_size, &m))
+		actual = m.size;
+	else if (qgpu_mem_rm_query(a->hroot, hnew, &actual))
+		actual = r.reserved;
+	/* RM made a new object under hnew: a node the mirror still has for it is stale */
+	if (qgpu_rmtrack_find(qf->track, a->hroot, hnew))
+		qgpu_rmtrack_freed(qf->track, a->hroot, hnew);
+	if (!qgpu_mem_charge_made(qf, &r, hnew, actual))
+		return qgpu_mem_fail(&r);
+	/* As RM: the object stays when the params cannot be copied back. */
+	if (params && copy_to_user(u64_to_user_ptr(a->params_ptr), ap, ap_size))
+		pr_debug("alloc params copy-back failed\n");
+	if (put_user(hnew, (u32 __user *)(arg + offsetof(struct nvrm_nvos21_v535, hobject_new))))
+		return -EFAULT;
+out:
+	return put_user(status, r.ustatus) ? -EFAULT : 0;
+}
+
+/**
+ * qgpu_mem_vid_heap_alloc() - RM_VID_HEAP_CONTROL ALLOC_* in video memory: reserve, allocate,
+ * charge
+ * @qf: the proxy ctl file
+ * @cmd: the command to forward (only without a kernel client)
+ * @arg: the tenant's NVOS32
+ * @size: its size
+ * @compat: forward to compat_ioctl
+ * @raw: qgpu's kernel copy of it; RM's outputs are written into it
+ * @v: the same, decoded
+ *
+ * As qgpu_mem_rm_alloc(): qgpu makes the call through its kernel client from @raw, whose attr and
+ * flags also decide the class RM makes, and copies the whole NVOS32 back as the driver does.
+ *
+ * Context: the tracker's lock held.
+ * Return: what the ioctl returns.
+ */
+long qgpu_mem_vid_heap_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
+			     u32 size, bool compat, struct nvrm_nvos32 *raw,
+			     const struct nvrm_vidheap *v)
+{
+	struct qgpu_mem_req r = {
+		.hclient = v->hroot,
+		.hparent = v->hparent,
+		.ustatus = (u32 __user *)(arg + offsetof(struct nvrm_nvos32, status)),
+	};
+	struct nvrm_vidheap done;
+	u32 status;
+	long ret;
+
+	if (!qgpu_kclient_ready())
+		return qgpu_mem_vid_heap_forward(qf, cmd, arg, size, compat, v);
+	if (v->alloc_flags & NVRM_ALLOC_FLAGS_MEMORY_HANDLE_PROVIDED)
+		r.handle = v->hmemory;
+	status = qgpu_mem_made_check(qf, v->hroot, v->attr2, 0);
+	if (status)
+		return put_user(status, r.ustatus) ? -EFAULT : 0;
+	nvrm_vidheap_as_user(raw, size);
+	if (!qgpu_mem_reserve(qf, &r, v->size, v->attr, &ret))
+		return ret;
+	status = qgpu_kclient_vid_heap_in(raw);
+	if (status != NVRM_OK || nvrm_vidheap_decode(raw, size, &done)) {
+		qgpu_mem_uncharge(qf->inst, r.reserved);
+		return copy_to_user((void __user *)arg, raw, size) ? -EFAULT : 0;
+	}
+	if (qgpu_rmtrack_find(qf->track, v->hroot, done.hmemory))
+		qgpu_rmtrack_freed(qf->track, v->hroot, done.hmemory);
+	if (!qgpu_mem_charge_made(qf, &r, done.hmemory, done.size))
+		return qgpu_mem_fail(&r);
+	return copy_to_user((void __user *)arg, raw, size) ? -EFAULT : 0;
 }
 
 /**

@@ -76,7 +76,8 @@ long qgpu_mem_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long arg
 long qgpu_mem_rm_alloc_done(struct qgpu_file *qf, unsigned long arg, const struct nvrm_alloc *a,
 			    struct qgpu_rmnode *node, u32 hnew);
 long qgpu_mem_vid_heap_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
-			     u32 size, bool compat, const struct nvrm_vidheap *v);
+			     u32 size, bool compat, struct nvrm_nvos32 *raw,
+			     const struct nvrm_vidheap *v);
 long qgpu_mem_vid_heap_done(struct qgpu_file *qf, unsigned long arg,
 			    const struct nvrm_vidheap *v, u32 hmemory);
 bool qgpu_mem_vid_heap_info(struct qgpu_file *qf, unsigned long arg,

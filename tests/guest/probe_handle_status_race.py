@@ -1,14 +1,20 @@
-"""Reproducer of an open hole in the memory limit (docs/design/memory-limits.md, "Open: the new
-handle and the status both rewritten"); not a test, so pytest does not collect it.
+"""Reproducer of the handle-and-status race on allocations (docs/design/memory-limits.md,
+"Allocations qgpu makes itself"); not a test, so pytest does not collect it.
 
 A sibling process keeps writing hObjectNew = 0 and an error status into an RM_ALLOC request
-while the tenant allocates video memory through an instance of 8 MiB. RM generates handles qgpu
-never sees and qgpu reads a failure, so nothing is charged while RM holds the memory.
+while the tenant allocates video memory through an instance of 8 MiB. Where RM reads the request
+itself, it generates handles qgpu never sees and qgpu reads a failure, so nothing is charged
+while RM holds the memory. Three cases:
+- status: the status alone is rewritten (the handle check catches it);
+- handle: the status and the handle, of an RM_ALLOC(0x40) (closed in session 12: qgpu makes
+  that allocation itself; test_qgpu_memlimit.py has it as a test);
+- class: the same, of an RM_ALLOC that names system memory (0x3E), which qgpu forwards, with the
+  class also rewritten to 0x40 (open: RM reads the forwarded request itself).
 
     scripts/vm.sh -- .venv/bin/python tests/guest/probe_handle_status_race.py
 
-Prints what qgpu charged and what RM holds, for the status rewritten alone and together with the
-handle. Exit 0 when the charge equals what RM holds in both, 1 when the limit was bypassed.
+Prints what qgpu charged and what RM holds in each case. Exit 0 when the charge equals what RM
+holds in all, 1 when the limit was bypassed.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from rm import Rm
 
 MIB = 1 << 20
 LIMIT, ROUNDS = 8 * MIB, 64
-STATUS_OFF, HNEW_OFF = 40, 8  # NVOS64 (nvidia-rm-abi.md)
+STATUS_OFF, HNEW_OFF, CLASS_OFF = 40, 8, 12  # NVOS64 (nvidia-rm-abi.md)
 
 
 def raw_ioctl(fd: int, nr: int, req: ctypes.Array[ctypes.c_char]) -> None:
@@ -43,7 +49,7 @@ def has(r: Rm, handle: int) -> bool:
     return r.control(r.client, rm.GET_HANDLE_INFO, info) == rm.OK
 
 
-def race(rewrite_handle: bool) -> tuple[int, int]:
+def race(case: str) -> tuple[int, int]:
     """(bytes qgpu charged, bytes RM holds) after ROUNDS allocations of 1 MiB."""
     real = Rm()
     _, rsub = real.device()
@@ -56,10 +62,13 @@ def race(rewrite_handle: bool) -> tuple[int, int]:
             if pid == 0:  # the hostile sibling
                 status = ctypes.c_uint32.from_buffer(shared, STATUS_OFF)
                 hnew = ctypes.c_uint32.from_buffer(shared, HNEW_OFF)
+                klass = ctypes.c_uint32.from_buffer(shared, CLASS_OFF)
                 while True:
                     status.value = 0x1F
-                    if rewrite_handle:
+                    if case != "status":
                         hnew.value = 0
+                    if case == "class":
+                        klass.value = rm.VIDMEM
             clients: list[Rm] = []
             try:
                 for i in range(ROUNDS):
@@ -68,7 +77,8 @@ def race(rewrite_handle: bool) -> tuple[int, int]:
                         clients.append(Rm(dev=d))
                         dev, _ = clients[-1].device()
                         ptr = clients[-1].buffer(struct.pack("<I60xQ56x", clients[-1].client, MIB))
-                    fields = (clients[-1].client, dev, 0xB0000000 + i, rm.VIDMEM, ptr, 0, 0, 0)
+                    hclass = rm.SYSMEM if case == "class" else rm.VIDMEM
+                    fields = (clients[-1].client, dev, 0xB0000000 + i, hclass, ptr, 0, 0, 0)
                     rm.NVOS64.pack_into(req, 0, *fields, 0xFFFFFFFF)
                     raw_ioctl(clients[-1].ctl, rm.RM_ALLOC, req)
                 return current("probe"), before - real.fb_free_bytes(rsub)
@@ -83,10 +93,9 @@ def race(rewrite_handle: bool) -> tuple[int, int]:
 
 def main() -> int:
     bypassed = False
-    for rewrite_handle in (False, True):
-        charged, held = race(rewrite_handle)
-        what = "status and handle" if rewrite_handle else "status alone"
-        print(f"{what} rewritten: qgpu charged {charged >> 20} MiB, RM holds {held >> 20} MiB")
+    for case in ("status", "handle", "class"):
+        charged, held = race(case)
+        print(f"{case}: qgpu charged {charged >> 20} MiB, RM holds {held >> 20} MiB")
         bypassed |= held != charged
     return 1 if bypassed else 0
 

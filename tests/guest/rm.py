@@ -428,7 +428,8 @@ class Rm:
         return struct.unpack_from("<I", buf, len(buf) - 8)[0], struct.unpack_from("<i", buf)[0]
 
     def vid_heap(self, function: int, hparent: int, **fields: int) -> bytearray:
-        """RM_VID_HEAP_CONTROL; fields: hmemory, flags, attr, size (AllocSize/Free). Returns it."""
+        """RM_VID_HEAP_CONTROL; fields: hmemory, flags, attr, attr2, size (AllocSize/Free).
+        Returns it."""
         buf = bytearray(NVOS32_SIZE)
         struct.pack_into("<III", buf, 0, self.client, hparent, function)
         struct.pack_into("<I", buf, 20, 0xFFFFFFFF)
@@ -438,6 +439,7 @@ class Rm:
             struct.pack_into("<I", buf, 44, fields.get("hmemory", 0))
             struct.pack_into("<II", buf, 52, fields.get("flags", 0), fields.get("attr", 0))
             struct.pack_into("<Q", buf, 88, fields.get("size", 0))
+            struct.pack_into("<I", buf, 144, fields.get("attr2", 0))
         self.call(self.ctl, RM_VID_HEAP_CONTROL, buf)
         return buf
 

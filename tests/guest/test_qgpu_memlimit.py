@@ -207,63 +207,63 @@ def real_parent(r: Rm, handle: int) -> int:
 
 
 def test_a_parent_raced_by_a_sibling_thread_cannot_drop_the_charge() -> None:
-    """The mirror files an allocation under the parent qgpu read; RM reads the request again.
+    """The mirror files an allocation under the parent qgpu read, and RM must use that one.
 
-    A sibling thread flips hObjectParent between the subdevice and the device while the call is
-    in flight, so RM may put the memory under the device while qgpu read the subdevice. Freeing
-    the subdevice must then leave the charge: RM still has the memory.
+    A sibling thread flips hObjectParent between the subdevice and the device while allocations
+    are in flight. qgpu makes the allocation from its own copy of the request, so RM puts the
+    memory under the parent qgpu filed it under, whichever the sibling wrote last: freeing the
+    subdevice uncharges exactly what RM freed with it. (When RM read the request itself, RM could
+    use the other parent; the charge then went with the wrong subtree.)
     """
+    size = 64 * KIB
     with instance("race", opts="mem=64M") as d:
         r = Rm(dev=d)
-        stop = threading.Event()
         try:
             dev, sub = r.device()
             params = bytearray(rm.MEM_PARAMS_SIZE)
             struct.pack_into("<I", params, 0, r.client)
-            struct.pack_into("<Q", params, 64, 64 * KIB)
+            struct.pack_into("<Q", params, 64, size)
             ptr = r.buffer(bytes(params))
             req = ctypes.create_string_buffer(rm.NVOS64.size)
             cur = ctypes.c_uint32.from_buffer(req, 4)
-
-            def flip() -> None:
-                while not stop.is_set():
-                    cur.value = dev
-                    cur.value = sub
-
             libc = ctypes.CDLL(None, use_errno=True)
-            flipper = threading.Thread(target=flip)
-            flipper.start()
             # through libc, by address (fcntl.ioctl would pass a copy): the driver must read the
             # buffer the flipper writes, and the GIL is released meanwhile
             cmd = ctypes.c_ulong(rm.iowr(rm.RM_ALLOC, rm.NVOS64.size))
-            under_dev = raced = 0
-            # the window is a few instructions wide: try until the sibling wins a few times
-            for _ in range(2000):
-                if raced >= 3:
-                    break
-                rm.NVOS64.pack_into(req, 0, r.client, sub, 0, rm.VIDMEM, ptr, 0, 0, 0, 0xFFFFFFFF)
-                assert libc.ioctl(r.ctl, cmd, ctypes.c_void_p(ctypes.addressof(req))) == 0
-                f = rm.NVOS64.unpack(req.raw)
-                assert f[8] == rm.OK, hex(f[8])
-                if real_parent(r, f[2]) == sub:
-                    continue
-                # RM used the device: freeing the subdevice frees only what RM put under it
-                raced += 1
-                under_dev += 1
+            under_dev = total = 0
+            for _ in range(4):
+                stop = threading.Event()
+
+                def flip(a: int = dev, b: int = sub, stop: threading.Event = stop) -> None:
+                    while not stop.is_set():
+                        cur.value = a
+                        cur.value = b
+
+                flipper = threading.Thread(target=flip)
+                flipper.start()
+                try:
+                    for _ in range(60):
+                        rm.NVOS64.pack_into(
+                            req, 0, r.client, sub, 0, rm.VIDMEM, ptr, 0, 0, 0, 0xFFFFFFFF
+                        )
+                        assert libc.ioctl(r.ctl, cmd, ctypes.c_void_p(ctypes.addressof(req))) == 0
+                        f = rm.NVOS64.unpack(req.raw)
+                        assert f[8] == rm.OK, hex(f[8])
+                        under_dev += real_parent(r, f[2]) == dev
+                        total += 1
+                finally:
+                    stop.set()
+                    flipper.join()
+                # RM freed what it had under the subdevice: the charge is what is left
                 assert r.free(sub) == rm.OK
-                # never less than RM holds; more only for allocations qgpu filed under the device
-                # and RM under the subdevice: the tenant's race costs only the tenant
-                assert current("race") >= under_dev * 64 * KIB, "a charge RM still holds went"
+                assert current("race") == under_dev * size, "the charge is not what RM holds"
                 status, sub = r.alloc(r.client, dev, rm.SUBDEVICE, struct.pack("<I", 0))
                 assert status == rm.OK, hex(status)
-            stop.set()
-            flipper.join()
-            # RM used the device for some: otherwise nothing above was tested
-            assert raced, "the sibling never won the race"
+            # the flipper reached qgpu's copy both ways: otherwise nothing above was tested
+            assert 0 < under_dev < total, (under_dev, total)
             assert r.free(r.client) == rm.OK
             assert current("race") == 0
         finally:
-            stop.set()
             r.close()
 
 
@@ -809,14 +809,14 @@ def _has(r: Rm, handle: int) -> bool:
 
 
 def test_a_new_handle_rewritten_to_an_import_cannot_leave_the_allocation_uncharged() -> None:
-    """RM writes the new handle back where a sibling can rewrite it, to an import of video memory.
+    """A sibling flips hObjectNew between a fresh handle and an imported one of the client.
 
-    A child process flips hObjectNew between a fresh handle and an imported handle of the client
-    while allocations are in flight. If qgpu read the import in its copy, RM the fresh handle,
-    and qgpu the import again afterwards, it would verify the import (video memory, of a size)
-    and leave the new allocation uncharged: the import must be in the mirror, so that this is
-    seen as the tenant racing its own call, which costs it its client. Forwarded, the import
-    was unmirrored: the allocation went uncharged, or a failed one charged the import.
+    While RM read the request itself, qgpu could read the import in its copy, RM the fresh
+    handle, and qgpu the import again afterwards: it would verify the import (video memory, of a
+    size) and leave the new allocation uncharged (caught only because imports are mirrored, at
+    the cost of the client). qgpu now makes the allocation from its own copy: RM makes exactly
+    the handle qgpu read, or refuses the import's (NV_ERR_INSERT_DUPLICATE_NAME), and the
+    charge equals what RM holds after every call, with the client kept.
     """
     size, decoy = 64 * KIB, 0xD0000001
     with instance("ri", opts="mem=64M") as d:
@@ -830,7 +830,7 @@ def test_a_new_handle_rewritten_to_an_import_cannot_leave_the_allocation_uncharg
                 word.value = decoy
                 word.value = fresh.value
         r: Rm | None = None
-        e, lost = -1, 0
+        e, refused = -1, 0
         made: set[int] = set()
         try:
             for attempt in range(600):
@@ -849,19 +849,19 @@ def test_a_new_handle_rewritten_to_an_import_cannot_leave_the_allocation_uncharg
                     req, 0, r.client, dev, fresh.value, rm.VIDMEM, ptr, 0, 0, 0, 0xFFFFFFFF
                 )
                 raw_ioctl(r.ctl, rm.RM_ALLOC, req)
-                if not _has(r, r.client):
-                    # the race seen: the client went, and every charge with it
-                    lost += 1
-                    os.close(e)
-                    r.close()
-                    r = None
-                    assert wait_current("ri", 0) == 0
-                    continue
-                # the sibling may still write a handle of the last attempts: RM may make that
-                made |= {h for h in range(fresh.value - 3, fresh.value + 1) if _has(r, h)}
+                # qgpu made the call from its copy: no race to see, no client to lose
+                assert _has(r, r.client), "the client went"
+                status, hnew = struct.unpack_from("<I", req, 40)[0], fresh.value
+                if _has(r, hnew):
+                    made.add(hnew)
+                else:
+                    # qgpu's copy named the import: RM refused the handle, made nothing
+                    assert status == rm.INSERT_DUPLICATE_NAME, hex(status)
+                    refused += 1
                 # the memory RM holds, exactly: the import shares the kept allocation's charge
                 assert current("ri") == (1 + len(made)) * size, f"charged wrong ({made})"
-            assert lost, "the sibling never won the race"
+            # the sibling reached qgpu's copy both ways: otherwise nothing above was tested
+            assert made and refused, (len(made), refused)
         finally:
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
@@ -869,6 +869,166 @@ def test_a_new_handle_rewritten_to_an_import_cannot_leave_the_allocation_uncharg
                 os.close(e)
                 r.close()
         assert wait_current("ri", 0) == 0
+
+
+HANDLE_PROVIDED = 0x4000  # NVOS32_ALLOC_FLAGS_MEMORY_HANDLE_PROVIDED
+
+
+@pytest.mark.parametrize("call", ["rm_alloc", "vid_heap"])
+def test_a_sibling_rewriting_the_new_handle_and_the_status_cannot_leave_memory_uncharged(
+    call: str,
+) -> None:
+    """A sibling keeps writing a zero handle (RM would generate one) and an error status into the
+    tenant's allocation request while the tenant allocates 1 MiB at a time through an instance of
+    8 MiB.
+
+    While RM read the request itself, RM allocated under a handle qgpu never saw and qgpu read
+    a failure: nothing was charged, and 32 MiB were held through the 8 MiB instance
+    (tests/guest/probe_handle_status_race.py showed 64 of 64). qgpu now makes the allocation from
+    its own copy, so whatever the sibling writes, what RM holds is what qgpu charged, and no more
+    than the limit.
+    """
+    rounds, limit = 32, 8 * MIB
+    status_off, handle_off = (40, 8) if call == "rm_alloc" else (20, 44)
+    real = Rm()
+    _, rsub = real.device()
+    before = real.fb_free_bytes(rsub)
+    try:
+        with instance("hs", opts="mem=8M") as d:
+            shared = mmap.mmap(-1, mmap.PAGESIZE)
+            size = rm.NVOS64.size if call == "rm_alloc" else rm.NVOS32_SIZE
+            req = (ctypes.c_char * size).from_buffer(shared)
+            pid = os.fork()
+            if pid == 0:  # pragma: no cover - the hostile sibling
+                status = ctypes.c_uint32.from_buffer(shared, status_off)
+                handle = ctypes.c_uint32.from_buffer(shared, handle_off)
+                flags = ctypes.c_uint32.from_buffer(shared, 52)  # NVOS32 AllocSize.flags
+                while True:
+                    status.value = 0x1F
+                    handle.value = 0
+                    if call == "vid_heap":
+                        flags.value = 0  # no MEMORY_HANDLE_PROVIDED: RM generates one
+            r = Rm(dev=d)
+            try:
+                dev, _ = r.device()
+                ptr = r.buffer(struct.pack("<I60xQ56x", r.client, MIB))
+                for i in range(rounds):
+                    if call == "rm_alloc":
+                        fields = (r.client, dev, 0xB0000000 + i, rm.VIDMEM, ptr, 0, 0, 0)
+                        rm.NVOS64.pack_into(req, 0, *fields, 0xFFFFFFFF)
+                        raw_ioctl(r.ctl, rm.RM_ALLOC, req)
+                    else:
+                        buf = bytearray(size)
+                        struct.pack_into("<III", buf, 0, r.client, dev, rm.NVOS32_ALLOC_SIZE)
+                        struct.pack_into("<I", buf, 20, 0xFFFFFFFF)
+                        struct.pack_into("<III", buf, 44, 0xB0000000 + i, 0, HANDLE_PROVIDED)
+                        struct.pack_into("<I", buf, 56, PAGE_4K)
+                        struct.pack_into("<Q", buf, 88, MIB)
+                        req[:] = bytes(buf)
+                        raw_ioctl(r.ctl, rm.RM_VID_HEAP_CONTROL, req)
+                    assert _has(r, r.client), "the client went"
+                held = before - real.fb_free_bytes(rsub)
+                assert (current("hs"), held) == (limit, limit), "RM holds what qgpu did not charge"
+            finally:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                r.close()
+        assert before - real.fb_free_bytes(rsub) == 0
+    finally:
+        real.close()
+
+
+def _vidmem_params(
+    client: int, size: int, attr: int = 0, attr2: int = 0, internal: int = 0
+) -> bytes:
+    """NV_MEMORY_ALLOCATION_PARAMS: owner, attr, attr2, size, internalflags."""
+    params = bytearray(rm.MEM_PARAMS_SIZE)
+    struct.pack_into("<I", params, 0, client)
+    struct.pack_into("<II", params, 24, attr, attr2)
+    struct.pack_into("<Q", params, 64, size)
+    struct.pack_into("<I", params, 112, internal)
+    return bytes(params)
+
+
+RESERVED_HEAP = 1 << 14  # NVOS32_ATTR_ALLOCATE_FROM_RESERVED_HEAP
+PAGE_OFFLINING_OFF = 1 << 19  # NVOS32_ATTR2_PAGE_OFFLINING_OFF
+SKIP_SCRUB = 0x4  # NVOS32_ALLOC_INTERNAL_FLAGS_SKIP_SCRUB
+
+
+def test_what_rm_grants_only_kernel_callers_is_answered_as_for_a_user() -> None:
+    """qgpu allocates through its kernel client, which RM trusts with what it refuses a user:
+    internalflags (SKIP_SCRUB: memory not scrubbed on free), PAGE_OFFLINING_OFF (retired pages)
+    and ALLOCATE_FROM_RESERVED_HEAP (RM's own heap). Through an instance each must get what the
+    driver gives a user, straight: the two refusals, and the reserved-heap bit ignored (the
+    memory comes from the framebuffer heap, and is charged)."""
+    direct = Rm()
+    ddev, dsub = direct.device()
+    with instance("kp", opts="mem=64M") as d:
+        r = Rm(dev=d)
+        try:
+            dev, _ = r.device()
+            for who, parent in ((direct, ddev), (r, dev)):
+                what = "direct" if who is direct else "through qgpu"
+                for kw, want in (
+                    ({"internal": SKIP_SCRUB}, rm.INVALID_ARGUMENT),
+                    ({"attr2": PAGE_OFFLINING_OFF}, rm.INSUFFICIENT_PERMISSIONS),
+                    ({"attr2": PAGE_OFFLINING_OFF, "internal": 1}, rm.INVALID_ARGUMENT),
+                ):
+                    status, _ = who.alloc(
+                        who.client, parent, rm.VIDMEM, _vidmem_params(who.client, MIB, **kw)
+                    )
+                    assert status == want, (what, kw, hex(status))
+                heap = who.vid_heap(
+                    rm.NVOS32_ALLOC_SIZE, parent, size=MIB, attr=PAGE_4K, attr2=PAGE_OFFLINING_OFF
+                )
+                assert struct.unpack_from("<I", heap, 20)[0] == rm.INSUFFICIENT_PERMISSIONS, what
+                free = direct.fb_free_bytes(dsub)
+                status, h = who.alloc(
+                    who.client, parent, rm.VIDMEM, _vidmem_params(who.client, MIB, RESERVED_HEAP)
+                )
+                assert status == rm.OK, (what, hex(status))
+                assert free - direct.fb_free_bytes(dsub) == MIB, f"{what}: not the framebuffer"
+                heap = who.vid_heap(
+                    rm.NVOS32_ALLOC_SIZE, parent, size=MIB, attr=PAGE_4K | RESERVED_HEAP
+                )
+                assert struct.unpack_from("<I", heap, 20)[0] == rm.OK, what
+                assert free - direct.fb_free_bytes(dsub) == 2 * MIB, f"{what}: not the framebuffer"
+                assert who.free(h) == rm.OK
+            assert current("kp") == MIB  # the VID_HEAP one is still held
+        finally:
+            r.close()
+            direct.close()
+
+
+def test_an_allocation_naming_another_files_client_is_refused_as_rm_refuses_it() -> None:
+    """RM binds a client to the ctl file that made it and refuses it through any other; it does
+    not check that for kernel calls, so qgpu does before it allocates on the tenant's behalf."""
+
+    def refusals(dev_dir: str) -> list[int]:
+        a, b = Rm(dev=dev_dir), Rm(dev=dev_dir)
+        try:
+            dev, _ = a.device()
+            params = _vidmem_params(a.client, MIB)
+            heap = bytearray(rm.NVOS32_SIZE)
+            struct.pack_into("<IIII", heap, 0, a.client, dev, rm.NVOS32_ALLOC_SIZE, 0)
+            struct.pack_into("<I", heap, 20, 0xFFFFFFFF)
+            struct.pack_into("<I", heap, 56, PAGE_4K)
+            struct.pack_into("<Q", heap, 88, MIB)
+            b.call(b.ctl, rm.RM_VID_HEAP_CONTROL, heap)
+            return [
+                b.alloc(a.client, dev, rm.VIDMEM, params)[0],
+                b.alloc(0xC1D0FFFF, dev, rm.VIDMEM, params)[0],
+                struct.unpack_from("<I", heap, 20)[0],
+            ]
+        finally:
+            a.close()
+            b.close()
+
+    want = [rm.INVALID_CLIENT] * 3
+    assert refusals("/dev") == want
+    with instance("fc") as d:
+        assert refusals(d) == want
+        assert current("fc") == 0
 
 
 UVM_BASE = 0x7F0000000000
