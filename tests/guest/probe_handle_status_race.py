@@ -67,8 +67,9 @@ def race(case: str) -> tuple[int, int]:
                     status.value = 0x1F
                     if case != "status":
                         hnew.value = 0
-                    if case == "class":
+                    if case == "class":  # back and forth: qgpu must copy one, RM the other
                         klass.value = rm.VIDMEM
+                        klass.value = rm.SYSMEM
             clients: list[Rm] = []
             try:
                 for i in range(ROUNDS):
