@@ -209,7 +209,7 @@ def real_parent(r: Rm, handle: int) -> int:
 def test_a_parent_raced_by_a_sibling_thread_cannot_drop_the_charge() -> None:
     """The mirror files an allocation under the parent qgpu read, and RM must use that one.
 
-    A sibling thread flips hObjectParent between the subdevice and the device while allocations
+    A sibling process flips hObjectParent between the subdevice and the device while allocations
     are in flight. qgpu makes the allocation from its own copy of the request, so RM puts the
     memory under the parent qgpu filed it under, whichever the sibling wrote last: freeing the
     subdevice uncharges exactly what RM freed with it. (When RM read the request itself, RM could
@@ -220,46 +220,38 @@ def test_a_parent_raced_by_a_sibling_thread_cannot_drop_the_charge() -> None:
         r = Rm(dev=d)
         try:
             dev, sub = r.device()
-            params = bytearray(rm.MEM_PARAMS_SIZE)
-            struct.pack_into("<I", params, 0, r.client)
-            struct.pack_into("<Q", params, 64, size)
-            ptr = r.buffer(bytes(params))
-            req = ctypes.create_string_buffer(rm.NVOS64.size)
-            cur = ctypes.c_uint32.from_buffer(req, 4)
-            libc = ctypes.CDLL(None, use_errno=True)
-            # through libc, by address (fcntl.ioctl would pass a copy): the driver must read the
-            # buffer the flipper writes, and the GIL is released meanwhile
-            cmd = ctypes.c_ulong(rm.iowr(rm.RM_ALLOC, rm.NVOS64.size))
+            ptr = r.buffer(_vidmem_params(r.client, size))
+            shared = mmap.mmap(-1, mmap.PAGESIZE)
+            req = (ctypes.c_char * rm.NVOS64.size).from_buffer(shared)
             under_dev = total = 0
             for _ in range(4):
-                stop = threading.Event()
-
-                def flip(a: int = dev, b: int = sub, stop: threading.Event = stop) -> None:
-                    while not stop.is_set():
-                        cur.value = a
-                        cur.value = b
-
-                flipper = threading.Thread(target=flip)
-                flipper.start()
+                # a process, not a thread: it flips while qgpu copies, with no GIL to wait for
+                pid = os.fork()
+                if pid == 0:  # pragma: no cover - the hostile sibling, on its own CPU
+                    cur = ctypes.c_uint32.from_buffer(shared, 4)
+                    while True:
+                        cur.value = dev
+                        cur.value = sub
                 try:
                     for _ in range(60):
-                        rm.NVOS64.pack_into(
-                            req, 0, r.client, sub, 0, rm.VIDMEM, ptr, 0, 0, 0, 0xFFFFFFFF
+                        rm.NVOS64.pack_into(req, 0, r.client, sub, 0, rm.VIDMEM, ptr, 0, 0, 0, 0)
+                        raw_ioctl(r.ctl, rm.RM_ALLOC, req)
+                        status, hnew = (
+                            struct.unpack_from("<I", req, 40)[0],
+                            rm.NVOS64.unpack(req)[2],
                         )
-                        assert libc.ioctl(r.ctl, cmd, ctypes.c_void_p(ctypes.addressof(req))) == 0
-                        f = rm.NVOS64.unpack(req.raw)
-                        assert f[8] == rm.OK, hex(f[8])
-                        under_dev += real_parent(r, f[2]) == dev
+                        assert status == rm.OK, hex(status)
+                        under_dev += real_parent(r, hnew) == dev
                         total += 1
                 finally:
-                    stop.set()
-                    flipper.join()
+                    os.kill(pid, signal.SIGKILL)
+                    os.waitpid(pid, 0)
                 # RM freed what it had under the subdevice: the charge is what is left
                 assert r.free(sub) == rm.OK
                 assert current("race") == under_dev * size, "the charge is not what RM holds"
                 status, sub = r.alloc(r.client, dev, rm.SUBDEVICE, struct.pack("<I", 0))
                 assert status == rm.OK, hex(status)
-            # the flipper reached qgpu's copy both ways: otherwise nothing above was tested
+            # the sibling reached qgpu's copy both ways: otherwise nothing above was tested
             assert 0 < under_dev < total, (under_dev, total)
             assert r.free(r.client) == rm.OK
             assert current("race") == 0
