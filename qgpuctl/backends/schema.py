@@ -158,6 +158,12 @@ UDEV_RULES_DIRS: Final = (
 CDI_DIRS: Final = ("etc/cdi", "var/run/cdi")
 CDI_KIND: Final = "qgpu.io/vgpu"
 
+# --- procfs (read through the host root: /proc on a host) -----------------------------------
+
+PROC_STATUS: Final = "proc/qgpu/status"  # "key: value" lines, then one block per GPU
+# The driver interface qgpu's own RM client goes through (e.g. nvidia_get_rm_ops), "-" for none.
+PROC_RM_CLIENT: Final = "rm_client"
+
 
 def gpu_dir(minor: int) -> str:
     """sysfs directory of the GPU with backend minor ``minor``, relative to the root."""

@@ -19,6 +19,7 @@ from qgpuctl.core.doctor import (
     check_gpus,
     check_instance_nodes,
     check_isolation,
+    check_kernel_client,
     check_udev_rules,
     run_checks,
 )
@@ -39,8 +40,16 @@ def _load_specs(paths: list[Path]) -> list[tuple[Path, Any]]:
     return specs
 
 
+def _read_status(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
 def doctor(ctx: typer.Context, output: OutputOverride = None) -> None:
-    """Check the module, the driver, udev rules, instance nodes, dma-buf exports and the CDI spec.
+    """Check the module, the driver, its kernel RM client, udev rules, instance nodes, dma-buf
+    exports and the CDI spec.
 
     Exits 3 when a check fails, so scripts and units can gate on it; warnings do not fail.
     """
@@ -56,6 +65,7 @@ def doctor(ctx: typer.Context, output: OutputOverride = None) -> None:
     checks += [
         check_gpus(state, error),
         check_driver(state),
+        check_kernel_client(_read_status(app.host.path(k.PROC_STATUS))),
         check_udev_rules(lambda: app.host.find(k.UDEV_RULES_DIRS, k.UDEV_RULES_NAME)),
         check_instance_nodes(state, app.dev),
         check_isolation(state),

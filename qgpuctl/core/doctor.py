@@ -166,6 +166,32 @@ def check_isolation(state: State | None) -> Check:
     return _ok(name, f"refused on all {len(state.instances)} instances")
 
 
+def check_kernel_client(status: str | None) -> Check:
+    """qgpu's own RM client in the driver, from the ``rm_client:`` line of /proc/qgpu/status.
+
+    qgpu makes video-memory allocations, duplicates and frees on its tenants' behalf through it,
+    so that RM never reads what a tenant's other threads can rewrite, and holds channel groups
+    through it. Without one (a driver without the kernel interface, or a failed handshake, which
+    the kernel log explains) qgpu forwards those calls: the memory limit then holds only against
+    tenants that do not race their own calls, and the scheduler has only the doorbell gate.
+    """
+    name = "kernel RM client"
+    if status is None:
+        return _warn(name, f"cannot read /{k.PROC_STATUS}")
+    for line in status.splitlines():
+        key, sep, value = line.partition(":")
+        if sep and key.strip() == k.PROC_RM_CLIENT:
+            if value.strip() not in ("", "-"):
+                return _ok(name, f"through {value.strip()}")
+            return _warn(
+                name,
+                "none: qgpu forwards allocations, so a tenant that races its own calls can"
+                " exceed its memory limit, and compute scheduling cannot hold channel groups;"
+                " see the kernel log (dmesg | grep qgpu) for why",
+            )
+    return _warn(name, f"/{k.PROC_STATUS} has no {k.PROC_RM_CLIENT} line (an older module)")
+
+
 def check_cdi(
     state: State | None,
     specs: list[tuple[Path, Any]],

@@ -141,11 +141,13 @@ def test_doctor_on_the_real_system(rules: Path) -> None:
         "NVIDIA driver nodes": "ok",
         "qgpu GPUs": "ok",
         "backend driver supported": "ok",
+        "kernel RM client": "ok",
         "udev rules installed": "ok",
         "instance device nodes": "ok",
         "dma-buf exports refused": "ok",
         "CDI spec current": "ok",
     }, checks
     assert checks["udev rules installed"]["detail"] == str(rules)
+    assert checks["kernel RM client"]["detail"] == "through nvsim_get_rm_ops"
     assert checks["instance device nodes"]["detail"].startswith("3 nodes of 1 instances")
     assert checks["CDI spec current"]["detail"] == str(spec)

@@ -119,4 +119,7 @@ def host(tmp_path: Path) -> Host:
     kernel.add_gpu(0, memory=40 * GIB)
     kernel.add_gpu(1, name="NVIDIA A100-SXM4-80GB", memory=80 * GIB)
     (tmp_path / "dev" / "nvidiactl").write_text("")
+    status = tmp_path / "files/proc/qgpu/status"
+    status.parent.mkdir(parents=True)
+    status.write_text("qgpu 0.1.0\nrm_client: nvidia_get_rm_ops\ngpus: 2\n")
     return Host(kernel, tmp_path / "dev", tmp_path / "files")

@@ -34,6 +34,7 @@ CHECKS = [
     "NVIDIA driver nodes",
     "qgpu GPUs",
     "backend driver supported",
+    "kernel RM client",
     "udev rules installed",
     "instance device nodes",
     "dma-buf exports refused",
@@ -50,6 +51,9 @@ def healthy_host(
     rules = tmp_path / "host/etc/udev/rules.d/70-qgpu.rules"
     rules.parent.mkdir(parents=True)
     rules.write_text("")
+    status = tmp_path / "host/proc/qgpu/status"
+    status.parent.mkdir(parents=True)
+    status.write_text("qgpu 0.1.0\nbackend_dir: /dev\nrm_client: nvidia_get_rm_ops\ngpus: 1\n")
     monkeypatch.setenv("QGPU_HOST_ROOT", str(tmp_path / "host"))
 
 

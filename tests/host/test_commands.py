@@ -459,6 +459,29 @@ def test_doctor_names_instances_that_allow_dmabuf_exports(host: Host) -> None:
     assert "allowed on b:" in warned["detail"] and "trusted tenants only" in warned["detail"]
 
 
+@pytest.mark.parametrize(
+    ("status", "want", "says"),
+    [
+        ("qgpu 0.1.0\nrm_client: nvsim_get_rm_ops\n", "ok", "through nvsim_get_rm_ops"),
+        ("qgpu 0.1.0\nrm_client: -\ngpus: 1\n", "warn", "exceed its memory limit"),
+        ("qgpu 0.1.0\ngpus: 1\n", "warn", "no rm_client line"),
+        (None, "warn", "cannot read /proc/qgpu/status"),
+    ],
+)
+def test_doctor_warns_without_a_kernel_rm_client(
+    host: Host, status: str | None, want: str, says: str
+) -> None:
+    path = host.files / "proc/qgpu/status"
+    if status is None:
+        path.unlink()
+    else:
+        path.write_text(status)
+    r = host.invoke("-o", "json", "doctor")
+    assert r.exit_code == 0, r.stdout  # a warning, not a failure
+    row = next(r for r in json.loads(r.stdout) if r["check"] == "kernel RM client")
+    assert row["status"] == want and says in row["detail"], row
+
+
 def test_doctor_reports_unsupported_and_unknown_driver(host: Host) -> None:
     host.kernel.add_gpu(2, driver="999.1", supported=False)
     rows = json.loads(host.invoke("-o", "json", "doctor").stdout)
