@@ -418,6 +418,19 @@ static bool qgpu_mem_reserve(struct qgpu_file *qf, struct qgpu_mem_req *r, u64 s
 	return false;
 }
 
+/* The charged allocation an RM_ALLOC (NVOS21 or NVOS64 at @arg) asks for, as qgpu decoded it. */
+static struct qgpu_mem_req qgpu_mem_req_of(const struct nvrm_abi *abi, unsigned long arg,
+					   const struct nvrm_alloc *a)
+{
+	return (struct qgpu_mem_req) {
+		.hclient = a->hroot,
+		.hparent = a->hparent,
+		.handle = a->hnew,
+		.ustatus = (u32 __user *)(arg + (a->is_nvos64 ? abi->nvos64_status_off :
+						 abi->nvos21_status_off)),
+	};
+}
+
 /*
  * RM_ALLOC of NV01_MEMORY_LOCAL_USER without a kernel client: reserve, forward, verify, charge.
  * RM reads the tenant's request itself, so a sibling that rewrites both the handle and the
@@ -429,17 +442,11 @@ static long qgpu_mem_rm_alloc_forward(struct qgpu_file *qf, unsigned int cmd, un
 	const struct nvrm_abi *abi = &qf->inst->gpu->abi;
 	u8 ap[sizeof(struct nvrm_memory_allocation_params)];
 	u32 ap_size = abi->mem_alloc_params_size;
-	struct qgpu_mem_req r = {
-		.hclient = a->hroot,
-		.hparent = a->hparent,
-		.handle = a->hnew,
-	};
+	struct qgpu_mem_req r = qgpu_mem_req_of(abi, arg, a);
 	struct nvrm_mem_alloc m;
 	u32 status, hnew;
 	long ret;
 
-	r.ustatus = (u32 __user *)(arg + (a->is_nvos64 ? abi->nvos64_status_off :
-					  abi->nvos21_status_off));
 	/*
 	 * Parameters qgpu cannot read, or that RM refuses for 0x40 (not vidmem), reserve nothing:
 	 * RM fails the call, or, if a sibling fixed them meanwhile, verification charges it.
@@ -603,11 +610,7 @@ long qgpu_mem_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long arg
 	const struct nvrm_abi *abi = &qf->inst->gpu->abi;
 	u8 ap[sizeof(struct nvrm_memory_allocation_params)];
 	u32 ap_size = abi->mem_alloc_params_size;
-	struct qgpu_mem_req r = {
-		.hclient = a->hroot,
-		.hparent = a->hparent,
-		.handle = a->hnew,
-	};
+	struct qgpu_mem_req r = qgpu_mem_req_of(abi, arg, a);
 	struct nvrm_mem_alloc m = { 0 };
 	bool decoded = false;
 	void *params = NULL;
@@ -617,8 +620,6 @@ long qgpu_mem_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long arg
 
 	if (!qgpu_kclient_ready())
 		return qgpu_mem_rm_alloc_forward(qf, cmd, arg, compat, a);
-	r.ustatus = (u32 __user *)(arg + (a->is_nvos64 ? abi->nvos64_status_off :
-					  abi->nvos21_status_off));
 	if (a->params_ptr) {
 		/* RM copies the class's params at its own size for the version (alloc_free.c) */
 		if (ap_size > sizeof(ap) ||
@@ -645,13 +646,12 @@ long qgpu_mem_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long arg
 		goto out;
 	}
 	/* RM wrote the size it allocated into qgpu's copy; without params, it is RM's to tell */
-	if (decoded && !nvrm_mem_alloc_decode(abi, ap, ap_size, &m))
+	if (decoded && !nvrm_mem_alloc_decode(abi, ap, ap_size, &m))	/* same size: cannot fail */
 		actual = m.size;
 	else if (qgpu_mem_rm_query(a->hroot, hnew, &actual))
 		actual = r.reserved;
 	/* RM made a new object under hnew: a node the mirror still has for it is stale */
-	if (qgpu_rmtrack_find(qf->track, a->hroot, hnew))
-		qgpu_rmtrack_freed(qf->track, a->hroot, hnew);
+	qgpu_rmtrack_freed(qf->track, a->hroot, hnew);
 	if (!qgpu_mem_charge_made(qf, &r, hnew, actual))
 		return qgpu_mem_fail(&r);
 	/* As RM: the object stays when the params cannot be copied back. */
@@ -708,8 +708,7 @@ long qgpu_mem_vid_heap_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned lo
 		qgpu_mem_uncharge(qf->inst, r.reserved);
 		return copy_to_user((void __user *)arg, raw, size) ? -EFAULT : 0;
 	}
-	if (qgpu_rmtrack_find(qf->track, v->hroot, done.hmemory))
-		qgpu_rmtrack_freed(qf->track, v->hroot, done.hmemory);
+	qgpu_rmtrack_freed(qf->track, v->hroot, done.hmemory);	/* a stale node, as above */
 	if (!qgpu_mem_charge_made(qf, &r, done.hmemory, done.size))
 		return qgpu_mem_fail(&r);
 	return copy_to_user((void __user *)arg, raw, size) ? -EFAULT : 0;

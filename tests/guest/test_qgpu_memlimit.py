@@ -875,10 +875,10 @@ def test_a_sibling_rewriting_the_new_handle_and_the_status_cannot_leave_memory_u
     8 MiB.
 
     While RM read the request itself, RM allocated under a handle qgpu never saw and qgpu read
-    a failure: nothing was charged, and 32 MiB were held through the 8 MiB instance
-    (tests/guest/probe_handle_status_race.py showed 64 of 64). qgpu now makes the allocation from
-    its own copy, so whatever the sibling writes, what RM holds is what qgpu charged, and no more
-    than the limit.
+    a failure: with RM_ALLOC nothing was charged and 32 MiB were held through the 8 MiB instance;
+    with VID_HEAP qgpu saw the generated handle and freed the client. qgpu now makes the
+    allocation from its own copy, so whatever the sibling writes, what RM holds is what qgpu
+    charged, and no more than the limit.
     """
     rounds, limit = 32, 8 * MIB
     status_off, handle_off = (40, 8) if call == "rm_alloc" else (20, 44)
