@@ -95,7 +95,7 @@ reply_version:
  * own before touching private_data; the real driver does not (reference section 0.1), so a proxy
  * that passes a 195:255 file of its own would crash it; here that proxy just gets -EINVAL.
  */
-static int nvsim_register_fd(struct file *file, void *params, u32 size)
+int nvsim_register_fd(struct file *file, void *params, u32 size)
 {
 	struct nvrm_register_fd *reg = params;
 	struct nvsim_file *nf = nvsim_file(file);
@@ -172,6 +172,9 @@ static int nvsim_wait_open_complete(struct file *file, void *params, u32 size)
  * @params: kernel copy of the parameters, copied back to the caller afterwards
  * @size: their size
  *
+ * The escapes nv.c answers itself are handled here; every other one goes to rm_ioctl(), as in
+ * the real driver (reference 1.2, step 9).
+ *
  * Context: process context; takes nvsim_rm_lock where state changes.
  * Return: 0, or -EINVAL for a call the driver refuses (unknown escape, wrong size or device), or
  * -EFAULT when an embedded user pointer could not be read.
@@ -183,40 +186,16 @@ static int nvsim_dispatch(struct file *file, u32 nr, void *params, u32 size)
 		return nvsim_card_info(file, params, size);
 	case NVRM_ESC_CHECK_VERSION_STR:
 		return nvsim_check_version(file, params, size);
-	case NVRM_ESC_REGISTER_FD:
-		return nvsim_register_fd(file, params, size);
 	case NVRM_ESC_ATTACH_GPUS_TO_FD:
 		return nvsim_attach_gpus(file, params, size);
 	case NVRM_ESC_SYS_PARAMS:
 		return nvsim_sys_params(file, params, size);
 	case NVRM_ESC_WAIT_OPEN_COMPLETE:
 		return nvsim_wait_open_complete(file, params, size);
-	case NVRM_ESC_RM_ALLOC:
-		return nvsim_rm_alloc(file, params, size);
-	case NVRM_ESC_RM_FREE:
-		return nvsim_rm_free(file, params, size);
-	case NVRM_ESC_RM_CONTROL:
-		return nvsim_rm_control(file, params, size);
-	case NVRM_ESC_RM_MAP_MEMORY:
-		return nvsim_map_memory(file, params, size);
-	case NVRM_ESC_RM_UNMAP_MEMORY:
-		return nvsim_unmap_memory(file, params, size);
-	case NVRM_ESC_RM_DUP_OBJECT:
-		return nvsim_rm_dup(file, params, size);
-	case NVRM_ESC_RM_VID_HEAP_CONTROL:
-		return nvsim_rm_vid_heap_control(file, params, size);
-	case NVRM_ESC_RM_ALLOC_MEMORY:
-		return nvsim_rm_alloc_memory(file, params, size);
-	case NVRM_ESC_ALLOC_OS_EVENT:
-		return nvsim_alloc_os_event(file, params, size);
-	case NVRM_ESC_FREE_OS_EVENT:
-		return nvsim_free_os_event(file, params, size);
-	case NVRM_ESC_RM_GET_EVENT_DATA:
-		return nvsim_get_event_data(file, params, size);
 	case NVRM_ESC_EXPORT_TO_DMABUF_FD:
 		return nvsim_export_dmabuf(file, params, size);
 	default:
-		return -EINVAL;
+		return rm_ioctl(NULL, NULL, file, nr, params, size);
 	}
 }
 

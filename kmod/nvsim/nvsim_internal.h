@@ -354,6 +354,10 @@ extern const struct file_operations nvsim_uvm_fops;
 
 /* nvsim_escape.c: the ioctl entry point */
 long nvsim_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+int nvsim_register_fd(struct file *file, void *params, u32 size);
+
+/* nvsim_rmioctl.c: the RM's escapes, under the real driver's name (see there) */
+int rm_ioctl(void *sp, void *nv, struct file *nvfp, u32 cmd, void *data, u32 size);
 
 /* nvsim_rm.c: RM clients, objects and controls */
 u32 nvsim_rm_alloc_call(const struct nvsim_caller *caller, struct nvrm_alloc *a);
