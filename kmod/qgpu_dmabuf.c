@@ -117,10 +117,10 @@ long qgpu_dmabuf_export(struct qgpu_file *qf, unsigned int cmd, unsigned long ar
  *
  * Forwarded; where RM answered NV_OK, every DMABUF_CAPABILITY entry of the tenant's list is
  * rewritten to NO (nvrm_gpu_info_hide_dmabuf()). The real value sits in tenant memory between
- * RM's copy-out and the rewrite (or for good, where a sibling thread moved paramsPtr after
- * qgpu read it), so a thread of the tenant's can read YES: it learns a fact about the
- * hardware, not a way around the refusal. Calls qgpu cannot read (FINN-serialized,
- * or of a size RM refuses) are forwarded unchanged.
+ * RM's copy-out and the rewrite (or for good where forwards are unsealed and a sibling thread
+ * moved paramsPtr after qgpu read it: DOC: sealed forwarding), so a thread of the tenant's can
+ * read YES: it learns a fact about the hardware, not a way around the refusal. Calls qgpu
+ * cannot read (FINN-serialized, or of a size RM refuses) are forwarded unchanged.
  *
  * Context: the caller's process context.
  * Return: true if handled here (*@ret set).
@@ -128,7 +128,6 @@ long qgpu_dmabuf_export(struct qgpu_file *qf, unsigned int cmd, unsigned long ar
 bool qgpu_dmabuf_gpu_info(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
 			  bool compat, const struct nvrm_control *c, long *ret)
 {
-	u32 __user *ustatus = (u32 __user *)(arg + offsetof(struct nvrm_nvos54, status));
 	const struct nvrm_abi *abi = &qf->inst->gpu->abi;
 	u32 size = nvrm_gpu_get_info_v2_size(abi), status;
 	void *p;
@@ -138,8 +137,8 @@ bool qgpu_dmabuf_gpu_info(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 	if (!READ_ONCE(qf->inst->mem.refuse_dmabuf) || c->finn_serialized || !c->params_ptr ||
 	    c->params_size != size)
 		return false;
-	*ret = qgpu_forward_ioctl(qf->real, cmd, arg, compat);
-	if (*ret || get_user(status, ustatus) || status != NVRM_OK)
+	*ret = qgpu_forward_control(qf, cmd, arg, compat, c, &status);
+	if (*ret || status != NVRM_OK)
 		return true;
 	p = memdup_user(u64_to_user_ptr(c->params_ptr), size);
 	if (IS_ERR(p)) {

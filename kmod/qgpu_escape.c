@@ -16,6 +16,7 @@
 #include "qgpu_kclient.h"
 #include "qgpu_rmtrack.h"
 #include "qgpu_sched.h"
+#include "qgpu_seal.h"
 #include "qgpu_uvm_hold.h"
 
 /**
@@ -53,6 +54,10 @@
  *   qgpu_dmabuf.c): the driver lets the caller name any client's memory, and keeps it past every
  *   handle of it. Where it is refused, RM_CONTROL GPU_GET_INFO_V2 and GPU_GET_CACHED_INFO are
  *   forwarded and answer DMABUF_CAPABILITY_NO (qgpu_dmabuf_gpu_info()).
+ * - RM_ALLOC of the classes qgpu does not make itself, RM_CONTROLs qgpu decoded and does not
+ *   answer, an RM_FREE of a handle the mirror lacks, and VID_HEAP_CONTROL outside video memory
+ *   are forwarded sealed: RM reads qgpu's copy of the parameters, not the caller's memory (DOC:
+ *   sealed forwarding, qgpu_seal.c).
  * - Everything else is forwarded unchanged, with the caller's pointer: qgpu decided nothing about
  *   it. That includes ALLOC/FREE_OS_EVENT (their fd is only a key the driver never resolves)
  *   and FINN-serialized controls.
@@ -129,6 +134,41 @@ long qgpu_forward_ioctl(struct file *real, unsigned int cmd, unsigned long arg, 
 		return real->f_op->compat_ioctl(real, cmd, arg);
 	}
 	return vfs_ioctl(real, cmd, arg);
+}
+
+/**
+ * qgpu_forward_control() - forward an RM_CONTROL as qgpu decoded it
+ * @qf: the proxy
+ * @cmd: the command (the direct one for an unwrapped XFER)
+ * @arg: the caller's NVOS54
+ * @compat: use the backend's compat_ioctl
+ * @c: qgpu's decoded copy, which RM runs (DOC: sealed forwarding): a sibling thread that
+ *	changes the command or the object after qgpu decided cannot reach RM with them
+ * @status: RM's status, when the ioctl returned 0; NVRM_ERR_GENERIC when it cannot be read.
+ *	Unsealed it is read from the caller's NVOS54 and only as good as that memory.
+ *
+ * Context: the caller's process context.
+ * Return: what the driver returns, or -EFAULT.
+ */
+long qgpu_forward_control(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, bool compat,
+			  const struct nvrm_control *c, u32 *status)
+{
+	struct nvrm_nvos54 p = {
+		.hclient = c->hclient, .hobject = c->hobject, .cmd = c->cmd, .flags = c->flags,
+		.params = c->params_ptr, .params_size = c->params_size, .status = c->status,
+	};
+	bool sealed;
+	long ret;
+
+	*status = NVRM_ERR_GENERIC;
+	ret = qgpu_forward_sealed(qf->real, cmd, arg, compat, &p, &sealed);
+	if (ret)
+		return ret;
+	if (sealed)
+		*status = p.status;
+	else if (get_user(*status, (u32 __user *)(arg + offsetof(struct nvrm_nvos54, status))))
+		*status = NVRM_ERR_GENERIC;
+	return 0;
 }
 
 /* CARD_INFO from the GPU's entry at load, renumbered to GPU 0 (see DOC: ioctl decode). */
@@ -290,32 +330,39 @@ out_end:
 	return ret;
 }
 
-/* A call that needs the instance's GPU file visible, and no fd translated. */
+/*
+ * A call that needs the instance's GPU file visible, and no fd translated: sealed with @params
+ * (an RM escape), or with the caller's pointer when @params is NULL (UVM's REGISTER_GPU).
+ */
 static long qgpu_forward_gpu_visible(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
-				     bool compat)
+				     bool compat, void *params, bool *sealed)
 {
 	struct qgpu_xlate x;
 	long ret;
 
+	*sealed = false;
 	qgpu_xlate_begin(&x);
 	ret = qgpu_xlate_gpu_visible(&x, qf);
-	if (!ret)
+	if (!ret && params)
+		ret = qgpu_forward_sealed(qf->real, cmd, arg, compat, params, sealed);
+	else if (!ret)
 		ret = qgpu_forward_ioctl(qf->real, cmd, arg, compat);
 	qgpu_xlate_end(&x);
 	return ret;
 }
 
 /*
- * What RM wrote back into the tenant's parameters: the status and the new handle. Another
- * thread can rewrite them, so they only steer qgpu's mirror of the tenant's own objects; what
- * qgpu charges or acts on it asks RM itself (qgpu_rmtrack_rm_has(), the kernel client).
+ * What RM wrote back: the status and the new handle. Sealed (DOC: sealed forwarding), they are
+ * RM's own, in qgpu's copy @buf. Unsealed, they are read from the tenant's parameters, where
+ * another thread can rewrite them, so they only steer qgpu's mirror of the tenant's own objects;
+ * what qgpu charges or acts on it asks RM itself (qgpu_rmtrack_rm_has(), the kernel client).
  */
-static bool qgpu_rm_alloc_result(struct qgpu_file *qf, unsigned long arg, u32 size, u32 *hnew)
+static bool qgpu_rm_alloc_result(struct qgpu_file *qf, unsigned long arg, u32 size, void *buf,
+				 bool sealed, u32 *hnew)
 {
-	u8 buf[sizeof(struct nvrm_nvos64_v535)];
 	struct nvrm_alloc done;
 
-	if (copy_from_user(buf, (void __user *)arg, size) ||
+	if ((!sealed && copy_from_user(buf, (void __user *)arg, size)) ||
 	    nvrm_alloc_decode(&qf->inst->gpu->abi, buf, size, &done) || done.status != NVRM_OK)
 		return false;
 	*hnew = done.hnew;
@@ -330,6 +377,7 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 	struct qgpu_rmtrack *t = qf->track;
 	struct qgpu_rmnode *node;
 	struct nvrm_alloc a;
+	bool sealed;
 	u32 hnew;
 	long ret;
 
@@ -343,15 +391,16 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 		goto out_unlock;
 	}
 	/*
-	 * The class is read once more by RM; if another thread changes it, RM either allocates
-	 * something else with the GPU file visible (harmless: it is the instance's own) or a device
-	 * without it (refused by RM). Nothing here is a decision RM does not check again.
+	 * Sealed, RM allocates the class qgpu read, and the handle and status are RM's. Unsealed,
+	 * another thread can change the class before RM reads it: to a device without the GPU file
+	 * visible (refused by RM), or to video memory, which qgpu_mem_rm_alloc_done() catches only
+	 * when the handle it reads back is the one RM made (DOC: sealed forwarding).
 	 */
 	if (a.hclass == NVRM_CLASS_NV01_DEVICE_0)
-		ret = qgpu_forward_gpu_visible(qf, cmd, arg, compat);
+		ret = qgpu_forward_gpu_visible(qf, cmd, arg, compat, buf, &sealed);
 	else
-		ret = qgpu_forward_ioctl(qf->real, cmd, arg, compat);
-	if (!ret && qgpu_rm_alloc_result(qf, arg, size, &hnew)) {
+		ret = qgpu_forward_sealed(qf->real, cmd, arg, compat, buf, &sealed);
+	if (!ret && qgpu_rm_alloc_result(qf, arg, size, buf, sealed, &hnew)) {
 		node = qgpu_rmtrack_add(t, a.hroot, a.hparent, hnew, a.hclass);
 		if (node)
 			qgpu_sched_rm_alloc(qf, node, &a);	/* channel groups, channels */
@@ -378,6 +427,7 @@ static long qgpu_rm_free(struct qgpu_file *qf, unsigned int cmd, unsigned long a
 	struct qgpu_rmtrack *t = qf->track;
 	struct qgpu_rmnode *node;
 	struct nvrm_nvos00 p;
+	bool sealed;
 	u32 status;
 	long ret;
 
@@ -393,7 +443,7 @@ static long qgpu_rm_free(struct qgpu_file *qf, unsigned int cmd, unsigned long a
 		return put_user(status, &up->status) ? -EFAULT : 0;
 	}
 	/* Untracked: believe RM's word only once RM, asked directly, no longer has it. */
-	ret = qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	ret = qgpu_forward_sealed(qf->real, cmd, arg, compat, &p, &sealed);
 	if (!ret && qgpu_rmtrack_gone(t, p.hroot, p.hobject_old))
 		qgpu_rmtrack_freed(t, p.hroot, p.hobject_old);
 	mutex_unlock(&t->lock);
@@ -485,6 +535,7 @@ static long qgpu_rm_vid_heap(struct qgpu_file *qf, unsigned int cmd, unsigned lo
 	struct qgpu_rmtrack *t = qf->track;
 	struct nvrm_vidheap v, done;
 	struct nvrm_nvos32 raw;
+	bool sealed;
 	u32 hclass;
 	long ret;
 
@@ -502,8 +553,8 @@ static long qgpu_rm_vid_heap(struct qgpu_file *qf, unsigned int cmd, unsigned lo
 		ret = qgpu_mem_vid_heap_alloc(qf, cmd, arg, size, compat, &raw, &v);
 		goto out_unlock;
 	}
-	ret = qgpu_forward_ioctl(qf->real, cmd, arg, compat);
-	if (ret || copy_from_user(&raw, (void __user *)arg, size) ||
+	ret = qgpu_forward_sealed(qf->real, cmd, arg, compat, &raw, &sealed);
+	if (ret || (!sealed && copy_from_user(&raw, (void __user *)arg, size)) ||
 	    nvrm_vidheap_decode(&raw, size, &done) || done.status != NVRM_OK)
 		goto out_unlock;
 	if (v.is_alloc) {
@@ -566,6 +617,7 @@ static long qgpu_rm_control(struct qgpu_file *qf, unsigned int cmd, unsigned lon
 	struct nvrm_nvos54 raw;
 	struct nvrm_control c;
 	u32 __user *ustatus;
+	u32 status;
 	bool wide;
 	long ret;
 	u32 off;
@@ -584,38 +636,141 @@ static long qgpu_rm_control(struct qgpu_file *qf, unsigned int cmd, unsigned lon
 	if (qgpu_export_control(qf, &c, arg, &ret))
 		return ret;
 	if (!qgpu_control_fd(&c, &off, &wide))
-		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+		return qgpu_forward_control(qf, cmd, arg, compat, &c, &status);
 	ustatus = (u32 __user *)(arg + offsetof(struct nvrm_nvos54, status));
 	return qgpu_forward_with_fd(qf, cmd, arg, u64_to_user_ptr(c.params_ptr + off), wide,
 				    ustatus, compat);
 }
 
-/* REGISTER_FD, RM_MAP_MEMORY, RM_ALLOC_MEMORY: an fd at a fixed place of the escape's struct. */
+/*
+ * The same, sealed (DOC: sealed forwarding): the real fd goes into qgpu's copy @params, which RM
+ * reads; the caller's memory keeps its own number throughout. RM's results land in @params, with
+ * the caller's fd number put back, for the caller to copy out (qgpu_seal_copy_back()).
+ */
+static long qgpu_forward_fd_sealed(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
+				   void *params, u32 fd_off, u32 __user *ustatus, bool compat,
+				   bool *sealed)
+{
+	struct qgpu_xlate x;
+	int fd, real_fd;
+	long ret;
+
+	memcpy(&fd, params + fd_off, sizeof(fd));
+	qgpu_xlate_begin(&x);
+	ret = qgpu_xlate_fd(&x, qf, fd, &real_fd);
+	if (ret == -EINVAL && ustatus) {
+		ret = put_user(NVRM_ERR_INVALID_ARGUMENT, ustatus) ? -EFAULT : 0;
+		goto out_end;
+	}
+	if (ret)
+		goto out_end;
+	memcpy(params + fd_off, &real_fd, sizeof(real_fd));
+	ret = qgpu_forward_sealed_nocopy(qf->real, cmd, arg, compat, params, sealed);
+	memcpy(params + fd_off, &fd, sizeof(fd));
+out_end:
+	qgpu_xlate_end(&x);
+	return ret;
+}
+
+/**
+ * qgpu_fd_escape() - REGISTER_FD, RM_MAP_MEMORY, RM_ALLOC_MEMORY: an fd at a fixed place of the
+ *	escape's own parameters
+ * @qf: the proxy
+ * @cmd: the command
+ * @arg: the caller's parameters
+ * @size: their size (_IOC_SIZE(@cmd))
+ * @fd_off: where the s32 fd is
+ * @status_off: where a refusal's RM status goes, or QGPU_REFUSE_ERRNO to refuse with -EINVAL
+ * @compat: forward to compat_ioctl
+ * @params: qgpu's copy of the parameters (@size bytes), or NULL. With one and the seal placed,
+ *	the call is sealed, and *@sealed says RM's results are in @params, not yet copied to @arg.
+ * @sealed: see @params
+ *
+ * Context: the caller's process context.
+ * Return: what the driver returns; -EINVAL (refused fd without a status), -EFAULT.
+ */
 static long qgpu_fd_escape(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,
-			   u32 fd_off, u32 status_off, bool compat)
+			   u32 fd_off, u32 status_off, bool compat, void *params, bool *sealed)
 {
 	u32 __user *ustatus = NULL;
 
+	*sealed = false;
 	if (size < fd_off + sizeof(s32))
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
 	if (status_off != QGPU_REFUSE_ERRNO)
 		ustatus = (u32 __user *)(arg + status_off);
+	if (params && qgpu_seal_ready())
+		return qgpu_forward_fd_sealed(qf, cmd, arg, params, fd_off, ustatus, compat,
+					      sealed);
 	return qgpu_forward_with_fd(qf, cmd, arg, (void __user *)(arg + fd_off), false, ustatus,
 				    compat);
 }
 
-/* RM_MAP_MEMORY: the fd is translated; a doorbell mapping is remembered for the scheduler. */
+/* REGISTER_FD: the ctl fd, sealed where it can be. */
+static long qgpu_register_fd(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,
+			     bool compat)
+{
+	struct nvrm_register_fd p;
+	bool sealed;
+	long ret;
+
+	if (size != sizeof(p) || copy_from_user(&p, (void __user *)arg, size))
+		return qgpu_fd_escape(qf, cmd, arg, size, offsetof(struct nvrm_register_fd, ctl_fd),
+				      QGPU_REFUSE_ERRNO, compat, NULL, &sealed);
+	ret = qgpu_fd_escape(qf, cmd, arg, size, offsetof(struct nvrm_register_fd, ctl_fd),
+			     QGPU_REFUSE_ERRNO, compat, &p, &sealed);
+	return qgpu_seal_copy_back(ret, sealed, arg, &p, size);
+}
+
+/*
+ * RM_MAP_MEMORY: the fd is translated; a doorbell mapping is remembered for the scheduler.
+ * Sealed, RM maps the object qgpu read, so the scheduler's record is of what RM mapped.
+ */
 static long qgpu_rm_map_memory(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
 			       u32 size, bool compat)
 {
-	struct nvrm_nvos33_with_fd pre;
-	bool have = !copy_from_user(&pre, (void __user *)arg, sizeof(pre));
+	struct nvrm_nvos33_with_fd p, pre;
+	bool have = !copy_from_user(&p, (void __user *)arg, sizeof(p));
+	bool sealed;
+	u32 status;
 	long ret;
 
+	pre = p;
 	ret = qgpu_fd_escape(qf, cmd, arg, size, offsetof(struct nvrm_nvos33_with_fd, fd),
-			     offsetof(struct nvrm_nvos33, status), compat);
-	if (!ret && have)
-		qgpu_sched_map_memory(qf, &pre, arg);
+			     offsetof(struct nvrm_nvos33, status), compat, have ? &p : NULL,
+			     &sealed);
+	ret = qgpu_seal_copy_back(ret, sealed, arg, &p, size);
+	if (ret || !have)
+		return ret;
+	if (sealed)
+		status = p.params.status;
+	else if (get_user(status, (u32 __user *)(arg + offsetof(struct nvrm_nvos33, status))))
+		return ret;
+	if (status == NVRM_OK)
+		qgpu_sched_map_memory(qf, &pre);
+	return ret;
+}
+
+/* RM_ALLOC_MEMORY: the fd is translated; a 0x40 one's limit becomes the instance's. */
+static long qgpu_rm_alloc_memory(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
+				 u32 size, bool compat)
+{
+	struct nvrm_nvos02_with_fd p;
+	bool sealed;
+	long ret;
+
+	if (size != sizeof(p) || copy_from_user(&p, (void __user *)arg, size))
+		return -EFAULT;
+	ret = qgpu_fd_escape(qf, cmd, arg, size, offsetof(struct nvrm_nvos02_with_fd, fd),
+			     offsetof(struct nvrm_nvos02, status), compat, &p, &sealed);
+	if (sealed) {
+		/* the limit is the instance's before the tenant can see RM's */
+		if (!ret)
+			qgpu_mem_alloc_memory_view(qf, &p);
+		return qgpu_seal_copy_back(ret, sealed, arg, &p, size);
+	}
+	if (!ret)
+		qgpu_mem_alloc_memory_done(qf, arg, size);
 	return ret;
 }
 
@@ -667,23 +822,15 @@ long qgpu_escape_ioctl(struct file *file, unsigned int cmd, unsigned long arg, b
 	case NVRM_ESC_ATTACH_GPUS_TO_FD:
 		return qgpu_attach_gpus(qf, cmd, arg, size, compat);
 	case NVRM_ESC_REGISTER_FD:
-		return qgpu_fd_escape(qf, cmd, arg, size, offsetof(struct nvrm_register_fd, ctl_fd),
-				      QGPU_REFUSE_ERRNO, compat);
+		return qgpu_register_fd(qf, cmd, arg, size, compat);
 	case NVRM_ESC_RM_MAP_MEMORY:
 		if (size != sizeof(struct nvrm_nvos33_with_fd))
 			break;
 		return qgpu_rm_map_memory(qf, cmd, arg, size, compat);
-	case NVRM_ESC_RM_ALLOC_MEMORY: {
-		long ret;
-
+	case NVRM_ESC_RM_ALLOC_MEMORY:
 		if (size != sizeof(struct nvrm_nvos02_with_fd))
 			break;
-		ret = qgpu_fd_escape(qf, cmd, arg, size, offsetof(struct nvrm_nvos02_with_fd, fd),
-				     offsetof(struct nvrm_nvos02, status), compat);
-		if (!ret)
-			qgpu_mem_alloc_memory_done(qf, arg, size);
-		return ret;
-	}
+		return qgpu_rm_alloc_memory(qf, cmd, arg, size, compat);
 	case NVRM_ESC_RM_CONTROL:
 		return qgpu_rm_control(qf, cmd, arg, size, compat);
 	case NVRM_ESC_RM_ALLOC:
@@ -715,6 +862,7 @@ long qgpu_escape_ioctl(struct file *file, unsigned int cmd, unsigned long arg, b
 long qgpu_uvm_ioctl(struct file *file, unsigned int cmd, unsigned long arg, bool compat)
 {
 	struct qgpu_file *qf = file->private_data;
+	bool sealed;
 	long ret;
 
 	if (qgpu_uvm_hold_ioctl(qf, cmd, arg, compat, &ret))
@@ -728,7 +876,7 @@ long qgpu_uvm_ioctl(struct file *file, unsigned int cmd, unsigned long arg, bool
 						NVRM_UVM_TOOLS_INIT_EVENT_TRACKER_UVM_FD_OFFSET),
 					    false, NULL, compat);
 	case NVRM_UVM_REGISTER_GPU:
-		return qgpu_forward_gpu_visible(qf, cmd, arg, compat);
+		return qgpu_forward_gpu_visible(qf, cmd, arg, compat, NULL, &sealed);
 	default:
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
 	}

@@ -208,6 +208,8 @@ void qgpu_escape_init(void);
 long qgpu_escape_ioctl(struct file *file, unsigned int cmd, unsigned long arg, bool compat);
 long qgpu_uvm_ioctl(struct file *file, unsigned int cmd, unsigned long arg, bool compat);
 long qgpu_forward_ioctl(struct file *real, unsigned int cmd, unsigned long arg, bool compat);
+long qgpu_forward_control(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, bool compat,
+			  const struct nvrm_control *c, u32 *status);
 
 /* qgpu_dmabuf.c: EXPORT_TO_DMABUF_FD on GPU nodes, and the dma-buf capability instances report */
 long qgpu_dmabuf_export(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,

@@ -22,6 +22,7 @@
 #include "qgpu_compat.h"
 #include "qgpu_internal.h"
 #include "qgpu_kclient.h"
+#include "qgpu_seal.h"
 #include "qgpu_rmtrack.h"
 #include "qgpu_netlink.h"
 #include "qgpu_version.h"
@@ -65,6 +66,7 @@ static int qgpu_status_show(struct seq_file *m, void *v)
 	seq_printf(m, "qgpu %s\n", QGPU_VERSION);
 	seq_printf(m, "backend_dir: %s\n", backend_dir);
 	seq_printf(m, "rm_client: %s\n", qgpu_kclient_source());
+	qgpu_seal_show(m);
 	seq_printf(m, "gpus: %u\n", qgpu_num_gpus);
 	for (i = 0; i < qgpu_num_gpus; i++) {
 		struct qgpu_gpu *gpu = qgpu_gpus[i];
@@ -125,6 +127,22 @@ static void qgpu_start_kclient(void)
 		pr_info("the backend exports no kernel RM interface\n");
 }
 
+/*
+ * The probe that seals forwards (DOC: sealed forwarding). Without it instances still forward,
+ * unsealed; the status line and qgpuctl doctor say so.
+ */
+static void qgpu_start_seal(void)
+{
+	const struct file_operations *fops = qgpu_backend_fops[QGPU_NODE_CTL];
+	int ret;
+
+	if (!qgpu_num_gpus || !fops)
+		return;
+	ret = qgpu_seal_init(fops->owner);
+	if (ret)
+		pr_warn("forwards are not sealed: no probe on the backend's rm_ioctl (%d)\n", ret);
+}
+
 static int __init qgpu_init(void)
 {
 	int ret;
@@ -176,12 +194,14 @@ static int __init qgpu_init(void)
 		if (ret)
 			goto err_remove_gpus;
 		qgpu_start_kclient();
+		qgpu_start_seal();
 	}
 	pr_info("version %s loaded (backend %s, %u GPU(s))\n", QGPU_VERSION, backend_dir,
 		qgpu_num_gpus);
 	return 0;
 
 err_remove_gpus:
+	qgpu_seal_exit();
 	qgpu_kclient_exit();
 	qgpu_gpus_remove_all();
 	path_put(&qgpu_backend_path);
@@ -203,6 +223,7 @@ err_rmtrack_exit:
 static void __exit qgpu_exit(void)
 {
 	qgpu_rmtrack_exit();
+	qgpu_seal_exit();
 	qgpu_kclient_exit();
 	qgpu_gpus_remove_all();
 	if (qgpu_have_backend)

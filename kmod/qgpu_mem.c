@@ -1214,26 +1214,47 @@ bool qgpu_mem_vid_heap_info(struct qgpu_file *qf, unsigned long arg,
 }
 
 /**
- * qgpu_mem_alloc_memory_done() - RM_ALLOC_MEMORY returned: a 0x40 limit shows the instance
+ * qgpu_mem_alloc_memory_view() - what RM_ALLOC_MEMORY returned, as the instance sees it
+ * @qf: the proxy
+ * @p: the returned parameters (a kernel copy)
+ *
+ * For NV01_MEMORY_LOCAL_USER RM allocates nothing and returns the heap size as limit: it becomes
+ * the instance's.
+ */
+void qgpu_mem_alloc_memory_view(struct qgpu_file *qf, struct nvrm_nvos02_with_fd *p)
+{
+	u64 total, free;
+
+	if (p->params.hclass != NVRM_CLASS_NV01_MEMORY_LOCAL_USER || p->params.status != NVRM_OK)
+		return;
+	qgpu_mem_view(qf->inst, U64_MAX, &total, &free);
+	if (p->params.limit >= total)
+		p->params.limit = total - 1;
+}
+
+/**
+ * qgpu_mem_alloc_memory_done() - an unsealed RM_ALLOC_MEMORY returned: a 0x40 limit shows the
+ *	instance's
  * @qf: the proxy
  * @arg: the tenant's NVOS02 with fd
  * @size: its size
  *
- * For NV01_MEMORY_LOCAL_USER RM allocates nothing and returns the heap size as limit. RM writes
- * it to tenant memory before qgpu can rewrite it: the one place where the GPU's total is visible
- * to a tenant, for the duration of the call (documented).
+ * RM wrote the heap size to tenant memory before qgpu can rewrite it: without the seal (DOC:
+ * sealed forwarding), the one place where the GPU's total is visible to a tenant, for the
+ * duration of the call, or for good where a sibling thread rewrites the class qgpu reads back.
  */
 void qgpu_mem_alloc_memory_done(struct qgpu_file *qf, unsigned long arg, u32 size)
 {
 	struct nvrm_nvos02_with_fd p;
-	u64 total, free;
+	u64 limit;
 
-	if (size != sizeof(p) || copy_from_user(&p, (void __user *)arg, sizeof(p)) ||
-	    p.params.hclass != NVRM_CLASS_NV01_MEMORY_LOCAL_USER || p.params.status != NVRM_OK)
+	if (size != sizeof(p) || copy_from_user(&p, (void __user *)arg, sizeof(p)))
 		return;
-	qgpu_mem_view(qf->inst, U64_MAX, &total, &free);
-	if (p.params.limit >= total)
-		p.params.limit = total - 1;
+	limit = p.params.limit;
+	qgpu_mem_alloc_memory_view(qf, &p);
+	if (p.params.limit == limit)
+		return;
+	/* A fault here leaves the tenant its own bad pointer's result, as the driver would. */
 	if (copy_to_user((void __user *)(arg + offsetof(struct nvrm_nvos02, limit)),
 			 &p.params.limit, sizeof(p.params.limit)))
 		return;

@@ -94,6 +94,7 @@ void qgpu_mem_alloc_end(struct qgpu_instance *inst);
 bool qgpu_mem_control(struct qgpu_file *qf, const struct nvrm_control *c, unsigned long arg,
 		      long *ret);
 void qgpu_mem_alloc_memory_done(struct qgpu_file *qf, unsigned long arg, u32 size);
+void qgpu_mem_alloc_memory_view(struct qgpu_file *qf, struct nvrm_nvos02_with_fd *p);
 
 /* Charges that more than one holder shares (duplicates, exports and imports: qgpu_export.c) */
 struct qgpu_mem_charge *qgpu_mem_node_charge(struct qgpu_rmnode *node);

@@ -937,9 +937,8 @@ static long qgpu_sched_tuning(struct qgpu_file *qf, unsigned int cmd, unsigned l
 	if (!t)
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
 	mutex_lock(&t->lock);
-	ret = qgpu_forward_ioctl(qf->real, cmd, arg, compat);
-	if (!ret && !get_user(status, (u32 __user *)(arg + offsetof(struct nvrm_nvos54, status))) &&
-	    status == NVRM_OK) {
+	ret = qgpu_forward_control(qf, cmd, arg, compat, c, &status);
+	if (!ret && status == NVRM_OK) {
 		node = qgpu_rmtrack_find(t, c->hclient, c->hobject);
 		if (node && node->ops == &qgpu_sched_tsg_ops)
 			tsg = node->payload;
@@ -982,9 +981,8 @@ long qgpu_sched_control(struct qgpu_file *qf, unsigned int cmd, unsigned long ar
 	    get_user(enable, (u8 __user *)u64_to_user_ptr(c->params_ptr)))
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
 	mutex_lock(&t->lock);
-	ret = qgpu_forward_ioctl(qf->real, cmd, arg, compat);
-	if (ret || get_user(status, (u32 __user *)(arg + offsetof(struct nvrm_nvos54, status))) ||
-	    status != NVRM_OK)
+	ret = qgpu_forward_control(qf, cmd, arg, compat, c, &status);
+	if (ret || status != NVRM_OK)
 		goto out_unlock;
 	node = qgpu_rmtrack_find(t, c->hclient, c->hobject);
 	if (node && c->cmd == NVRM_CTRL_CMD_NVA06F_GPFIFO_SCHEDULE)
@@ -1021,25 +1019,23 @@ static bool qgpu_is_usermode_class(u32 hclass)
 }
 
 /**
- * qgpu_sched_map_memory() - RM_MAP_MEMORY went through: remember a doorbell mapping
+ * qgpu_sched_map_memory() - RM_MAP_MEMORY succeeded: remember a doorbell mapping
  * @qf: the ctl proxy
- * @pre: the parameters as qgpu read them before forwarding
- * @arg: the parameters (user pointer), for RM's status
+ * @pre: the parameters as qgpu read them before forwarding (what RM mapped where the call was
+ *	sealed)
  *
  * When the object is a usermode object, the GPU proxy named by the fd will map the doorbell:
  * its mmap is wrapped (qgpu_vma.c).
  */
-void qgpu_sched_map_memory(struct qgpu_file *qf, const struct nvrm_nvos33_with_fd *pre,
-			   unsigned long arg)
+void qgpu_sched_map_memory(struct qgpu_file *qf, const struct nvrm_nvos33_with_fd *pre)
 {
 	struct qgpu_rmtrack *t = qf->track;
 	struct qgpu_rmnode *node;
 	struct qgpu_file *target;
-	u32 status, hclass = 0;
+	u32 hclass = 0;
 	struct fd f;
 
-	if (!t || get_user(status, (u32 __user *)(arg + offsetof(struct nvrm_nvos33, status))) ||
-	    status != NVRM_OK)
+	if (!t)
 		return;
 	mutex_lock(&t->lock);
 	node = qgpu_rmtrack_find(t, pre->params.hclient, pre->params.hmemory);

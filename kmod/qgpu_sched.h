@@ -38,8 +38,7 @@ void qgpu_sched_rm_alloc(struct qgpu_file *qf, struct qgpu_rmnode *node,
 bool qgpu_sched_is_schedule_control(const struct nvrm_control *c);
 long qgpu_sched_control(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, bool compat,
 			const struct nvrm_control *c);
-void qgpu_sched_map_memory(struct qgpu_file *qf, const struct nvrm_nvos33_with_fd *pre,
-			   unsigned long arg);
+void qgpu_sched_map_memory(struct qgpu_file *qf, const struct nvrm_nvos33_with_fd *pre);
 
 /* doorbell gating (qgpu_vma.c) */
 void qgpu_sched_ring(struct qgpu_sched_inst *si);

@@ -9,7 +9,8 @@ while RM holds the memory. Three cases:
 - handle: the status and the handle, of an RM_ALLOC(0x40) (closed in session 12: qgpu makes
   that allocation itself; test_qgpu_memlimit.py has it as a test);
 - class: the same, of an RM_ALLOC that names system memory (0x3E), which qgpu forwards, with the
-  class also rewritten to 0x40 (open: RM reads the forwarded request itself).
+  class also rewritten to 0x40 (closed in session 13 where forwards are sealed, "seal:" in
+  /proc/qgpu/status: RM reads qgpu's copy; test_qgpu_seal.py has it as a test).
 
     scripts/vm.sh -- .venv/bin/python tests/guest/probe_handle_status_race.py
 

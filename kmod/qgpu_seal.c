@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qgpu: sealed forwarding: the driver runs a forwarded escape on qgpu's copy of its parameters.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/fs.h>
+#include <linux/hashtable.h>
+#include <linux/ioctl.h>
+#include <linux/kprobes.h>
+#include <linux/module.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/spinlock.h>
+#include <linux/uaccess.h>
+
+#include "qgpu_internal.h"
+#include "qgpu_seal.h"
+
+/**
+ * DOC: sealed forwarding
+ *
+ * qgpu decides about an escape from its own copy of the parameters: the class of an RM_ALLOC,
+ * the command of an RM_CONTROL, the function and placement of a VID_HEAP_CONTROL, the handle of
+ * an RM_FREE. Forwarded with the caller's pointer, the driver copies the parameters from user
+ * memory once more (nvidia_ioctl(), reference 1.2 step 5), and another thread of the tenant can
+ * rewrite them in between. Measured before this existed: RM_ALLOCs qgpu read as system memory
+ * (0x3E) reached RM as video memory (0x40), under handles and with statuses qgpu never saw, and
+ * 16 MiB were held through an 8 MiB instance with 8 MiB of it uncharged.
+ *
+ * The driver hands its copy to rm_ioctl(sp, nv, nvfp, cmd, data, size) (nv.h, osapi.c, 525-595;
+ * nvsim has the same function). qgpu places a kprobe on the backend's rm_ioctl. For a sealed
+ * forward the calling task is registered with qgpu's copy, the escape number and the size;
+ * when that task enters rm_ioctl with the same number and size, the probe replaces @data with
+ * qgpu's copy. RM then reads exactly what qgpu decided on and writes its results (status, new
+ * handle, output fields) into qgpu's copy, out of every tenant thread's reach. qgpu reads them
+ * there and copies them to the caller, over the driver's own copy-back of what it had read.
+ *
+ * Only the parameters the ioctl itself carries are sealed. Memory they point to (an RM_ALLOC's
+ * class parameters, an RM_CONTROL's parameters) RM still reads from the caller: what qgpu
+ * decides from such memory it does itself through its kernel client (video-memory allocations,
+ * duplicates, exports), or it is within what the sealed class or command allows anyway.
+ *
+ * The probe acts on the registered task's first matching entry only; every other caller of
+ * rm_ioctl (host processes on the real nodes, qgpu's own unsealed forwards) passes unchanged,
+ * at the cost of one atomic read while no sealed forward is in flight.
+ *
+ * Where the probe cannot be placed (a kernel without kprobes, a driver without the symbol, an
+ * architecture whose argument registers qgpu does not know), forwards are unsealed as before:
+ * /proc/qgpu/status says "seal: -" and ``qgpuctl doctor`` warns. A sealed forward that the
+ * driver completed without entering rm_ioctl is counted as missed (status line): it would mean
+ * the driver ran an RM escape outside rm_ioctl, and qgpu's copy was not what RM read.
+ */
+
+/* rm_ioctl(sp, nv, nvfp, cmd, data, size): the argument slots qgpu reads and replaces. */
+#define QGPU_SEAL_ARG_CMD	3
+#define QGPU_SEAL_ARG_DATA	4
+#define QGPU_SEAL_ARG_SIZE	5
+
+/**
+ * struct qgpu_seal - one sealed forward in flight, on its caller's stack
+ * @node: in qgpu_seals, keyed by @task
+ * @task: the calling task; only its own entry to rm_ioctl is sealed
+ * @params: qgpu's copy of the parameters, which RM reads and writes instead of the driver's
+ * @nr: the escape number the driver passes as cmd
+ * @size: the parameters' size
+ * @hit: rm_ioctl was entered with @params
+ */
+struct qgpu_seal {
+	struct hlist_node node;
+	struct task_struct *task;
+	void *params;
+	u32 nr;
+	u32 size;
+	bool hit;
+};
+
+/* Guards qgpu_seals and every entry's @hit; taken by the probe with interrupts off. */
+static DEFINE_RAW_SPINLOCK(qgpu_seal_lock);
+static DEFINE_HASHTABLE(qgpu_seals, 6);
+static atomic_t qgpu_seals_in_flight;
+static atomic64_t qgpu_seal_missed;
+
+static struct kprobe qgpu_seal_kp;
+static char qgpu_seal_symbol[MODULE_NAME_LEN + sizeof(":rm_ioctl")];
+static bool qgpu_seal_on;
+
+/* Where rm_ioctl's @data is on entry: the fifth argument register. */
+#if defined(CONFIG_X86_64)
+#define QGPU_SEAL_ARCH	true
+
+static void qgpu_seal_set_data(struct pt_regs *regs, void *params)
+{
+	regs->r8 = (unsigned long)params;
+}
+#elif defined(CONFIG_ARM64)
+#define QGPU_SEAL_ARCH	true
+
+static void qgpu_seal_set_data(struct pt_regs *regs, void *params)
+{
+	regs->regs[QGPU_SEAL_ARG_DATA] = (unsigned long)params;
+}
+#else
+#define QGPU_SEAL_ARCH	false
+
+static void qgpu_seal_set_data(struct pt_regs *regs, void *params)
+{
+}
+#endif
+
+/* The kprobe on rm_ioctl's entry: the registered task's call reads and writes qgpu's copy. */
+static int qgpu_seal_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct qgpu_seal *s;
+	unsigned long flags;
+
+	if (!atomic_read(&qgpu_seals_in_flight))
+		return 0;
+	raw_spin_lock_irqsave(&qgpu_seal_lock, flags);
+	hash_for_each_possible(qgpu_seals, s, node, (unsigned long)current) {
+		if (s->task != current)
+			continue;
+		if (!s->hit &&
+		    (u32)regs_get_kernel_argument(regs, QGPU_SEAL_ARG_CMD) == s->nr &&
+		    (u32)regs_get_kernel_argument(regs, QGPU_SEAL_ARG_SIZE) == s->size) {
+			qgpu_seal_set_data(regs, s->params);
+			s->hit = true;
+		}
+		break;
+	}
+	raw_spin_unlock_irqrestore(&qgpu_seal_lock, flags);
+	return 0;
+}
+
+/**
+ * qgpu_forward_sealed_nocopy() - forward an escape so that RM reads and writes qgpu's copy
+ * @real: the backend file
+ * @cmd: the command (the direct one for an unwrapped XFER); its size is @params' size
+ * @arg: the caller's parameters, which @params is qgpu's copy of
+ * @compat: use the backend's compat_ioctl
+ * @params: qgpu's copy; on a sealed call, RM's results are in it, and only there: the driver
+ *	copied back to @arg what it had read, and the caller of this function copies @params there
+ *	once it has made its own changes (qgpu_forward_sealed() does it at once)
+ * @sealed: set when RM ran on @params; otherwise RM read @arg (no seal, or the driver refused
+ *	the call before RM), and what the call wrote is only in @arg
+ *
+ * See DOC: sealed forwarding.
+ *
+ * Context: the caller's process context; may sleep (the driver's ioctl).
+ * Return: what the driver returns.
+ */
+long qgpu_forward_sealed_nocopy(struct file *real, unsigned int cmd, unsigned long arg,
+				bool compat, void *params, bool *sealed)
+{
+	struct qgpu_seal s = {
+		.task = current, .params = params, .nr = _IOC_NR(cmd), .size = _IOC_SIZE(cmd),
+	};
+	long ret;
+
+	*sealed = false;
+	if (!READ_ONCE(qgpu_seal_on))
+		return qgpu_forward_ioctl(real, cmd, arg, compat);
+	raw_spin_lock_irq(&qgpu_seal_lock);
+	hash_add(qgpu_seals, &s.node, (unsigned long)current);
+	atomic_inc(&qgpu_seals_in_flight);
+	raw_spin_unlock_irq(&qgpu_seal_lock);
+
+	ret = qgpu_forward_ioctl(real, cmd, arg, compat);
+
+	raw_spin_lock_irq(&qgpu_seal_lock);
+	atomic_dec(&qgpu_seals_in_flight);
+	hash_del(&s.node);
+	raw_spin_unlock_irq(&qgpu_seal_lock);
+	if (!s.hit && !ret)
+		atomic64_inc(&qgpu_seal_missed);
+	*sealed = s.hit;
+	return ret;
+}
+
+/**
+ * qgpu_forward_sealed() - qgpu_forward_sealed_nocopy(), and RM's results copied to the caller
+ * @real: the backend file
+ * @cmd: the command; its size is @params' size
+ * @arg: the caller's parameters
+ * @compat: use the backend's compat_ioctl
+ * @params: qgpu's copy of them; RM's results on a sealed call
+ * @sealed: set when RM ran on @params
+ *
+ * Context: the caller's process context; may sleep.
+ * Return: what the driver returns, or -EFAULT when the results cannot be copied to @arg.
+ */
+long qgpu_forward_sealed(struct file *real, unsigned int cmd, unsigned long arg, bool compat,
+			 void *params, bool *sealed)
+{
+	long ret = qgpu_forward_sealed_nocopy(real, cmd, arg, compat, params, sealed);
+
+	return qgpu_seal_copy_back(ret, *sealed, arg, params, _IOC_SIZE(cmd));
+}
+
+/**
+ * qgpu_seal_copy_back() - give the caller RM's results of a sealed call, as the driver would
+ * @ret: what the driver returned
+ * @sealed: whether RM ran on @params
+ * @arg: the caller's parameters
+ * @params: qgpu's copy, with RM's results
+ * @size: its size
+ *
+ * The driver copies back unless the call itself faulted (reference 1.2, step 10).
+ *
+ * Return: @ret, or -EFAULT.
+ */
+long qgpu_seal_copy_back(long ret, bool sealed, unsigned long arg, const void *params, u32 size)
+{
+	if (sealed && ret != -EFAULT && copy_to_user((void __user *)arg, params, size))
+		return -EFAULT;
+	return ret;
+}
+
+/* Whether forwards are sealed: the probe is placed. */
+bool qgpu_seal_ready(void)
+{
+	return READ_ONCE(qgpu_seal_on);
+}
+
+/**
+ * qgpu_seal_init() - place the probe on the backend's rm_ioctl
+ * @backend: the module of the backend's file operations
+ *
+ * Context: process context (module init), after the backend was probed.
+ * Return: 0, -EOPNOTSUPP (an architecture or kernel without what the probe needs), or the error
+ * of register_kprobe() (-ENOENT: the driver has no rm_ioctl).
+ */
+int qgpu_seal_init(const struct module *backend)
+{
+	int ret;
+
+	if (!QGPU_SEAL_ARCH || !IS_ENABLED(CONFIG_KPROBES) || !backend)
+		return -EOPNOTSUPP;
+	snprintf(qgpu_seal_symbol, sizeof(qgpu_seal_symbol), "%s:rm_ioctl", backend->name);
+	qgpu_seal_kp.symbol_name = qgpu_seal_symbol;
+	qgpu_seal_kp.pre_handler = qgpu_seal_pre;
+	ret = register_kprobe(&qgpu_seal_kp);
+	if (ret)
+		return ret;
+	WRITE_ONCE(qgpu_seal_on, true);
+	pr_info("forwards sealed through a probe on %s\n", qgpu_seal_symbol);
+	return 0;
+}
+
+/* Module exit: no instance exists, so no sealed forward is in flight. */
+void qgpu_seal_exit(void)
+{
+	if (!qgpu_seal_on)
+		return;
+	WRITE_ONCE(qgpu_seal_on, false);
+	unregister_kprobe(&qgpu_seal_kp);
+}
+
+/* The status line: where the probe is ("-" when forwards are unsealed), and the misses. */
+void qgpu_seal_show(struct seq_file *m)
+{
+	seq_printf(m, "seal: %s (%lld missed)\n", qgpu_seal_on ? qgpu_seal_symbol : "-",
+		   (long long)atomic64_read(&qgpu_seal_missed));
+}

@@ -1,0 +1,203 @@
+"""Sealed forwarding (kmod/qgpu_seal.c, DOC: sealed forwarding): RM runs a forwarded escape on
+qgpu's copy of its parameters, so what a sibling of the tenant writes into the request after
+qgpu read it never reaches RM.
+
+Each test races a forked sibling (its own CPU, no GIL) against the tenant's calls through an
+instance. Before the seal the sibling won some rounds: an RM_ALLOC qgpu read as system memory
+reached RM as video memory, 16 MiB held through an 8 MiB instance with 8 MiB uncharged
+(tests/guest/probe_handle_status_race.py, "class").
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import mmap
+import os
+import re
+import signal
+import struct
+from collections.abc import Iterator
+from pathlib import Path
+
+import rm
+from qgpu_sysfs import instance
+from qgpu_sysfs import mem_current as current
+from rm import Rm
+
+MIB = 1 << 20
+ROUNDS = 64
+# NVOS64 (nvidia-rm-abi.md): hObjectNew @8, hClass @12, status @40
+NVOS64_HNEW, NVOS64_CLASS, NVOS64_STATUS = 8, 12, 40
+# NVOS32: status @20, AllocSize hMemory @44, flags @52, attr @56, size @88
+NVOS32_STATUS, NVOS32_HMEMORY, NVOS32_FLAGS, NVOS32_ATTR, NVOS32_SIZE_OFF = 20, 44, 52, 56, 88
+NVOS32_ALLOC_SIZE = 2
+ATTR_PCI = rm.ATTR_LOCATION_PCI
+PAGE_4K = 1 << 23  # NVOS32 ATTR PAGE_SIZE=4KB
+NVOS54_CMD, NVOS54_STATUS = 8, 28
+NO_SUCH_CONTROL = 0x208013FE  # an NV2080 FB control no driver has: RM answers NOT_SUPPORTED
+
+
+def raw_ioctl(fd: int, nr: int, req: ctypes.Array[ctypes.c_char]) -> int:
+    """The ioctl through libc, by address: the driver reads the very buffer the sibling writes."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    cmd = ctypes.c_ulong(rm.iowr(nr, len(req)))
+    return int(libc.ioctl(fd, cmd, ctypes.c_void_p(ctypes.addressof(req))))
+
+
+@contextlib.contextmanager
+def sibling(
+    size: int, writes: list[tuple[int, tuple[int, ...]]]
+) -> Iterator[ctypes.Array[ctypes.c_char]]:
+    """A request buffer in shared memory and a child that keeps writing each u32 at its offset
+    through its values in turn."""
+    shared = mmap.mmap(-1, mmap.PAGESIZE)
+    req = (ctypes.c_char * size).from_buffer(shared)
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the hostile sibling
+        words = [(ctypes.c_uint32.from_buffer(shared, off), values) for off, values in writes]
+        while True:
+            for word, values in words:
+                for v in values:
+                    word.value = v
+    try:
+        yield req
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+
+
+def assert_charged_as_held(r: Rm, real: Rm, rsub: int, before: int, name: str, i: int) -> None:
+    """After every call: what RM holds is what qgpu charged, within the 8 MiB limit, and the
+    tenant's client is alive (qgpu frees it where it catches a tampered unsealed call, which
+    would also drop what RM held)."""
+    held = before - real.fb_free_bytes(rsub)
+    assert current(name) == held <= 8 * MIB, f"call {i}: RM holds what qgpu did not charge"
+    info = bytearray(struct.pack("<IIQ", r.client, 1, 0))
+    assert r.control(r.client, rm.GET_HANDLE_INFO, info) == rm.OK, f"call {i}: client freed"
+
+
+def test_the_status_names_the_probe() -> None:
+    text = Path("/proc/qgpu/status").read_text()
+    assert re.search(r"^seal: nvsim:rm_ioctl \(0 missed\)$", text, re.M), text
+
+
+def test_a_forwarded_allocation_rewritten_to_video_memory_reaches_rm_as_qgpu_read_it() -> None:
+    """The tenant allocates system memory (0x3E, which qgpu forwards); the sibling rewrites the
+    class to video memory and back, the new handle to 0 and the status to an error. RM must
+    allocate what qgpu read: video memory only where qgpu read 0x40 (and made and charged the
+    allocation itself), so what RM holds is what qgpu charged, within the limit."""
+    real = Rm()
+    _, rsub = real.device()
+    before = real.fb_free_bytes(rsub)
+    try:
+        with instance("sealc", opts="mem=8M") as d:
+            writes = [
+                (NVOS64_CLASS, (rm.VIDMEM, rm.SYSMEM)),
+                (NVOS64_HNEW, (0,)),
+                (NVOS64_STATUS, (0x1F,)),
+            ]
+            with sibling(rm.NVOS64.size, writes) as req:
+                r = Rm(dev=d)
+                try:
+                    dev, _ = r.device()
+                    ptr = r.buffer(struct.pack("<I60xQ56x", r.client, MIB))
+                    for i in range(ROUNDS):
+                        fields = (r.client, dev, 0xB0000000 + i, rm.SYSMEM, ptr, 0, 0, 0)
+                        rm.NVOS64.pack_into(req, 0, *fields, 0xFFFFFFFF)
+                        assert raw_ioctl(r.ctl, rm.RM_ALLOC, req) == 0
+                        assert_charged_as_held(r, real, rsub, before, "sealc", i)
+                finally:
+                    r.close()
+    finally:
+        real.close()
+
+
+def test_a_forwarded_vid_heap_request_rewritten_to_video_memory_reaches_rm_as_qgpu_read_it() -> (
+    None
+):
+    """VID_HEAP_CONTROL ALLOC_SIZE in system memory (forwarded); the sibling rewrites the
+    placement to video memory and back, drops MEMORY_HANDLE_PROVIDED (RM generates a handle),
+    zeroes the handle RM writes back and writes an error status."""
+    real = Rm()
+    _, rsub = real.device()
+    before = real.fb_free_bytes(rsub)
+    vid, pci = PAGE_4K, PAGE_4K | ATTR_PCI
+    try:
+        with instance("sealv", opts="mem=8M") as d:
+            writes = [
+                (NVOS32_ATTR, (vid, pci)),
+                (NVOS32_FLAGS, (0,)),
+                (NVOS32_HMEMORY, (0,)),
+                (NVOS32_STATUS, (0x1F,)),
+            ]
+            with sibling(rm.NVOS32_SIZE, writes) as req:
+                r = Rm(dev=d)
+                try:
+                    dev, _ = r.device()
+                    for i in range(ROUNDS):
+                        buf = bytearray(rm.NVOS32_SIZE)
+                        struct.pack_into("<III", buf, 0, r.client, dev, NVOS32_ALLOC_SIZE)
+                        struct.pack_into("<I", buf, NVOS32_STATUS, 0xFFFFFFFF)
+                        struct.pack_into("<III", buf, NVOS32_HMEMORY, 0xB0000000 + i, 0, 0x4000)
+                        struct.pack_into("<I", buf, NVOS32_ATTR, pci)
+                        struct.pack_into("<Q", buf, NVOS32_SIZE_OFF, MIB)
+                        req[:] = bytes(buf)
+                        assert raw_ioctl(r.ctl, rm.RM_VID_HEAP_CONTROL, req) == 0
+                        assert_charged_as_held(r, real, rsub, before, "sealv", i)
+                finally:
+                    r.close()
+    finally:
+        real.close()
+
+
+def test_a_forwarded_control_rewritten_to_one_qgpu_answers_never_reaches_rm() -> None:
+    """qgpu answers FB_GET_INFO_V2 itself, with the instance's limit as the GPU's size. The
+    tenant issues a control no driver has (qgpu forwards it) with FB_GET_INFO_V2's parameters;
+    the sibling rewrites the command to FB_GET_INFO_V2 and back. Were RM to read the rewritten
+    command, it would answer with the real GPU's size."""
+    with instance("sealf", opts="mem=8M") as d:
+        with sibling(rm.NVOS54.size, [(NVOS54_CMD, (rm.FB_GET_INFO_V2, NO_SUCH_CONTROL))]) as req:
+            r = Rm(dev=d)
+            try:
+                _, sub = r.device()
+                params = bytearray(rm.fb_info_v2_size())
+                struct.pack_into("<III", params, 0, 1, rm.FB_TOTAL_RAM_SIZE, 0)
+                buf = ctypes.create_string_buffer(bytes(params), len(params))
+                seen = set()
+                for _ in range(ROUNDS * 2):
+                    ctypes.memmove(buf, bytes(params), len(params))
+                    fields = (r.client, sub, NO_SUCH_CONTROL, 0, ctypes.addressof(buf))
+                    rm.NVOS54.pack_into(req, 0, *fields, len(params), 0xFFFFFFFF)
+                    assert raw_ioctl(r.ctl, rm.RM_CONTROL, req) == 0
+                    seen.add(struct.unpack_from("<I", buf.raw, 8)[0])
+                assert max(seen) <= 8 * 1024, f"RM answered with the real size: {seen} KiB"
+                # the call itself still works: qgpu answers the limit
+                assert r.fb_info(sub, rm.FB_TOTAL_RAM_SIZE) == [8 * 1024]
+            finally:
+                r.close()
+
+
+NVOS02_FD = struct.Struct("<IIIIIIQQIIiI")  # hClass @12, limit @32, status @40, fd @48
+NVOS02_NO_MAP = 1 << 30  # NVOS02_FLAGS_MAPPING_NO_MAP
+
+
+def test_an_alloc_memory_rewritten_to_video_memory_never_shows_the_gpus_size() -> None:
+    """RM_ALLOC_MEMORY (its fd translated by qgpu) of system memory; the sibling rewrites the
+    class to 0x40, for which RM returns the heap's size as the limit. qgpu makes that the
+    instance's, in its own copy, before the tenant sees it: no answer may exceed 8 MiB."""
+    with instance("seala", opts="mem=8M") as d:
+        with sibling(NVOS02_FD.size, [(12, (rm.VIDMEM, rm.SYSMEM))]) as req:
+            r = Rm(dev=d)
+            try:
+                dev, _ = r.device()
+                limits = set()
+                for i in range(ROUNDS):
+                    fields = (r.client, dev, 0xC000 + i, rm.SYSMEM, NVOS02_NO_MAP, 0, 0, 4095)
+                    NVOS02_FD.pack_into(req, 0, *fields, 0xFFFFFFFF, 0, -1, 0)
+                    assert raw_ioctl(r.gpu_fd, rm.RM_ALLOC_MEMORY, req) == 0
+                    if struct.unpack_from("<I", req, 40)[0] == rm.OK:
+                        limits.add(struct.unpack_from("<Q", req, 32)[0])
+                assert limits and max(limits) < 8 * MIB, f"RM's limit reached the tenant: {limits}"
+            finally:
+                r.close()
