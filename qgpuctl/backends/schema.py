@@ -163,6 +163,9 @@ CDI_KIND: Final = "qgpu.io/vgpu"
 PROC_STATUS: Final = "proc/qgpu/status"  # "key: value" lines, then one block per GPU
 # The driver interface qgpu's own RM client goes through (e.g. nvidia_get_rm_ops), "-" for none.
 PROC_RM_CLIENT: Final = "rm_client"
+# Where qgpu's probe that seals forwards sits ("nvidia:rm_ioctl"), "-" for none; then
+# "(N missed)": sealed forwards the driver completed without entering rm_ioctl.
+PROC_SEAL: Final = "seal"
 
 
 def gpu_dir(minor: int) -> str:

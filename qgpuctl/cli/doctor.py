@@ -20,6 +20,7 @@ from qgpuctl.core.doctor import (
     check_instance_nodes,
     check_isolation,
     check_kernel_client,
+    check_seal,
     check_udev_rules,
     run_checks,
 )
@@ -48,8 +49,8 @@ def _read_status(path: Path) -> str | None:
 
 
 def doctor(ctx: typer.Context, output: OutputOverride = None) -> None:
-    """Check the module, the driver, its kernel RM client, udev rules, instance nodes, dma-buf
-    exports and the CDI spec.
+    """Check the module, the driver, its kernel RM client, sealed forwarding, udev rules,
+    instance nodes, dma-buf exports and the CDI spec.
 
     Exits 3 when a check fails, so scripts and units can gate on it; warnings do not fail.
     """
@@ -66,6 +67,7 @@ def doctor(ctx: typer.Context, output: OutputOverride = None) -> None:
         check_gpus(state, error),
         check_driver(state),
         check_kernel_client(_read_status(app.host.path(k.PROC_STATUS))),
+        check_seal(_read_status(app.host.path(k.PROC_STATUS))),
         check_udev_rules(lambda: app.host.find(k.UDEV_RULES_DIRS, k.UDEV_RULES_NAME)),
         check_instance_nodes(state, app.dev),
         check_isolation(state),

@@ -192,6 +192,48 @@ def check_kernel_client(status: str | None) -> Check:
     return _warn(name, f"/{k.PROC_STATUS} has no {k.PROC_RM_CLIENT} line (an older module)")
 
 
+def _status_value(status: str, key: str) -> str | None:
+    """The value of a top-level ``key: value`` line of /proc/qgpu/status, or None."""
+    for line in status.splitlines():
+        name, sep, value = line.partition(":")
+        if sep and name.strip() == key:
+            return value.strip()
+    return None
+
+
+def check_seal(status: str | None) -> Check:
+    """Sealed forwarding, from the ``seal:`` line of /proc/qgpu/status.
+
+    With qgpu's probe on the driver's ``rm_ioctl``, RM runs every forwarded call qgpu decided
+    about on qgpu's copy of its parameters. Without it (a kernel without kprobes, a driver
+    without the symbol), a tenant that rewrites a forwarded request after qgpu read it can make
+    RM allocate video memory qgpu never charges. Misses mean the driver ran a sealed call
+    without entering ``rm_ioctl``: qgpu's copy was not what RM read.
+    """
+    name = "sealed forwarding"
+    if status is None:
+        return _warn(name, f"cannot read /{k.PROC_STATUS}")
+    value = _status_value(status, k.PROC_SEAL)
+    if value is None:
+        return _warn(name, f"/{k.PROC_STATUS} has no {k.PROC_SEAL} line (an older module)")
+    where, _, rest = value.partition(" ")
+    missed = rest.strip("() ").split(" ")[0]
+    if where in ("", "-"):
+        return _warn(
+            name,
+            "none: RM reads forwarded requests from tenant memory, so a tenant that races its"
+            " own calls can exceed its memory limit; see the kernel log"
+            " (dmesg | grep 'not sealed')",
+        )
+    if missed not in ("", "0"):
+        return _warn(
+            name,
+            f"through {where}, but {missed} calls missed it: the driver ran them outside"
+            " rm_ioctl; report this with the driver version",
+        )
+    return _ok(name, f"through a probe on {where}")
+
+
 def check_cdi(
     state: State | None,
     specs: list[tuple[Path, Any]],

@@ -142,6 +142,7 @@ def test_doctor_on_the_real_system(rules: Path) -> None:
         "qgpu GPUs": "ok",
         "backend driver supported": "ok",
         "kernel RM client": "ok",
+        "sealed forwarding": "ok",
         "udev rules installed": "ok",
         "instance device nodes": "ok",
         "dma-buf exports refused": "ok",
@@ -149,5 +150,6 @@ def test_doctor_on_the_real_system(rules: Path) -> None:
     }, checks
     assert checks["udev rules installed"]["detail"] == str(rules)
     assert checks["kernel RM client"]["detail"] == "through nvsim_get_rm_ops"
+    assert checks["sealed forwarding"]["detail"] == "through a probe on nvsim:rm_ioctl"
     assert checks["instance device nodes"]["detail"].startswith("3 nodes of 1 instances")
     assert checks["CDI spec current"]["detail"] == str(spec)

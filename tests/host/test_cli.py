@@ -35,6 +35,7 @@ CHECKS = [
     "qgpu GPUs",
     "backend driver supported",
     "kernel RM client",
+    "sealed forwarding",
     "udev rules installed",
     "instance device nodes",
     "dma-buf exports refused",
@@ -53,7 +54,10 @@ def healthy_host(
     rules.write_text("")
     status = tmp_path / "host/proc/qgpu/status"
     status.parent.mkdir(parents=True)
-    status.write_text("qgpu 0.1.0\nbackend_dir: /dev\nrm_client: nvidia_get_rm_ops\ngpus: 1\n")
+    status.write_text(
+        "qgpu 0.1.0\nbackend_dir: /dev\nrm_client: nvidia_get_rm_ops\n"
+        "seal: nvidia:rm_ioctl (0 missed)\ngpus: 1\n"
+    )
     monkeypatch.setenv("QGPU_HOST_ROOT", str(tmp_path / "host"))
 
 

@@ -482,6 +482,30 @@ def test_doctor_warns_without_a_kernel_rm_client(
     assert row["status"] == want and says in row["detail"], row
 
 
+@pytest.mark.parametrize(
+    ("status", "want", "says"),
+    [
+        ("qgpu 0.1.0\nseal: nvidia:rm_ioctl (0 missed)\n", "ok", "probe on nvidia:rm_ioctl"),
+        ("qgpu 0.1.0\nseal: - (0 missed)\ngpus: 1\n", "warn", "exceed its memory limit"),
+        ("qgpu 0.1.0\nseal: nvsim:rm_ioctl (3 missed)\n", "warn", "3 calls missed it"),
+        ("qgpu 0.1.0\ngpus: 1\n", "warn", "no seal line"),
+        (None, "warn", "cannot read /proc/qgpu/status"),
+    ],
+)
+def test_doctor_warns_without_sealed_forwarding(
+    host: Host, status: str | None, want: str, says: str
+) -> None:
+    path = host.files / "proc/qgpu/status"
+    if status is None:
+        path.unlink()
+    else:
+        path.write_text(status)
+    r = host.invoke("-o", "json", "doctor")
+    assert r.exit_code == 0, r.stdout  # a warning, not a failure
+    row = next(r for r in json.loads(r.stdout) if r["check"] == "sealed forwarding")
+    assert row["status"] == want and says in row["detail"], row
+
+
 def test_doctor_reports_unsupported_and_unknown_driver(host: Host) -> None:
     host.kernel.add_gpu(2, driver="999.1", supported=False)
     rows = json.loads(host.invoke("-o", "json", "doctor").stdout)
