@@ -27,6 +27,7 @@ from qgpu_sysfs import instance  # noqa: E402
 ROUNDS = 7
 CALLS = {
     "ioctl": 2000,
+    "rm_control": 2000,
     "rm_alloc_free": 500,
     "device_alloc_free": 300,
     "open_close": 300,
@@ -71,8 +72,21 @@ def passthrough_ioctl(d: str) -> tuple[Callable[[], None], Callable[[], None]]:
     return (lambda: rm.ioctl(fd, rm.SYS_PARAMS, buf)), (lambda: os.close(fd))
 
 
+def rm_control(d: str) -> tuple[Callable[[], None], Callable[[], None]]:
+    """RM_CONTROL NV0000 CLIENT_GET_HANDLE_INFO: decoded, not answered by qgpu, forwarded
+    sealed (through the probe on rm_ioctl, where it is placed)."""
+    r = rm.Rm(dev=d)
+    info = bytearray(struct.pack("<IIQ", r.client, 1, 0))
+
+    def call() -> None:
+        assert r.control(r.client, rm.GET_HANDLE_INFO, info) == rm.OK
+        r.keep.clear()
+
+    return call, r.close
+
+
 def rm_alloc_free(d: str) -> tuple[Callable[[], None], Callable[[], None]]:
-    """RM_ALLOC of a subdevice (decoded, forwarded with the caller's pointer) + RM_FREE."""
+    """RM_ALLOC of a subdevice (decoded, forwarded sealed: RM reads qgpu's copy) + RM_FREE."""
     r = rm.Rm(dev=d)
     status, dev = r.alloc(r.client, r.client, rm.DEVICE, struct.pack("<I52x", 0))
     assert status == rm.OK, hex(status)
@@ -124,6 +138,15 @@ def open_close(d: str) -> tuple[Callable[[], None], Callable[[], None]]:
     return (lambda: os.close(os.open(path, os.O_RDWR))), (lambda: None)
 
 
+def seal_status() -> str:
+    """The module's seal: line ("nvsim:rm_ioctl (0 missed)", or "-" when forwards are unsealed)."""
+    for line in Path("/proc/qgpu/status").read_text().splitlines():
+        key, sep, value = line.partition(":")
+        if sep and key == "seal":
+            return value.strip()
+    return "unknown"
+
+
 def main() -> int:
     out_dir = Path(os.environ.get("QGPU_BENCH_RESULTS", "build/bench"))
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -131,7 +154,9 @@ def main() -> int:
         results: dict[str, object] = {
             "benchmark": "forward",
             "what": "ns per call through /dev/qgpu/bench vs /dev (nvsim), ratio = qgpu / direct",
+            "seal": seal_status(),
             "ioctl_passthrough": measure(passthrough_ioctl, CALLS["ioctl"], inst),
+            "rm_control": measure(rm_control, CALLS["rm_control"], inst),
             "rm_alloc_free": measure(rm_alloc_free, CALLS["rm_alloc_free"], inst),
             "device_alloc_free": measure(device_alloc_free, CALLS["device_alloc_free"], inst),
             "open_close": measure(open_close, CALLS["open_close"], inst),
