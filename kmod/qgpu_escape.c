@@ -78,18 +78,21 @@
  * - fd translation does not depend on which fd number the driver finally reads (DOC: fd
  *   translation), and the device-allocation check is the driver's own, on files qgpu chose;
  * - checks that only spare the tenant a pointless call (ATTACH_GPUS_TO_FD ids, the class that
- *   triggers the GPU-file treatment) decide nothing the driver does not check again.
+ *   triggers the GPU-file treatment) decide nothing the driver does not check again. A sibling
+ *   can still have the driver attach another of the host's GPUs to the tenant's real file
+ *   (nv.c answers ATTACH itself, out of the seal's reach): that opens the GPU in the driver
+ *   and keeps it initialised while the file lives, but gives no access to it, since a device
+ *   allocation needs the GPU's own file, which qgpu makes visible only for the instance's GPU.
  *
  * Memory limits decide on class, size and attr of allocations, which RM copies from user memory
- * itself (NVOS21/64, NV_MEMORY_ALLOCATION_PARAMS, NVOS32). So the charge comes from RM's own
- * record, not from the request: qgpu reserves the size its kernel copy asks for (a fast refusal
- * on the honest path), forwards with the caller's pointers, then asks RM through its kernel client
- * what it created under the returned handle and settles the reservation to that; anything larger
- * that no longer fits is freed at once and the call fails with NV_ERR_NO_MEMORY (DOC: memory
- * limits, qgpu_mem.c). A hostile sibling can then only make its own allocation fail. Handing RM a
- * copy in memory the tenant cannot write instead would need a read-only VMA that cannot be
- * unmapped or replaced during the call, which the mm does not offer modules (mseal(), 6.10, is
- * a syscall only).
+ * itself (NVOS21/64, NV_MEMORY_ALLOCATION_PARAMS, NVOS32). So qgpu makes video-memory allocations
+ * itself, from its copy, through its kernel client (DOC: memory limits, qgpu_mem.c), and forwards
+ * the rest sealed: the driver's own kernel copy of the parameters is swapped for qgpu's as RM is
+ * entered (DOC: sealed forwarding, qgpu_seal.c). A read-only VMA in the tenant's mm would not do:
+ * it could be unmapped or replaced during the call (mseal(), 6.10, is a syscall only), and RM
+ * writes its results through the same pointer. Where the seal is not placed, the charge comes from
+ * RM's own record: qgpu asks RM through its kernel client what a forwarded call created under the
+ * returned handle, and frees what no longer fits (qgpu_mem_rm_alloc_done()).
  */
 
 /*
@@ -451,36 +454,50 @@ static long qgpu_rm_free(struct qgpu_file *qf, unsigned int cmd, unsigned long a
 }
 
 /*
- * RM_DUP_OBJECT without a kernel client (a driver without the kernel interface): RM reads the
- * tenant's parameters itself, and qgpu can verify nothing (see DOC: memory limits).
+ * RM_DUP_OBJECT forwarded. Sealed (DOC: sealed forwarding), RM duplicates from qgpu's copy at the
+ * tenant's own privilege, with every check it makes of a user's duplicate (clientValidate(), the
+ * share policy, RS_ACCESS_DUP_OBJECT), and writes the new handle into qgpu's copy: qgpu mirrors
+ * and charges exactly what RM made, and a duplicate it cannot charge is refused with the status.
+ * Unsealed (no probe and no kernel client), RM reads the tenant's parameters itself and qgpu can
+ * verify nothing (see DOC: memory limits).
  */
 static long qgpu_rm_dup_forward(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
 				u32 size, bool compat, struct nvrm_nvos55 *p)
 {
 	struct qgpu_rmtrack *t = qf->track;
+	struct nvrm_nvos55 done = *p;
+	struct qgpu_rmnode *src, *node;
 	struct qgpu_mem_dup d;
-	struct nvrm_nvos55 done;
+	u32 hclass, status;
+	bool sealed;
 	long ret;
 
 	mutex_lock(&t->lock);
 	qgpu_mem_dup_begin(qf, p, &d);
-	ret = qgpu_forward_ioctl(qf->real, cmd, arg, compat);
-	if (!ret && !copy_from_user(&done, (void __user *)arg, size) && done.status == NVRM_OK) {
+	ret = qgpu_forward_sealed_nocopy(qf->real, cmd, arg, compat, &done, &sealed);
+	if (!ret && (sealed || !copy_from_user(&done, (void __user *)arg, size)) &&
+	    done.status == NVRM_OK) {
+		/* Unsealed, the source RM read may not be the one qgpu did. */
+		src = sealed ? qgpu_rmtrack_find(t, p->hclient_src, p->hobject_src) : NULL;
+		hclass = src ? src->hclass : QGPU_CLASS_UNKNOWN;
 		p->hobject = done.hobject;
-		qgpu_mem_dup_end(qf, p, &d, qgpu_rmtrack_add(t, p->hclient, p->hparent,
-							     done.hobject, QGPU_CLASS_UNKNOWN));
+		node = qgpu_rmtrack_add(t, p->hclient, p->hparent, done.hobject, hclass);
+		status = qgpu_mem_dup_end(qf, p, &d, node);
+		if (sealed)
+			done.status = status;
 	} else {
 		qgpu_mem_dup_abort(&d);
 	}
 	mutex_unlock(&t->lock);
-	return ret;
+	return qgpu_seal_copy_back(ret, sealed, arg, &done, size);
 }
 
 /*
- * RM_DUP_OBJECT: qgpu makes the duplicate itself, from its kernel copy of the request, through
- * the kernel client. Were RM to read the tenant's parameters again, a sibling thread could swap
- * the source after qgpu checked it (another instance's object), or the handle RM writes back
- * before qgpu reads it (a duplicate qgpu never mirrors, whose memory outlives its charge).
+ * RM_DUP_OBJECT: forwarded sealed where forwards are (above); otherwise qgpu makes the duplicate
+ * itself, from its kernel copy of the request, through the kernel client. Were RM to read the
+ * tenant's parameters again, a sibling thread could swap the source after qgpu checked it
+ * (another instance's object), or the handle RM writes back before qgpu reads it (a duplicate
+ * qgpu never mirrors, whose memory outlives its charge).
  * NV04_DUP_HANDLE_FLAGS_REJECT_KERNEL_DUP_PRIVILEGE has RM check the duplicate's access as for
  * the tenant's own call (the share policy, against the destination client). The one check RM
  * skips for kernel calls, that the destination client is the calling file's (clientValidate),
@@ -500,7 +517,7 @@ static long qgpu_rm_dup(struct qgpu_file *qf, unsigned int cmd, unsigned long ar
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
 	if (qgpu_mem_dup_refused(qf, &p, arg, &ret))
 		return ret;
-	if (!qgpu_kclient_ready())
+	if (qgpu_seal_ready() || !qgpu_kclient_ready())
 		return qgpu_rm_dup_forward(qf, cmd, arg, size, compat, &p);
 	mutex_lock(&t->lock);
 	if (!qgpu_rmtrack_find(t, p.hclient, p.hclient)) {

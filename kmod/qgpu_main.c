@@ -40,6 +40,16 @@ static char *backend_dir = "/dev";
 module_param(backend_dir, charp, 0444);
 MODULE_PARM_DESC(backend_dir, "Directory of the backend NVIDIA driver's device nodes (default /dev)");
 
+/*
+ * seal: place the kprobe on the backend's rm_ioctl that seals forwards (DOC: sealed forwarding;
+ * default on). Off, qgpu forwards as without kprobes: for a host whose policy forbids kprobes on
+ * the driver, and for measuring the seal (the tests cover the paths qgpu then takes). Read at
+ * load time only.
+ */
+static bool seal = true;
+module_param(seal, bool, 0444);
+MODULE_PARM_DESC(seal, "Seal forwarded calls with a kprobe on the driver's rm_ioctl (default Y)");
+
 /**
  * DOC: module unload
  *
@@ -138,6 +148,10 @@ static void qgpu_start_seal(void)
 
 	if (!qgpu_num_gpus || !fops)
 		return;
+	if (!seal) {
+		pr_warn("forwards are not sealed: seal=0\n");
+		return;
+	}
 	ret = qgpu_seal_init(fops->owner);
 	if (ret)
 		pr_warn("forwards are not sealed: no probe on the backend's rm_ioctl (%d)\n", ret);

@@ -45,6 +45,26 @@ def default_modules() -> Iterator[None]:
         assert r.returncode == 0, r.stderr
 
 
+def reload_qgpu(*params: str) -> None:
+    """qgpu alone reloaded on the nvsim already loaded (no instance may exist)."""
+    if is_loaded("qgpu"):
+        r = rmmod("qgpu")
+        assert r.returncode == 0, r.stderr
+    r = insmod("qgpu", *params)
+    assert r.returncode == 0, r.stderr
+
+
+@pytest.fixture(params=["sealed", "unsealed"])
+def seal_mode(request: pytest.FixtureRequest) -> Iterator[str]:
+    """qgpu with its seal (the default), and with seal=0, where it takes the paths of a host
+    without kprobes: duplicates through its kernel client, forwards verified afterwards."""
+    if request.param == "unsealed":
+        reload_qgpu("seal=0")
+    yield request.param
+    if request.param == "unsealed":
+        reload_qgpu()
+
+
 @pytest.fixture(params=[False, True], ids=["direct", "xfer"])
 def any_path(request: pytest.FixtureRequest) -> Iterator[Rm]:
     """A process's RM client whose calls are issued directly and wrapped in IOCTL_XFER_CMD."""

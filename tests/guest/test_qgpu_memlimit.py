@@ -259,6 +259,7 @@ def test_a_parent_raced_by_a_sibling_thread_cannot_drop_the_charge() -> None:
             r.close()
 
 
+@pytest.mark.usefixtures("seal_mode")
 def test_dup_shares_the_charge_and_other_instances_clients_are_refused() -> None:
     with instance("da", opts="mem=8M") as a, instance("db", opts="mem=8M") as b:
         ra, ra2, rb = Rm(dev=a), Rm(dev=a), Rm(dev=b)
@@ -283,6 +284,7 @@ def test_dup_shares_the_charge_and_other_instances_clients_are_refused() -> None
                 r.close()
 
 
+@pytest.mark.usefixtures("seal_mode")
 def test_a_dup_of_a_dup_keeps_the_one_charge_when_the_source_file_goes() -> None:
     """The charge is found through the source client's mirror, in the same file or another."""
     with instance("dd", opts="mem=8M") as a:
@@ -345,6 +347,7 @@ def vidmem_at(r: Rm, parent: int, size: int, handle: int) -> int:
     return r.alloc(r.client, parent, rm.VIDMEM, bytes(params), hnew=handle)[0]
 
 
+@pytest.mark.usefixtures("seal_mode")
 def test_a_sibling_swapping_the_dup_source_cannot_reach_another_instance() -> None:
     """qgpu checks the source client in its own copy of the request; RM must not read another.
 
@@ -383,6 +386,7 @@ def test_a_sibling_swapping_the_dup_source_cannot_reach_another_instance() -> No
             ra.close()
 
 
+@pytest.mark.usefixtures("seal_mode")
 def test_a_sibling_rewriting_the_dup_handle_cannot_leave_it_uncharged() -> None:
     """RM writes the duplicate's handle back where a sibling can rewrite it.
 
@@ -419,6 +423,7 @@ def test_a_sibling_rewriting_the_dup_handle_cannot_leave_it_uncharged() -> None:
             r.close()
 
 
+@pytest.mark.usefixtures("seal_mode")
 def test_duplicates_racing_another_files_alloc_and_free_stay_charged() -> None:
     """A duplicate made through one file of a source another file allocates and frees meanwhile.
 

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import rm
+from kernel import dmesg
 from qgpu_sysfs import instance
 from qgpu_sysfs import mem_current as current
 from rm import Rm
@@ -77,9 +78,13 @@ def assert_charged_as_held(r: Rm, real: Rm, rsub: int, before: int, name: str, i
     assert r.control(r.client, rm.GET_HANDLE_INFO, info) == rm.OK, f"call {i}: client freed"
 
 
-def test_the_status_names_the_probe() -> None:
+def test_the_status_names_the_probe_and_seal_0_leaves_it_out(seal_mode: str) -> None:
     text = Path("/proc/qgpu/status").read_text()
-    assert re.search(r"^seal: nvsim:rm_ioctl \(0 missed\)$", text, re.M), text
+    if seal_mode == "sealed":
+        assert re.search(r"^seal: nvsim:rm_ioctl \(0 missed\)$", text, re.M), text
+    else:
+        assert re.search(r"^seal: - \(0 missed\)$", text, re.M), text
+        assert any("forwards are not sealed: seal=0" in line for line in dmesg()[-20:])
 
 
 def test_a_forwarded_allocation_rewritten_to_video_memory_reaches_rm_as_qgpu_read_it() -> None:
