@@ -16,6 +16,8 @@
 #include <linux/spinlock.h>
 #include <linux/uaccess.h>
 
+#include "nvrm/nvrm_abi.h"
+#include "nvrm/nvrm_uvm.h"
 #include "qgpu_internal.h"
 #include "qgpu_seal.h"
 
@@ -38,6 +40,14 @@
  * handle, output fields) into qgpu's copy, out of every tenant thread's reach. qgpu reads them
  * there and copies them to the caller, over the driver's own copy-back of what it had read.
  *
+ * nvidia-uvm has the same shape: uvm_ioctl() copies a command's parameters and calls the command's
+ * handler, uvm_api_<command>(params, filp) (uvm.c, UVM_ROUTE_CMD_*; 525-595), whose return becomes
+ * rmStatus. For the commands qgpu follows to keep UVM's holds on memory charged (CREATE_EXTERNAL_
+ * RANGE, MAP_EXTERNAL_ALLOCATION, UNMAP_EXTERNAL, FREE, UNREGISTER_GPU(_VASPACE);
+ * qgpu_uvm_hold.c) qgpu places a kretprobe on each handler: on entry it replaces @params with
+ * qgpu's copy, on return it keeps the status, so UVM maps, unmaps and frees exactly what qgpu's
+ * model records, and qgpu reads the status from the handler rather than from tenant memory.
+ *
  * Only the parameters the ioctl itself carries are sealed. Memory they point to (an RM_ALLOC's
  * class parameters, an RM_CONTROL's parameters) RM still reads from the caller: what qgpu
  * decides from such memory it does itself through its kernel client (video-memory allocations,
@@ -59,25 +69,67 @@
 #define QGPU_SEAL_ARG_DATA	4
 #define QGPU_SEAL_ARG_SIZE	5
 
+/* Where a seal is placed: rm_ioctl, or one of UVM's handlers (qgpu_seal_uvm_names). */
+enum qgpu_seal_site {
+	QGPU_SEAL_RM,
+	QGPU_SEAL_UVM_CREATE_EXTERNAL_RANGE,
+	QGPU_SEAL_UVM_MAP_EXTERNAL_ALLOCATION,
+	QGPU_SEAL_UVM_UNMAP_EXTERNAL,
+	QGPU_SEAL_UVM_FREE,
+	QGPU_SEAL_UVM_UNREGISTER_GPU,
+	QGPU_SEAL_UVM_UNREGISTER_GPU_VASPACE,
+	QGPU_SEAL_SITES,
+};
+
+#define QGPU_SEAL_UVM_FIRST	QGPU_SEAL_UVM_CREATE_EXTERNAL_RANGE
+#define QGPU_SEAL_UVM_SITES	(QGPU_SEAL_SITES - QGPU_SEAL_UVM_FIRST)
+
+/* The handlers, by site - QGPU_SEAL_UVM_FIRST, and the command each serves (nvrm_abi.h). */
+static const struct {
+	const char *name;
+	unsigned int cmd;
+} qgpu_seal_uvm_handlers[QGPU_SEAL_UVM_SITES] = {
+	{ "uvm_api_create_external_range", NVRM_UVM_CREATE_EXTERNAL_RANGE },
+	{ "uvm_api_map_external_allocation", NVRM_UVM_MAP_EXTERNAL_ALLOCATION },
+	{ "uvm_api_unmap_external", NVRM_UVM_UNMAP_EXTERNAL },
+	{ "uvm_api_free", NVRM_UVM_FREE },
+	{ "uvm_api_unregister_gpu", NVRM_UVM_UNREGISTER_GPU },
+	{ "uvm_api_unregister_gpu_va_space", NVRM_UVM_UNREGISTER_GPU_VASPACE },
+};
+
 /**
  * struct qgpu_seal - one sealed forward in flight, on its caller's stack
  * @node: in qgpu_seals, keyed by @task
- * @task: the calling task; only its own entry to rm_ioctl is sealed
- * @params: qgpu's copy of the parameters, which RM reads and writes instead of the driver's
- * @nr: the escape number the driver passes as cmd
- * @size: the parameters' size
- * @hit: rm_ioctl was entered with @params
+ * @task: the calling task; only its own entry to the site is sealed
+ * @params: qgpu's copy of the parameters, which the driver reads and writes instead of its own
+ * @site: where
+ * @nr: the escape number the driver passes rm_ioctl as cmd (QGPU_SEAL_RM)
+ * @size: the parameters' size (QGPU_SEAL_RM)
+ * @status: what the UVM handler returned, once @returned
+ * @hit: the site was entered with @params
+ * @returned: a UVM handler entered with @params returned
  */
 struct qgpu_seal {
 	struct hlist_node node;
 	struct task_struct *task;
 	void *params;
+	enum qgpu_seal_site site;
 	u32 nr;
 	u32 size;
+	u32 status;
 	bool hit;
+	bool returned;
 };
 
-/* Guards qgpu_seals and every entry's @hit; taken by the probe with interrupts off. */
+/* A kretprobe on one UVM handler, and its site. */
+struct qgpu_seal_uvm_probe {
+	struct kretprobe krp;
+	enum qgpu_seal_site site;
+	char symbol[MODULE_NAME_LEN + 40];
+	bool placed;
+};
+
+/* Guards qgpu_seals and every entry's @hit, @returned, @status; taken by the probes, irqs off. */
 static DEFINE_RAW_SPINLOCK(qgpu_seal_lock);
 static DEFINE_HASHTABLE(qgpu_seals, 6);
 static atomic_t qgpu_seals_in_flight;
@@ -87,13 +139,25 @@ static struct kprobe qgpu_seal_kp;
 static char qgpu_seal_symbol[MODULE_NAME_LEN + sizeof(":rm_ioctl")];
 static bool qgpu_seal_on;
 
-/* Where rm_ioctl's @data is on entry: the fifth argument register. */
+static struct qgpu_seal_uvm_probe qgpu_seal_uvm[QGPU_SEAL_UVM_SITES];
+static char qgpu_seal_uvm_module[MODULE_NAME_LEN];
+static bool qgpu_seal_uvm_on;
+
+/* Sleeping UVM calls in flight at once that a handler's kretprobe can follow. */
+#define QGPU_SEAL_UVM_MAXACTIVE	128
+
+/* Where rm_ioctl's @data (the fifth argument) and a UVM handler's @params (the first) are. */
 #if defined(CONFIG_X86_64)
 #define QGPU_SEAL_ARCH	true
 
 static void qgpu_seal_set_data(struct pt_regs *regs, void *params)
 {
 	regs->r8 = (unsigned long)params;
+}
+
+static void qgpu_seal_set_first(struct pt_regs *regs, void *params)
+{
+	regs->di = (unsigned long)params;
 }
 #elif defined(CONFIG_ARM64)
 #define QGPU_SEAL_ARCH	true
@@ -102,13 +166,33 @@ static void qgpu_seal_set_data(struct pt_regs *regs, void *params)
 {
 	regs->regs[QGPU_SEAL_ARG_DATA] = (unsigned long)params;
 }
+
+static void qgpu_seal_set_first(struct pt_regs *regs, void *params)
+{
+	regs->regs[0] = (unsigned long)params;
+}
 #else
 #define QGPU_SEAL_ARCH	false
 
 static void qgpu_seal_set_data(struct pt_regs *regs, void *params)
 {
 }
+
+static void qgpu_seal_set_first(struct pt_regs *regs, void *params)
+{
+}
 #endif
+
+/* The calling task's registered seal at @site, or NULL. Context: qgpu_seal_lock held. */
+static struct qgpu_seal *qgpu_seal_find(enum qgpu_seal_site site)
+{
+	struct qgpu_seal *s;
+
+	hash_for_each_possible(qgpu_seals, s, node, (unsigned long)current)
+		if (s->task == current)
+			return s->site == site ? s : NULL;
+	return NULL;
+}
 
 /* The kprobe on rm_ioctl's entry: the registered task's call reads and writes qgpu's copy. */
 static int qgpu_seal_pre(struct kprobe *kp, struct pt_regs *regs)
@@ -119,19 +203,79 @@ static int qgpu_seal_pre(struct kprobe *kp, struct pt_regs *regs)
 	if (!atomic_read(&qgpu_seals_in_flight))
 		return 0;
 	raw_spin_lock_irqsave(&qgpu_seal_lock, flags);
-	hash_for_each_possible(qgpu_seals, s, node, (unsigned long)current) {
-		if (s->task != current)
-			continue;
-		if (!s->hit &&
-		    (u32)regs_get_kernel_argument(regs, QGPU_SEAL_ARG_CMD) == s->nr &&
-		    (u32)regs_get_kernel_argument(regs, QGPU_SEAL_ARG_SIZE) == s->size) {
-			qgpu_seal_set_data(regs, s->params);
-			s->hit = true;
-		}
-		break;
+	s = qgpu_seal_find(QGPU_SEAL_RM);
+	if (s && !s->hit &&
+	    (u32)regs_get_kernel_argument(regs, QGPU_SEAL_ARG_CMD) == s->nr &&
+	    (u32)regs_get_kernel_argument(regs, QGPU_SEAL_ARG_SIZE) == s->size) {
+		qgpu_seal_set_data(regs, s->params);
+		s->hit = true;
 	}
 	raw_spin_unlock_irqrestore(&qgpu_seal_lock, flags);
 	return 0;
+}
+
+static enum qgpu_seal_site qgpu_seal_uvm_site(struct kretprobe_instance *ri)
+{
+	return container_of(get_kretprobe(ri), struct qgpu_seal_uvm_probe, krp)->site;
+}
+
+/*
+ * A UVM handler's entry: the registered task's call reads qgpu's copy. Nonzero (no return probe)
+ * for every other call.
+ */
+static int qgpu_seal_uvm_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct qgpu_seal *s;
+	unsigned long flags;
+	int ret = 1;
+
+	if (!atomic_read(&qgpu_seals_in_flight))
+		return 1;
+	raw_spin_lock_irqsave(&qgpu_seal_lock, flags);
+	s = qgpu_seal_find(qgpu_seal_uvm_site(ri));
+	if (s && !s->hit) {
+		qgpu_seal_set_first(regs, s->params);
+		s->hit = true;
+		ret = 0;
+	}
+	raw_spin_unlock_irqrestore(&qgpu_seal_lock, flags);
+	return ret;
+}
+
+/* Its return: the status UVM puts in rmStatus, kept where no tenant thread writes. */
+static int qgpu_seal_uvm_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct qgpu_seal *s;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&qgpu_seal_lock, flags);
+	s = qgpu_seal_find(qgpu_seal_uvm_site(ri));
+	if (s && s->hit && !s->returned) {
+		s->status = (u32)regs_return_value(regs);
+		s->returned = true;
+	}
+	raw_spin_unlock_irqrestore(&qgpu_seal_lock, flags);
+	return 0;
+}
+
+/* Register @s for the calling task, forward, unregister. */
+static long qgpu_seal_call(struct qgpu_seal *s, struct file *real, unsigned int cmd,
+			   unsigned long arg, bool compat)
+{
+	long ret;
+
+	raw_spin_lock_irq(&qgpu_seal_lock);
+	hash_add(qgpu_seals, &s->node, (unsigned long)current);
+	atomic_inc(&qgpu_seals_in_flight);
+	raw_spin_unlock_irq(&qgpu_seal_lock);
+
+	ret = qgpu_forward_ioctl(real, cmd, arg, compat);
+
+	raw_spin_lock_irq(&qgpu_seal_lock);
+	atomic_dec(&qgpu_seals_in_flight);
+	hash_del(&s->node);
+	raw_spin_unlock_irq(&qgpu_seal_lock);
+	return ret;
 }
 
 /**
@@ -155,24 +299,15 @@ long qgpu_forward_sealed_nocopy(struct file *real, unsigned int cmd, unsigned lo
 				bool compat, void *params, bool *sealed)
 {
 	struct qgpu_seal s = {
-		.task = current, .params = params, .nr = _IOC_NR(cmd), .size = _IOC_SIZE(cmd),
+		.task = current, .params = params, .site = QGPU_SEAL_RM,
+		.nr = _IOC_NR(cmd), .size = _IOC_SIZE(cmd),
 	};
 	long ret;
 
 	*sealed = false;
 	if (!READ_ONCE(qgpu_seal_on))
 		return qgpu_forward_ioctl(real, cmd, arg, compat);
-	raw_spin_lock_irq(&qgpu_seal_lock);
-	hash_add(qgpu_seals, &s.node, (unsigned long)current);
-	atomic_inc(&qgpu_seals_in_flight);
-	raw_spin_unlock_irq(&qgpu_seal_lock);
-
-	ret = qgpu_forward_ioctl(real, cmd, arg, compat);
-
-	raw_spin_lock_irq(&qgpu_seal_lock);
-	atomic_dec(&qgpu_seals_in_flight);
-	hash_del(&s.node);
-	raw_spin_unlock_irq(&qgpu_seal_lock);
+	ret = qgpu_seal_call(&s, real, cmd, arg, compat);
 	if (!s.hit && !ret)
 		atomic64_inc(&qgpu_seal_missed);
 	*sealed = s.hit;
@@ -218,6 +353,44 @@ long qgpu_seal_copy_back(long ret, bool sealed, unsigned long arg, const void *p
 	return ret;
 }
 
+/**
+ * qgpu_forward_uvm_sealed() - forward a UVM command so that its handler reads qgpu's copy
+ * @real: the backend's UVM file
+ * @cmd: the command; one qgpu_seal_uvm_handlers names, else it is forwarded unsealed
+ * @arg: the caller's parameters, which @params is qgpu's copy of
+ * @compat: use the backend's compat_ioctl
+ * @params: qgpu's copy; on a sealed call, what the handler wrote is in it, and only there: the
+ *	caller sets rmStatus in it and copies it to @arg
+ * @status: on a sealed call, what the handler returned (UVM's rmStatus)
+ * @sealed: set when the handler ran on @params and returned; otherwise UVM read @arg (no seal,
+ *	UVM answered before the handler, or the kretprobe had no free instance), and what the call
+ *	wrote is only in @arg
+ *
+ * See DOC: sealed forwarding.
+ *
+ * Context: the caller's process context; may sleep.
+ * Return: what the driver returns.
+ */
+long qgpu_forward_uvm_sealed(struct file *real, unsigned int cmd, unsigned long arg, bool compat,
+			     void *params, u32 *status, bool *sealed)
+{
+	struct qgpu_seal s = { .task = current, .params = params };
+	unsigned int i;
+	long ret;
+
+	*sealed = false;
+	for (i = 0; i < QGPU_SEAL_UVM_SITES; i++)
+		if (qgpu_seal_uvm_handlers[i].cmd == cmd)
+			break;
+	if (!READ_ONCE(qgpu_seal_uvm_on) || i == QGPU_SEAL_UVM_SITES || !qgpu_seal_uvm[i].placed)
+		return qgpu_forward_ioctl(real, cmd, arg, compat);
+	s.site = QGPU_SEAL_UVM_FIRST + i;
+	ret = qgpu_seal_call(&s, real, cmd, arg, compat);
+	*sealed = s.hit && s.returned;
+	*status = s.status;
+	return ret;
+}
+
 /* Whether forwards are sealed: the probe is placed. */
 bool qgpu_seal_ready(void)
 {
@@ -249,18 +422,84 @@ int qgpu_seal_init(const struct module *backend)
 	return 0;
 }
 
+/**
+ * qgpu_seal_uvm_init() - place the kretprobes on the backend UVM module's handlers
+ * @uvm: the module of the backend's nvidia-uvm file operations
+ *
+ * All or none: a UVM command qgpu follows but cannot seal would keep the race the others close.
+ *
+ * Context: process context (module init).
+ * Return: 0, -EOPNOTSUPP, or the error of register_kretprobe() (-ENOENT: no such handler).
+ */
+int qgpu_seal_uvm_init(const struct module *uvm)
+{
+	struct qgpu_seal_uvm_probe *p;
+	unsigned int i;
+	int ret;
+
+	if (!QGPU_SEAL_ARCH || !IS_ENABLED(CONFIG_KRETPROBES) || !uvm)
+		return -EOPNOTSUPP;
+	strscpy(qgpu_seal_uvm_module, uvm->name, sizeof(qgpu_seal_uvm_module));
+	for (i = 0; i < QGPU_SEAL_UVM_SITES; i++) {
+		p = &qgpu_seal_uvm[i];
+		p->site = QGPU_SEAL_UVM_FIRST + i;
+		snprintf(p->symbol, sizeof(p->symbol), "%s:%s", uvm->name,
+			 qgpu_seal_uvm_handlers[i].name);
+		p->krp.kp.symbol_name = p->symbol;
+		p->krp.entry_handler = qgpu_seal_uvm_entry;
+		p->krp.handler = qgpu_seal_uvm_return;
+		p->krp.maxactive = QGPU_SEAL_UVM_MAXACTIVE;
+		ret = register_kretprobe(&p->krp);
+		if (ret) {
+			pr_warn("UVM calls are not sealed: no probe on %s (%d)\n", p->symbol, ret);
+			goto err_unregister;
+		}
+		p->placed = true;
+	}
+	WRITE_ONCE(qgpu_seal_uvm_on, true);
+	pr_info("UVM calls sealed through probes on %s's handlers\n", uvm->name);
+	return 0;
+
+err_unregister:
+	while (i--) {
+		unregister_kretprobe(&qgpu_seal_uvm[i].krp);
+		qgpu_seal_uvm[i].placed = false;
+	}
+	return ret;
+}
+
 /* Module exit: no instance exists, so no sealed forward is in flight. */
 void qgpu_seal_exit(void)
 {
+	unsigned int i;
+
+	WRITE_ONCE(qgpu_seal_uvm_on, false);
+	for (i = 0; i < QGPU_SEAL_UVM_SITES; i++) {
+		if (!qgpu_seal_uvm[i].placed)
+			continue;
+		unregister_kretprobe(&qgpu_seal_uvm[i].krp);
+		qgpu_seal_uvm[i].placed = false;
+	}
 	if (!qgpu_seal_on)
 		return;
 	WRITE_ONCE(qgpu_seal_on, false);
 	unregister_kprobe(&qgpu_seal_kp);
 }
 
-/* The status line: where the probe is ("-" when forwards are unsealed), and the misses. */
+/*
+ * The status lines: where the probes are ("-" where calls go unsealed), the RM misses, and the
+ * UVM calls a handler's kretprobe could not follow (no free instance).
+ */
 void qgpu_seal_show(struct seq_file *m)
 {
+	long long nmissed = 0;
+	unsigned int i;
+
 	seq_printf(m, "seal: %s (%lld missed)\n", qgpu_seal_on ? qgpu_seal_symbol : "-",
 		   (long long)atomic64_read(&qgpu_seal_missed));
+	for (i = 0; i < QGPU_SEAL_UVM_SITES; i++)
+		nmissed += qgpu_seal_uvm[i].krp.nmissed;
+	seq_printf(m, "seal_uvm: %s%s (%lld missed)\n",
+		   qgpu_seal_uvm_on ? qgpu_seal_uvm_module : "-",
+		   qgpu_seal_uvm_on ? ":uvm_api_*" : "", nmissed);
 }

@@ -13,13 +13,15 @@
  * the tracker waits for as it does for a ctl file (an MM file or a managed VMA can hold it).
  *
  * UVM reads its parameters itself, once, when the call starts, and writes them back with the
- * status when it ends; qgpu cannot make it read a kernel copy. qgpu reads them before it forwards
- * the call and again after, and believes only a call whose parameters read the same both times
- * and whose status says success; anything else errs on the tenant's side: a mapping qgpu cannot
- * place keeps its charge pinned to the VA space until the VA space goes, and an unmap or free qgpu
- * cannot vouch for lets nothing go. What stays open is a sibling thread that changes the
- * parameters between qgpu's read and UVM's (microseconds) and back before qgpu's second read
- * (docs/design/memory-limits.md, "UVM external mappings").
+ * status when it ends. Where UVM calls are sealed (DOC: sealed forwarding), its handler reads
+ * qgpu's copy and qgpu keeps the handler's status, so the model follows exactly what UVM did.
+ * Unsealed, qgpu reads them before it forwards the call and again after, and believes only a call
+ * whose parameters read the same both times and whose status says success; anything else errs
+ * on the tenant's side: a mapping qgpu cannot place keeps its charge pinned to the VA space until
+ * the VA space goes, and an unmap or free qgpu cannot vouch for lets nothing go. What stays open
+ * there is a sibling thread that changes the parameters between qgpu's read and UVM's
+ * (microseconds) and back before qgpu's second read (docs/design/memory-limits.md, "UVM external
+ * mappings").
  *
  * UVM_ALLOC_DEVICE_P2P, which duplicates memory too, is refused (qgpu_uvm_hold_ioctl()).
  *
@@ -35,6 +37,7 @@
 #include "qgpu_internal.h"
 #include "qgpu_mem.h"
 #include "qgpu_rmtrack.h"
+#include "qgpu_seal.h"
 #include "qgpu_uvm_hold.h"
 
 /**
@@ -249,7 +252,11 @@ static bool qgpu_uvm_believed(struct qgpu_file *qf, unsigned long arg, const voi
 	return true;
 }
 
-/* UVM_MAP_EXTERNAL_ALLOCATION: the instance's clients only; charged memory holds its charge. */
+/*
+ * UVM_MAP_EXTERNAL_ALLOCATION: the instance's clients only; charged memory holds its charge.
+ * Sealed (DOC: sealed forwarding), UVM maps what qgpu read and its handler's status is the truth;
+ * unsealed, qgpu believes only a call whose parameters read the same after it as before.
+ */
 static long qgpu_uvm_map_external(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
 				  bool compat)
 {
@@ -263,18 +270,25 @@ static long qgpu_uvm_map_external(struct qgpu_file *qf, unsigned int cmd, unsign
 	struct qgpu_uvm_pin *pin = NULL;
 	struct qgpu_mem_charge *c;
 	struct qgpu_uvm_model *m;
+	bool known, sealed;
 	u64 head[2];	/* base, length */
-	bool known;
+	u32 status;
+	u8 *params;
 	long ret;
 
-	if (size != tail_off + sizeof(tail) || !qgpu_uvm_read(arg, head, sizeof(head)) ||
-	    !qgpu_uvm_read(arg + tail_off, &tail, sizeof(tail)))
+	if (size != tail_off + sizeof(tail))
+		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	params = memdup_user((void __user *)arg, size);
+	if (IS_ERR(params))
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);	/* UVM faults too */
+	memcpy(head, params, sizeof(head));
+	memcpy(&tail, params + tail_off, sizeof(tail));
 	mutex_lock(&t->lock);
 	c = qgpu_mem_charge_of(qf->inst, tail.hclient, tail.hmemory, &known);
 	if (!known) {
 		/* Another instance's client, or none: as UVM answers for a client it cannot see */
 		mutex_unlock(&t->lock);
+		kfree(params);
 		return put_user(NVRM_ERR_INVALID_CLIENT, (u32 __user *)(arg + status_off)) ?
 		       -EFAULT : 0;
 	}
@@ -287,10 +301,19 @@ static long qgpu_uvm_map_external(struct qgpu_file *qf, unsigned int cmd, unsign
 			goto out_put;
 		}
 	}
-	ret = qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	ret = qgpu_forward_uvm_sealed(qf->real, cmd, arg, compat, params, &status, &sealed);
+	if (sealed) {
+		memcpy(params + status_off, &status, sizeof(status));
+		ret = qgpu_seal_copy_back(ret, sealed, arg, params, size);
+	}
 	if (!c)
 		goto out_unlock;
-	if (!ret && qgpu_uvm_span_ok(head[0], head[1]) &&
+	if (sealed && (ret || status != NVRM_OK))
+		goto out_put;	/* UVM mapped nothing, and holds nothing */
+	if (sealed && qgpu_uvm_span_ok(head[0], head[1]) &&
+	    qgpu_uvm_mapped(m, head[0], head[0] + head[1] - 1, c))
+		goto out_unlock;
+	if (!sealed && !ret && qgpu_uvm_span_ok(head[0], head[1]) &&
 	    qgpu_uvm_believed(qf, arg, head, sizeof(head), status_off) &&
 	    qgpu_uvm_read(arg + tail_off, &tail_after, sizeof(tail_after))) {
 		if (tail_after.hclient != tail.hclient || tail_after.hmemory != tail.hmemory)
@@ -308,6 +331,7 @@ out_put:
 out_unlock:
 	mutex_unlock(&t->lock);
 	kfree(pin);
+	kfree(params);
 	return ret;
 }
 
@@ -353,39 +377,55 @@ static void qgpu_uvm_range_done(struct qgpu_rmtrack *t, unsigned int cmd, const 
 	}
 }
 
-/* UVM_CREATE_EXTERNAL_RANGE, UVM_UNMAP_EXTERNAL, UVM_FREE, UVM_UNREGISTER_GPU(_VASPACE) */
+/*
+ * UVM_CREATE_EXTERNAL_RANGE, UVM_UNMAP_EXTERNAL, UVM_FREE, UVM_UNREGISTER_GPU(_VASPACE): the model
+ * follows what UVM did; sealed, what qgpu read is what UVM did it to.
+ */
 static long qgpu_uvm_range_call(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
 				bool compat)
 {
 	struct qgpu_rmtrack *t = qf->track;
-	u64 p[2];	/* base and length, or the UUID */
-	u32 same, status_off;
+	u32 size, same, status_off, status;
+	u64 params[5];	/* the largest: UNMAP_EXTERNAL, 40 B */
+	bool sealed, done;
 	long ret;
 
 	switch (cmd) {
 	case NVRM_UVM_CREATE_EXTERNAL_RANGE:
 		same = 16;
+		size = sizeof(struct nvrm_uvm_create_external_range);
 		status_off = offsetof(struct nvrm_uvm_create_external_range, rm_status);
 		break;
 	case NVRM_UVM_UNMAP_EXTERNAL:
 		same = 16;
+		size = sizeof(struct nvrm_uvm_unmap_external);
 		status_off = offsetof(struct nvrm_uvm_unmap_external, rm_status);
 		break;
 	case NVRM_UVM_FREE:
 		same = 8;
+		size = sizeof(struct nvrm_uvm_free);
 		status_off = offsetof(struct nvrm_uvm_free, rm_status);
 		break;
 	default:	/* UNREGISTER_GPU, UNREGISTER_GPU_VASPACE: the UUID, then the status */
 		same = 16;
-		status_off = 16;
+		size = sizeof(struct nvrm_uvm_unregister_gpu);
+		status_off = offsetof(struct nvrm_uvm_unregister_gpu, rm_status);
 		break;
 	}
-	if (!qgpu_uvm_read(arg, p, same))
+	BUILD_BUG_ON(sizeof(struct nvrm_uvm_unmap_external) > sizeof(params));
+	if (!qgpu_uvm_read(arg, params, size))
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
 	mutex_lock(&t->lock);
-	ret = qgpu_forward_ioctl(qf->real, cmd, arg, compat);
-	if (!ret && qgpu_uvm_believed(qf, arg, p, same, status_off))
-		qgpu_uvm_range_done(t, cmd, p);
+	ret = qgpu_forward_uvm_sealed(qf->real, cmd, arg, compat, params, &status, &sealed);
+	if (sealed) {
+		memcpy((u8 *)params + status_off, &status, sizeof(status));
+		ret = qgpu_seal_copy_back(ret, sealed, arg, params, size);
+		done = !ret && status == NVRM_OK;
+	} else {
+		done = !ret && qgpu_uvm_believed(qf, arg, params, same, status_off);
+	}
+	if (done)
+		qgpu_uvm_range_done(t, cmd, params);
 	mutex_unlock(&t->lock);
 	return ret;
 }

@@ -195,7 +195,7 @@ static u32 nvsim_uvm_register_gpu(struct nvsim_uvm_file *uf, void *params)
 }
 
 /* UVM_UNREGISTER_GPU (uvm_va_space_unregister_gpu) */
-static u32 nvsim_uvm_unregister_gpu(struct nvsim_uvm_file *uf, void *params)
+u32 nvsim_uvm_unregister_gpu(struct nvsim_uvm_file *uf, void *params)
 {
 	struct nvrm_uvm_unregister_gpu *p = params;
 	struct nvsim_gpu *gpu = nvsim_uvm_gpu_by_uuid(p->gpu_uuid);
@@ -286,19 +286,19 @@ static u32 nvsim_uvm_call(struct file *file, unsigned int cmd, void *params)
 	case NVRM_UVM_REGISTER_GPU:
 		return nvsim_uvm_register_gpu(uf, params);
 	case NVRM_UVM_UNREGISTER_GPU:
-		return nvsim_uvm_unregister_gpu(uf, params);
+		return uvm_api_unregister_gpu(params, file);
 	case NVRM_UVM_REGISTER_GPU_VASPACE:
 		return nvsim_uvm_register_gpu_vaspace(uf, params);
 	case NVRM_UVM_UNREGISTER_GPU_VASPACE:
-		return nvsim_uvm_unregister_gpu_vaspace(uf, params);
+		return uvm_api_unregister_gpu_va_space(params, file);
 	case NVRM_UVM_CREATE_EXTERNAL_RANGE:
-		return nvsim_uvm_create_external_range(uf, params);
+		return uvm_api_create_external_range(params, file);
 	case NVRM_UVM_MAP_EXTERNAL_ALLOCATION:
-		return nvsim_uvm_map_external(uf, params);
+		return uvm_api_map_external_allocation(params, file);
 	case NVRM_UVM_UNMAP_EXTERNAL:
-		return nvsim_uvm_unmap_external(uf, params);
+		return uvm_api_unmap_external(params, file);
 	case NVRM_UVM_FREE:
-		return nvsim_uvm_free(uf, params);
+		return uvm_api_free(params, file);
 	case NVRM_UVM_ALLOC_DEVICE_P2P:
 		return nvsim_uvm_alloc_device_p2p(uf, params);
 	default:

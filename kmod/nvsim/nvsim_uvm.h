@@ -64,7 +64,16 @@ u32 nvsim_uvm_map_external(struct nvsim_uvm_file *uf, void *params);
 u32 nvsim_uvm_unmap_external(struct nvsim_uvm_file *uf, void *params);
 u32 nvsim_uvm_free(struct nvsim_uvm_file *uf, void *params);
 u32 nvsim_uvm_alloc_device_p2p(struct nvsim_uvm_file *uf, void *params);
+u32 nvsim_uvm_unregister_gpu(struct nvsim_uvm_file *uf, void *params);
 void nvsim_uvm_gpu_unmapped(struct nvsim_uvm_file *uf, unsigned int gpu, bool registration);
+
+/* nvsim_uvm_api.c: the real driver's handlers, by name (see there) */
+u32 uvm_api_create_external_range(void *params, struct file *filp);
+u32 uvm_api_map_external_allocation(void *params, struct file *filp);
+u32 uvm_api_unmap_external(void *params, struct file *filp);
+u32 uvm_api_free(void *params, struct file *filp);
+u32 uvm_api_unregister_gpu(void *params, struct file *filp);
+u32 uvm_api_unregister_gpu_va_space(void *params, struct file *filp);
 void nvsim_uvm_ranges_release(struct nvsim_uvm_file *uf);
 
 #endif /* NVSIM_UVM_H */

@@ -166,6 +166,8 @@ PROC_RM_CLIENT: Final = "rm_client"
 # Where qgpu's probe that seals forwards sits ("nvidia:rm_ioctl"), "-" for none; then
 # "(N missed)": sealed forwards the driver completed without entering rm_ioctl.
 PROC_SEAL: Final = "seal"
+# The same for UVM's handlers ("nvidia_uvm:uvm_api_*"); "(N missed)": calls no probe followed.
+PROC_SEAL_UVM: Final = "seal_uvm"
 
 
 def gpu_dir(minor: int) -> str:

@@ -202,10 +202,11 @@ def _status_value(status: str, key: str) -> str | None:
 
 
 def check_seal(status: str | None) -> Check:
-    """Sealed forwarding, from the ``seal:`` line of /proc/qgpu/status.
+    """Sealed forwarding, from the ``seal:`` and ``seal_uvm:`` lines of /proc/qgpu/status.
 
     With qgpu's probe on the driver's ``rm_ioctl``, RM runs every forwarded call qgpu decided
-    about on qgpu's copy of its parameters. Without it (a kernel without kprobes, a driver
+    about on qgpu's copy of its parameters; with its probes on UVM's handlers, so does UVM for
+    the mappings qgpu keeps charged. Without it (a kernel without kprobes, a driver
     without the symbol), a tenant that rewrites a forwarded request after qgpu read it can make
     RM allocate video memory qgpu never charges. Misses mean the driver ran a sealed call
     without entering ``rm_ioctl``: qgpu's copy was not what RM read.
@@ -231,7 +232,16 @@ def check_seal(status: str | None) -> Check:
             f"through {where}, but {missed} calls missed it: the driver ran them outside"
             " rm_ioctl; report this with the driver version",
         )
-    return _ok(name, f"through a probe on {where}")
+    uvm = _status_value(status, k.PROC_SEAL_UVM)
+    uvm_where = (uvm or "").partition(" ")[0]
+    if uvm_where in ("", "-"):
+        return _warn(
+            name,
+            f"through {where}, but UVM calls are not sealed: a tenant that races its own"
+            " UVM mappings can keep memory mapped that qgpu no longer charges; see the kernel"
+            " log (dmesg | grep 'UVM calls')",
+        )
+    return _ok(name, f"through probes on {where} and {uvm_where}")
 
 
 def check_cdi(

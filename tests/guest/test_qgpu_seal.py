@@ -52,7 +52,7 @@ def sibling(
 ) -> Iterator[ctypes.Array[ctypes.c_char]]:
     """A request buffer in shared memory and a child that keeps writing each u32 at its offset
     through its values in turn."""
-    shared = mmap.mmap(-1, mmap.PAGESIZE)
+    shared = mmap.mmap(-1, -(-size // mmap.PAGESIZE) * mmap.PAGESIZE)
     req = (ctypes.c_char * size).from_buffer(shared)
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the hostile sibling
@@ -82,8 +82,10 @@ def test_the_status_names_the_probe_and_seal_0_leaves_it_out(seal_mode: str) -> 
     text = Path("/proc/qgpu/status").read_text()
     if seal_mode == "sealed":
         assert re.search(r"^seal: nvsim:rm_ioctl \(0 missed\)$", text, re.M), text
+        assert re.search(r"^seal_uvm: nvsim:uvm_api_\* \(0 missed\)$", text, re.M), text
     else:
         assert re.search(r"^seal: - \(0 missed\)$", text, re.M), text
+        assert re.search(r"^seal_uvm: - \(0 missed\)$", text, re.M), text
         assert any("forwards are not sealed: seal=0" in line for line in dmesg()[-20:])
 
 
@@ -206,3 +208,50 @@ def test_an_alloc_memory_rewritten_to_video_memory_never_shows_the_gpus_size() -
                 assert limits and max(limits) < 8 * MIB, f"RM's limit reached the tenant: {limits}"
             finally:
                 r.close()
+
+
+UVM_BASE = 0x7F0000000000
+
+
+def test_a_uvm_mapping_rewritten_to_other_memory_keeps_what_uvm_holds_charged() -> None:
+    """UVM_MAP_EXTERNAL_ALLOCATION duplicates the memory it maps and holds it until the mapping
+    goes; qgpu keeps that memory's charge alive for as long. The sibling flips hMemory between
+    two allocations of different sizes (1 and 2 MiB). After the tenant frees both handles, what
+    RM still holds (UVM's duplicate) must be what qgpu still charges, and nothing once the range
+    is freed. Unsealed, a call whose hMemory changed between qgpu's read and UVM's, and back,
+    charged one allocation while UVM held the other (the residual race, memory-limits.md)."""
+    real = Rm()
+    _, rsub = real.device()
+    before = real.fb_free_bytes(rsub)
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def held() -> int:
+        return before - real.fb_free_bytes(rsub)
+
+    try:
+        with instance("sealu", opts="mem=16M") as d:
+            r = Rm(dev=d)
+            dev, sub = r.device()
+            s = rm.UvmSpace(r, dev, f"{d}/nvidia-uvm")
+            try:
+                template = rm.uvm_map_external_params(UVM_BASE, MIB, 0, [s.uuid], r.client, 0)
+                hmem_off = len(template) - 8  # the tail: count, fd, hClient, hMemory, status
+                for i in range(ROUNDS // 4):
+                    a = r.vidmem(sub, MIB)[1]
+                    b = r.vidmem(sub, 2 * MIB)[1]
+                    base = UVM_BASE + i * 4 * MIB
+                    assert rm.uvm_create_range(s.fd, base, 2 * MIB) == rm.OK
+                    with sibling(len(template), [(hmem_off, (a, b))]) as req:
+                        buf = rm.uvm_map_external_params(base, MIB, 0, [s.uuid], r.client, a)
+                        req[:] = bytes(buf)
+                        cmd = ctypes.c_ulong(rm.UVM_MAP_EXTERNAL_ALLOCATION)
+                        assert libc.ioctl(s.fd, cmd, ctypes.c_void_p(ctypes.addressof(req))) == 0
+                    assert r.free(a) == rm.OK and r.free(b) == rm.OK
+                    assert current("sealu") == held(), f"round {i}: UVM holds what is not charged"
+                    assert rm.uvm_free(s.fd, base) == rm.OK
+                    assert current("sealu") == held() == 0, f"round {i}: after the range went"
+            finally:
+                s.close()
+                r.close()
+    finally:
+        real.close()

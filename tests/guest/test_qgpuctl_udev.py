@@ -150,6 +150,8 @@ def test_doctor_on_the_real_system(rules: Path) -> None:
     }, checks
     assert checks["udev rules installed"]["detail"] == str(rules)
     assert checks["kernel RM client"]["detail"] == "through nvsim_get_rm_ops"
-    assert checks["sealed forwarding"]["detail"] == "through a probe on nvsim:rm_ioctl"
+    assert checks["sealed forwarding"]["detail"] == (
+        "through probes on nvsim:rm_ioctl and nvsim:uvm_api_*"
+    )
     assert checks["instance device nodes"]["detail"].startswith("3 nodes of 1 instances")
     assert checks["CDI spec current"]["detail"] == str(spec)

@@ -485,7 +485,18 @@ def test_doctor_warns_without_a_kernel_rm_client(
 @pytest.mark.parametrize(
     ("status", "want", "says"),
     [
-        ("qgpu 0.1.0\nseal: nvidia:rm_ioctl (0 missed)\n", "ok", "probe on nvidia:rm_ioctl"),
+        (
+            "qgpu 0.1.0\nseal: nvidia:rm_ioctl (0 missed)\n"
+            "seal_uvm: nvidia_uvm:uvm_api_* (0 missed)\n",
+            "ok",
+            "probes on nvidia:rm_ioctl and nvidia_uvm:uvm_api_*",
+        ),
+        ("qgpu 0.1.0\nseal: nvidia:rm_ioctl (0 missed)\n", "warn", "UVM calls are not sealed"),
+        (
+            "qgpu 0.1.0\nseal: nvidia:rm_ioctl (0 missed)\nseal_uvm: - (0 missed)\n",
+            "warn",
+            "UVM calls are not sealed",
+        ),
         ("qgpu 0.1.0\nseal: - (0 missed)\ngpus: 1\n", "warn", "exceed its memory limit"),
         ("qgpu 0.1.0\nseal: nvsim:rm_ioctl (3 missed)\n", "warn", "3 calls missed it"),
         ("qgpu 0.1.0\ngpus: 1\n", "warn", "no seal line"),
