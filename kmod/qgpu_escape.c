@@ -283,6 +283,23 @@ static int qgpu_put_fd(void __user *ufd, bool wide, int fd)
 	return put_user((s32)fd, (s32 __user *)ufd);
 }
 
+/*
+ * Begin @x and translate @fd for a forwarded call: true with *@real_fd to forward. False when the
+ * call is answered here, *@ret what it returns: a refused fd is NV_ERR_INVALID_ARGUMENT in
+ * @ustatus where there is one (the ioctl then returns 0), else -EINVAL. End @x either way.
+ */
+static bool qgpu_xlate_call_fd(struct qgpu_file *qf, struct qgpu_xlate *x, int fd,
+			       u32 __user *ustatus, int *real_fd, long *ret)
+{
+	qgpu_xlate_begin(x);
+	*ret = qgpu_xlate_fd(x, qf, fd, real_fd);
+	if (*ret == -EINVAL && ustatus)
+		*ret = put_user(NVRM_ERR_INVALID_ARGUMENT, ustatus) ? -EFAULT : 0;
+	else if (!*ret)
+		return true;
+	return false;
+}
+
 /**
  * qgpu_forward_with_fd() - forward a call whose parameters carry one fd number
  * @qf: the proxy the call was issued on
@@ -312,13 +329,7 @@ static long qgpu_forward_with_fd(struct qgpu_file *qf, unsigned int cmd, unsigne
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
 	fd = wide ? (int)fd64 : fd32;
 
-	qgpu_xlate_begin(&x);
-	ret = qgpu_xlate_fd(&x, qf, fd, &real_fd);
-	if (ret == -EINVAL && ustatus) {
-		ret = put_user(NVRM_ERR_INVALID_ARGUMENT, ustatus) ? -EFAULT : 0;
-		goto out_end;
-	}
-	if (ret)
+	if (!qgpu_xlate_call_fd(qf, &x, fd, ustatus, &real_fd, &ret))
 		goto out_end;
 	if (real_fd != fd && qgpu_put_fd(ufd, wide, real_fd)) {
 		ret = -EFAULT;
@@ -673,13 +684,7 @@ static long qgpu_forward_fd_sealed(struct qgpu_file *qf, unsigned int cmd, unsig
 	long ret;
 
 	memcpy(&fd, params + fd_off, sizeof(fd));
-	qgpu_xlate_begin(&x);
-	ret = qgpu_xlate_fd(&x, qf, fd, &real_fd);
-	if (ret == -EINVAL && ustatus) {
-		ret = put_user(NVRM_ERR_INVALID_ARGUMENT, ustatus) ? -EFAULT : 0;
-		goto out_end;
-	}
-	if (ret)
+	if (!qgpu_xlate_call_fd(qf, &x, fd, ustatus, &real_fd, &ret))
 		goto out_end;
 	memcpy(params + fd_off, &real_fd, sizeof(real_fd));
 	ret = qgpu_forward_sealed_nocopy(qf->real, cmd, arg, compat, params, sealed);

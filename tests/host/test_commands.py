@@ -459,6 +459,19 @@ def test_doctor_names_instances_that_allow_dmabuf_exports(host: Host) -> None:
     assert "allowed on b:" in warned["detail"] and "trusted tenants only" in warned["detail"]
 
 
+def doctor_row_with_status(host: Host, status: str | None, check: str) -> dict[str, str]:
+    """Doctor's row `check` with /proc/qgpu/status reading `status` (None: no such file)."""
+    path = host.files / "proc/qgpu/status"
+    if status is None:
+        path.unlink()
+    else:
+        path.write_text(status)
+    r = host.invoke("-o", "json", "doctor")
+    assert r.exit_code == 0, r.stdout  # a warning, not a failure
+    row: dict[str, str] = next(r for r in json.loads(r.stdout) if r["check"] == check)
+    return row
+
+
 @pytest.mark.parametrize(
     ("status", "want", "says"),
     [
@@ -471,14 +484,7 @@ def test_doctor_names_instances_that_allow_dmabuf_exports(host: Host) -> None:
 def test_doctor_warns_without_a_kernel_rm_client(
     host: Host, status: str | None, want: str, says: str
 ) -> None:
-    path = host.files / "proc/qgpu/status"
-    if status is None:
-        path.unlink()
-    else:
-        path.write_text(status)
-    r = host.invoke("-o", "json", "doctor")
-    assert r.exit_code == 0, r.stdout  # a warning, not a failure
-    row = next(r for r in json.loads(r.stdout) if r["check"] == "kernel RM client")
+    row = doctor_row_with_status(host, status, "kernel RM client")
     assert row["status"] == want and says in row["detail"], row
 
 
@@ -506,14 +512,7 @@ def test_doctor_warns_without_a_kernel_rm_client(
 def test_doctor_warns_without_sealed_forwarding(
     host: Host, status: str | None, want: str, says: str
 ) -> None:
-    path = host.files / "proc/qgpu/status"
-    if status is None:
-        path.unlink()
-    else:
-        path.write_text(status)
-    r = host.invoke("-o", "json", "doctor")
-    assert r.exit_code == 0, r.stdout  # a warning, not a failure
-    row = next(r for r in json.loads(r.stdout) if r["check"] == "sealed forwarding")
+    row = doctor_row_with_status(host, status, "sealed forwarding")
     assert row["status"] == want and says in row["detail"], row
 
 
