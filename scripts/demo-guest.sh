@@ -45,6 +45,9 @@ if [ -e "$sys/instances/infer/mem_current" ]; then
 	say "infer's limit is 4 GiB: six 1 GiB allocations through its nodes, the ones past 4 GiB fail"
 	show load --dev /dev/qgpu/infer alloc 1G --count 6 || say "(exit $?: refused past the limit)"
 	show cat "$sys/instances/infer/mem_peak" "$sys/instances/infer/events"
+	show grep -E '^(rm_client|seal|seal_uvm):' /proc/qgpu/status
+	say "video memory is allocated by qgpu itself; what it forwards is sealed: the driver and UVM"
+	say "read qgpu's copy of each request, so a tenant thread rewriting it mid-call changes nothing"
 else
 	say "infer's limit is 4 GiB (mem_max: $(cat "$sys/instances/infer/mem_max") bytes); six 1 GiB allocations:"
 	show load --dev /dev/qgpu/infer alloc 1G --count 6 || true
