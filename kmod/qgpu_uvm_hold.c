@@ -278,9 +278,17 @@ static long qgpu_uvm_map_external(struct qgpu_file *qf, unsigned int cmd, unsign
 
 	if (size != tail_off + sizeof(tail))
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
-	params = memdup_user((void __user *)arg, size);
-	if (IS_ERR(params))
+	/*
+	 * The largest size of any version, zeroed past @size: the handler reads its own version's
+	 * struct from qgpu's copy, which must never end before it, even with a wrong ABI profile.
+	 */
+	params = kzalloc(max_t(u32, size, NVRM_UVM_MAP_EXTERNAL_ALLOCATION_SIZE_V550), GFP_KERNEL);
+	if (!params)
+		return -ENOMEM;
+	if (copy_from_user(params, (void __user *)arg, size)) {
+		kfree(params);
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);	/* UVM faults too */
+	}
 	memcpy(head, params, sizeof(head));
 	memcpy(&tail, params + tail_off, sizeof(tail));
 	mutex_lock(&t->lock);
