@@ -751,13 +751,13 @@ static long qgpu_register_fd(struct qgpu_file *qf, unsigned int cmd, unsigned lo
 static long qgpu_rm_map_memory(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
 			       u32 size, bool compat)
 {
-	struct nvrm_nvos33_with_fd p, pre;
+	struct nvrm_nvos33_with_fd p;
 	bool have = !copy_from_user(&p, (void __user *)arg, sizeof(p));
 	bool sealed;
 	u32 status;
 	long ret;
 
-	pre = p;
+	/* RM writes only outputs into @p: the object and the fd stay what qgpu read. */
 	ret = qgpu_fd_escape(qf, cmd, arg, size, offsetof(struct nvrm_nvos33_with_fd, fd),
 			     offsetof(struct nvrm_nvos33, status), compat, have ? &p : NULL,
 			     &sealed);
@@ -769,7 +769,7 @@ static long qgpu_rm_map_memory(struct qgpu_file *qf, unsigned int cmd, unsigned 
 	else if (get_user(status, (u32 __user *)(arg + offsetof(struct nvrm_nvos33, status))))
 		return ret;
 	if (status == NVRM_OK)
-		qgpu_sched_map_memory(qf, &pre);
+		qgpu_sched_map_memory(qf, &p);
 	return ret;
 }
 

@@ -69,7 +69,7 @@
 #define QGPU_SEAL_ARG_DATA	4
 #define QGPU_SEAL_ARG_SIZE	5
 
-/* Where a seal is placed: rm_ioctl, or one of UVM's handlers (qgpu_seal_uvm_names). */
+/* Where a seal is placed: rm_ioctl, or one of UVM's handlers (qgpu_seal_uvm_handlers). */
 enum qgpu_seal_site {
 	QGPU_SEAL_RM,
 	QGPU_SEAL_UVM_CREATE_EXTERNAL_RANGE,
@@ -121,12 +121,10 @@ struct qgpu_seal {
 	bool returned;
 };
 
-/* A kretprobe on one UVM handler, and its site. */
+/* A kretprobe on one UVM handler; its site is its place in qgpu_seal_uvm. */
 struct qgpu_seal_uvm_probe {
 	struct kretprobe krp;
-	enum qgpu_seal_site site;
 	char symbol[MODULE_NAME_LEN + 40];
-	bool placed;
 };
 
 /* Guards qgpu_seals and every entry's @hit, @returned, @status; taken by the probes, irqs off. */
@@ -216,7 +214,10 @@ static int qgpu_seal_pre(struct kprobe *kp, struct pt_regs *regs)
 
 static enum qgpu_seal_site qgpu_seal_uvm_site(struct kretprobe_instance *ri)
 {
-	return container_of(get_kretprobe(ri), struct qgpu_seal_uvm_probe, krp)->site;
+	struct qgpu_seal_uvm_probe *p;
+
+	p = container_of(get_kretprobe(ri), struct qgpu_seal_uvm_probe, krp);
+	return QGPU_SEAL_UVM_FIRST + (p - qgpu_seal_uvm);
 }
 
 /*
@@ -359,8 +360,10 @@ long qgpu_seal_copy_back(long ret, bool sealed, unsigned long arg, const void *p
  * @cmd: the command; one qgpu_seal_uvm_handlers names, else it is forwarded unsealed
  * @arg: the caller's parameters, which @params is qgpu's copy of
  * @compat: use the backend's compat_ioctl
- * @params: qgpu's copy; on a sealed call, what the handler wrote is in it, and only there: the
- *	caller sets rmStatus in it and copies it to @arg
+ * @params: qgpu's copy; on a sealed call, what the handler wrote is in it, with rmStatus set as
+ *	uvm_ioctl() sets it, and it is copied to @arg as uvm_ioctl() copies its own
+ * @size: the size of the command's parameters
+ * @status_off: where rmStatus is in them
  * @status: on a sealed call, what the handler returned (UVM's rmStatus)
  * @sealed: set when the handler ran on @params and returned; otherwise UVM read @arg (no seal,
  *	UVM answered before the handler, or the kretprobe had no free instance), and what the call
@@ -369,10 +372,10 @@ long qgpu_seal_copy_back(long ret, bool sealed, unsigned long arg, const void *p
  * See DOC: sealed forwarding.
  *
  * Context: the caller's process context; may sleep.
- * Return: what the driver returns.
+ * Return: what the driver returns, or -EFAULT when the results cannot be copied to @arg.
  */
 long qgpu_forward_uvm_sealed(struct file *real, unsigned int cmd, unsigned long arg, bool compat,
-			     void *params, u32 *status, bool *sealed)
+			     void *params, u32 size, u32 status_off, u32 *status, bool *sealed)
 {
 	struct qgpu_seal s = { .task = current, .params = params };
 	unsigned int i;
@@ -382,13 +385,16 @@ long qgpu_forward_uvm_sealed(struct file *real, unsigned int cmd, unsigned long 
 	for (i = 0; i < QGPU_SEAL_UVM_SITES; i++)
 		if (qgpu_seal_uvm_handlers[i].cmd == cmd)
 			break;
-	if (!READ_ONCE(qgpu_seal_uvm_on) || i == QGPU_SEAL_UVM_SITES || !qgpu_seal_uvm[i].placed)
+	if (!READ_ONCE(qgpu_seal_uvm_on) || i == QGPU_SEAL_UVM_SITES)
 		return qgpu_forward_ioctl(real, cmd, arg, compat);
 	s.site = QGPU_SEAL_UVM_FIRST + i;
 	ret = qgpu_seal_call(&s, real, cmd, arg, compat);
 	*sealed = s.hit && s.returned;
+	if (!*sealed)
+		return ret;
 	*status = s.status;
-	return ret;
+	memcpy(params + status_off, status, sizeof(*status));
+	return qgpu_seal_copy_back(ret, true, arg, params, size);
 }
 
 /* Whether forwards are sealed: the probe is placed. */
@@ -433,6 +439,7 @@ int qgpu_seal_init(const struct module *backend)
  */
 int qgpu_seal_uvm_init(const struct module *uvm)
 {
+	struct kretprobe *krps[QGPU_SEAL_UVM_SITES];
 	struct qgpu_seal_uvm_probe *p;
 	unsigned int i;
 	int ret;
@@ -442,43 +449,36 @@ int qgpu_seal_uvm_init(const struct module *uvm)
 	strscpy(qgpu_seal_uvm_module, uvm->name, sizeof(qgpu_seal_uvm_module));
 	for (i = 0; i < QGPU_SEAL_UVM_SITES; i++) {
 		p = &qgpu_seal_uvm[i];
-		p->site = QGPU_SEAL_UVM_FIRST + i;
 		snprintf(p->symbol, sizeof(p->symbol), "%s:%s", uvm->name,
 			 qgpu_seal_uvm_handlers[i].name);
 		p->krp.kp.symbol_name = p->symbol;
 		p->krp.entry_handler = qgpu_seal_uvm_entry;
 		p->krp.handler = qgpu_seal_uvm_return;
 		p->krp.maxactive = QGPU_SEAL_UVM_MAXACTIVE;
-		ret = register_kretprobe(&p->krp);
-		if (ret) {
-			pr_warn("UVM calls are not sealed: no probe on %s (%d)\n", p->symbol, ret);
-			goto err_unregister;
-		}
-		p->placed = true;
+		krps[i] = &p->krp;
+	}
+	ret = register_kretprobes(krps, QGPU_SEAL_UVM_SITES);	/* all or none */
+	if (ret) {
+		pr_warn("UVM calls are not sealed: no probes on %s's uvm_api_* handlers (%d)\n",
+			uvm->name, ret);
+		return ret;
 	}
 	WRITE_ONCE(qgpu_seal_uvm_on, true);
 	pr_info("UVM calls sealed through probes on %s's handlers\n", uvm->name);
 	return 0;
-
-err_unregister:
-	while (i--) {
-		unregister_kretprobe(&qgpu_seal_uvm[i].krp);
-		qgpu_seal_uvm[i].placed = false;
-	}
-	return ret;
 }
 
 /* Module exit: no instance exists, so no sealed forward is in flight. */
 void qgpu_seal_exit(void)
 {
+	struct kretprobe *krps[QGPU_SEAL_UVM_SITES];
 	unsigned int i;
 
-	WRITE_ONCE(qgpu_seal_uvm_on, false);
-	for (i = 0; i < QGPU_SEAL_UVM_SITES; i++) {
-		if (!qgpu_seal_uvm[i].placed)
-			continue;
-		unregister_kretprobe(&qgpu_seal_uvm[i].krp);
-		qgpu_seal_uvm[i].placed = false;
+	if (qgpu_seal_uvm_on) {
+		WRITE_ONCE(qgpu_seal_uvm_on, false);
+		for (i = 0; i < QGPU_SEAL_UVM_SITES; i++)
+			krps[i] = &qgpu_seal_uvm[i].krp;
+		unregister_kretprobes(krps, QGPU_SEAL_UVM_SITES);
 	}
 	if (!qgpu_seal_on)
 		return;

@@ -22,7 +22,7 @@ long qgpu_forward_sealed(struct file *real, unsigned int cmd, unsigned long arg,
 long qgpu_forward_sealed_nocopy(struct file *real, unsigned int cmd, unsigned long arg,
 				bool compat, void *params, bool *sealed);
 long qgpu_forward_uvm_sealed(struct file *real, unsigned int cmd, unsigned long arg, bool compat,
-			     void *params, u32 *status, bool *sealed);
+			     void *params, u32 size, u32 status_off, u32 *status, bool *sealed);
 long qgpu_seal_copy_back(long ret, bool sealed, unsigned long arg, const void *params, u32 size);
 
 #endif /* QGPU_SEAL_H */

@@ -309,11 +309,8 @@ static long qgpu_uvm_map_external(struct qgpu_file *qf, unsigned int cmd, unsign
 			goto out_put;
 		}
 	}
-	ret = qgpu_forward_uvm_sealed(qf->real, cmd, arg, compat, params, &status, &sealed);
-	if (sealed) {
-		memcpy(params + status_off, &status, sizeof(status));
-		ret = qgpu_seal_copy_back(ret, sealed, arg, params, size);
-	}
+	ret = qgpu_forward_uvm_sealed(qf->real, cmd, arg, compat, params, size, status_off, &status,
+				      &sealed);
 	if (!c)
 		goto out_unlock;
 	if (sealed && (ret || status != NVRM_OK))
@@ -424,14 +421,12 @@ static long qgpu_uvm_range_call(struct qgpu_file *qf, unsigned int cmd, unsigned
 	if (!qgpu_uvm_read(arg, params, size))
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
 	mutex_lock(&t->lock);
-	ret = qgpu_forward_uvm_sealed(qf->real, cmd, arg, compat, params, &status, &sealed);
-	if (sealed) {
-		memcpy((u8 *)params + status_off, &status, sizeof(status));
-		ret = qgpu_seal_copy_back(ret, sealed, arg, params, size);
+	ret = qgpu_forward_uvm_sealed(qf->real, cmd, arg, compat, params, size, status_off, &status,
+				      &sealed);
+	if (sealed)
 		done = !ret && status == NVRM_OK;
-	} else {
+	else
 		done = !ret && qgpu_uvm_believed(qf, arg, params, same, status_off);
-	}
 	if (done)
 		qgpu_uvm_range_done(t, cmd, params);
 	mutex_unlock(&t->lock);
