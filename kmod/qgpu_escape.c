@@ -163,15 +163,16 @@ long qgpu_forward_control(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 	bool sealed;
 	long ret;
 
+	/* A status RM never wrote (the call refused before it) stays a failure: see below. */
+	p.status = NVRM_ERR_GENERIC;
 	*status = NVRM_ERR_GENERIC;
 	ret = qgpu_forward_sealed(qf->real, cmd, arg, compat, &p, &sealed);
-	if (ret)
-		return ret;
+	/* Sealed, RM's status holds even where the copy to the tenant failed. */
 	if (sealed)
 		*status = p.status;
-	else if (get_user(*status, (u32 __user *)(arg + offsetof(struct nvrm_nvos54, status))))
+	else if (!ret && get_user(*status, &((struct nvrm_nvos54 __user *)arg)->status))
 		*status = NVRM_ERR_GENERIC;
-	return 0;
+	return ret;
 }
 
 /* CARD_INFO from the GPU's entry at load, renumbered to GPU 0 (see DOC: ioctl decode). */
@@ -391,9 +392,9 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 	struct qgpu_rmtrack *t = qf->track;
 	struct qgpu_rmnode *node;
 	struct nvrm_alloc a;
+	long ret, done;
 	bool sealed;
 	u32 hnew;
-	long ret;
 
 	if (!t || size > sizeof(buf) || copy_from_user(buf, (void __user *)arg, size) ||
 	    nvrm_alloc_decode(&qf->inst->gpu->abi, buf, size, &a))
@@ -410,15 +411,19 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 	 * visible (refused by RM), or to video memory, which qgpu_mem_rm_alloc_done() catches only
 	 * when the handle it reads back is the one RM made (DOC: sealed forwarding).
 	 */
+	nvrm_alloc_set_status(&qf->inst->gpu->abi, buf, size, NVRM_ERR_GENERIC);
 	if (a.hclass == NVRM_CLASS_NV01_DEVICE_0)
 		ret = qgpu_forward_gpu_visible(qf, cmd, arg, compat, buf, &sealed);
 	else
 		ret = qgpu_forward_sealed(qf->real, cmd, arg, compat, buf, &sealed);
-	if (!ret && qgpu_rm_alloc_result(qf, arg, size, buf, sealed, &hnew)) {
+	/* Sealed, what RM made is mirrored even where the copy to the tenant failed. */
+	if ((sealed || !ret) && qgpu_rm_alloc_result(qf, arg, size, buf, sealed, &hnew)) {
 		node = qgpu_rmtrack_add(t, a.hroot, a.hparent, hnew, a.hclass);
 		if (node)
 			qgpu_sched_rm_alloc(qf, node, &a);	/* channel groups, channels */
-		ret = qgpu_mem_rm_alloc_done(qf, arg, &a, node, hnew);
+		done = qgpu_mem_rm_alloc_done(qf, arg, &a, node, hnew);
+		if (!ret)
+			ret = done;
 	}
 out_unlock:
 	qgpu_mem_alloc_end(qf->inst);
@@ -483,10 +488,13 @@ static long qgpu_rm_dup_forward(struct qgpu_file *qf, unsigned int cmd, unsigned
 	bool sealed;
 	long ret;
 
+	/* A status RM never wrote (the call refused before it) stays a failure. */
+	done.status = NVRM_ERR_GENERIC;
 	mutex_lock(&t->lock);
 	qgpu_mem_dup_begin(qf, p, &d);
 	ret = qgpu_forward_sealed_nocopy(qf->real, cmd, arg, compat, &done, &sealed);
-	if (!ret && (sealed || !copy_from_user(&done, (void __user *)arg, size)) &&
+	/* Sealed, a duplicate RM made is charged even where the copy to the tenant failed. */
+	if ((sealed || (!ret && !copy_from_user(&done, (void __user *)arg, size))) &&
 	    done.status == NVRM_OK) {
 		/* Unsealed, the source RM read may not be the one qgpu did. */
 		src = sealed ? qgpu_rmtrack_find(t, p->hclient_src, p->hobject_src) : NULL;
@@ -757,16 +765,21 @@ static long qgpu_rm_map_memory(struct qgpu_file *qf, unsigned int cmd, unsigned 
 	u32 status;
 	long ret;
 
-	/* RM writes only outputs into @p: the object and the fd stay what qgpu read. */
+	/*
+	 * RM writes only outputs into @p: the object and the fd stay what qgpu read. A status RM
+	 * never wrote (the call refused before it) stays a failure.
+	 */
+	p.params.status = NVRM_ERR_GENERIC;
 	ret = qgpu_fd_escape(qf, cmd, arg, size, offsetof(struct nvrm_nvos33_with_fd, fd),
 			     offsetof(struct nvrm_nvos33, status), compat, have ? &p : NULL,
 			     &sealed);
 	ret = qgpu_seal_copy_back(ret, sealed, arg, &p, size);
-	if (ret || !have)
+	if (!have)
 		return ret;
+	/* Sealed, a mapping RM made is a doorbell to wrap even where the copy-back failed. */
 	if (sealed)
 		status = p.params.status;
-	else if (get_user(status, (u32 __user *)(arg + offsetof(struct nvrm_nvos33, status))))
+	else if (ret || get_user(status, &((struct nvrm_nvos33 __user *)arg)->status))
 		return ret;
 	if (status == NVRM_OK)
 		qgpu_sched_map_memory(qf, &p);

@@ -313,7 +313,11 @@ static long qgpu_uvm_map_external(struct qgpu_file *qf, unsigned int cmd, unsign
 				      &sealed);
 	if (!c)
 		goto out_unlock;
-	if (sealed && (ret || status != NVRM_OK))
+	/*
+	 * Sealed, the handler's status says what UVM did, whatever the ioctl returns: a mapping
+	 * made whose parameters could not be copied back to the tenant still holds the memory.
+	 */
+	if (sealed && status != NVRM_OK)
 		goto out_put;	/* UVM mapped nothing, and holds nothing */
 	if (sealed && qgpu_uvm_span_ok(head[0], head[1]) &&
 	    qgpu_uvm_mapped(m, head[0], head[0] + head[1] - 1, c))
@@ -424,7 +428,7 @@ static long qgpu_uvm_range_call(struct qgpu_file *qf, unsigned int cmd, unsigned
 	ret = qgpu_forward_uvm_sealed(qf->real, cmd, arg, compat, params, size, status_off, &status,
 				      &sealed);
 	if (sealed)
-		done = !ret && status == NVRM_OK;
+		done = status == NVRM_OK;	/* what UVM did, as for a mapping */
 	else
 		done = !ret && qgpu_uvm_believed(qf, arg, params, same, status_off);
 	if (done)
