@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import mmap
 import os
 import re
@@ -22,11 +23,12 @@ from pathlib import Path
 
 import rm
 from kernel import dmesg
-from qgpu_sysfs import instance
+from qgpu_sysfs import gpu_dir, instance, write
 from qgpu_sysfs import mem_current as current
 from rm import Rm
 
 MIB = 1 << 20
+ENGINE = Path("/proc/driver/nvsim/gpu0/engine")
 ROUNDS = 64
 # NVOS64 (nvidia-rm-abi.md): hObjectNew @8, hClass @12, status @40
 NVOS64_HNEW, NVOS64_CLASS, NVOS64_STATUS = 8, 12, 40
@@ -255,3 +257,158 @@ def test_a_uvm_mapping_rewritten_to_other_memory_keeps_what_uvm_holds_charged() 
                 r.close()
     finally:
         real.close()
+
+
+PROT_READ, PROT_RW = 1, 3
+
+
+@contextlib.contextmanager
+def read_only(data: bytes) -> Iterator[ctypes.Array[ctypes.c_char]]:
+    """The request in a page the tenant made read-only before the call. The driver's copy-in
+    succeeds and its copy-out fails: the ioctl returns EFAULT after RM or UVM acted, as where a
+    sibling thread mprotects the page between the two."""
+    length = -(-len(data) // mmap.PAGESIZE) * mmap.PAGESIZE
+    pages = mmap.mmap(-1, length)
+    req = (ctypes.c_char * len(data)).from_buffer(pages)
+    req[:] = data
+    libc = ctypes.CDLL(None, use_errno=True)
+    addr = ctypes.c_void_p(ctypes.addressof(req))
+    assert libc.mprotect(addr, length, PROT_READ) == 0
+    try:
+        yield req
+    finally:
+        assert libc.mprotect(addr, length, PROT_RW) == 0  # the pages go with req
+
+
+def faulted(fd: int, nr: int, req: ctypes.Array[ctypes.c_char]) -> bool:
+    """The call failed with EFAULT: its results never reached the tenant."""
+    return raw_ioctl(fd, nr, req) == -1 and ctypes.get_errno() == errno.EFAULT
+
+
+def test_a_duplicate_whose_results_cannot_be_copied_back_is_still_charged(seal_mode: str) -> None:
+    """RM_DUP_OBJECT whose request the tenant made read-only: RM made the duplicate, the tenant
+    got EFAULT. The duplicate holds the memory once its source is freed, and qgpu must still
+    charge it: before, a sealed call's results were dropped when the ioctl failed, and 1 MiB was
+    held with nothing charged."""
+    real = Rm()
+    _, rsub = real.device()
+    before = real.fb_free_bytes(rsub)
+    try:
+        with instance("sealf", opts="mem=8M") as d:
+            r = Rm(dev=d)
+            try:
+                dev, sub = r.device()
+                for i in range(4):
+                    status, src, _ = r.vidmem(sub, MIB)
+                    assert status == rm.OK
+                    dup = 0xD0000000 + i
+                    fields = (r.client, dev, dup, r.client, src, 0, 0xFFFFFFFF)
+                    with read_only(rm.NVOS55.pack(*fields)) as req:
+                        assert faulted(r.ctl, rm.RM_DUP_OBJECT, req)
+                    assert r.free(src) == rm.OK
+                    assert_charged_as_held(r, real, rsub, before, "sealf", i)
+                    assert current("sealf") == MIB, f"round {i}: the duplicate is not held"
+                    assert r.free(dup) == rm.OK
+                    assert_charged_as_held(r, real, rsub, before, "sealf", i)
+                    assert current("sealf") == 0
+            finally:
+                r.close()
+    finally:
+        real.close()
+
+
+def test_video_memory_whose_handle_cannot_be_copied_back_is_charged_as_held(
+    seal_mode: str,
+) -> None:
+    """RM_ALLOC(0x40), which qgpu makes itself, whose request is read-only: whether qgpu keeps
+    the allocation or frees it, what RM holds is what it charges, and the tenant can free what
+    it named."""
+    real = Rm()
+    _, rsub = real.device()
+    before = real.fb_free_bytes(rsub)
+    try:
+        with instance("sealv", opts="mem=8M") as d:
+            r = Rm(dev=d)
+            try:
+                dev, _ = r.device()
+                params = struct.pack("<I60xQ56x", r.client, MIB)
+                ptr = r.buffer(params)
+                for i in range(4):
+                    hmem = 0xD1000000 + i
+                    fields = (r.client, dev, hmem, rm.VIDMEM, ptr, 0, 0, 0, 0xFFFFFFFF)
+                    with read_only(rm.NVOS64.pack(*fields)) as req:
+                        assert faulted(r.ctl, rm.RM_ALLOC, req)
+                    assert_charged_as_held(r, real, rsub, before, "sealv", i)
+                    r.free(hmem)
+                    assert_charged_as_held(r, real, rsub, before, "sealv", i)
+                    assert current("sealv") == 0
+            finally:
+                r.close()
+    finally:
+        real.close()
+
+
+def test_a_uvm_mapping_whose_results_cannot_be_copied_back_keeps_its_memory_charged() -> None:
+    """UVM_MAP_EXTERNAL_ALLOCATION with read-only parameters: UVM mapped (and holds) the memory,
+    the tenant got EFAULT. Once the tenant frees its handle, UVM's hold must still be charged,
+    and nothing once the range goes."""
+    real = Rm()
+    _, rsub = real.device()
+    before = real.fb_free_bytes(rsub)
+
+    def held() -> int:
+        return before - real.fb_free_bytes(rsub)
+
+    try:
+        with instance("sealm", opts="mem=8M") as d:
+            r = Rm(dev=d)
+            dev, sub = r.device()
+            s = rm.UvmSpace(r, dev, f"{d}/nvidia-uvm")
+            libc = ctypes.CDLL(None, use_errno=True)
+            try:
+                for i in range(4):
+                    hmem = r.vidmem(sub, MIB)[1]
+                    base = UVM_BASE + i * 2 * MIB
+                    assert rm.uvm_create_range(s.fd, base, 2 * MIB) == rm.OK
+                    params = rm.uvm_map_external_params(base, MIB, 0, [s.uuid], r.client, hmem)
+                    with read_only(bytes(params)) as req:
+                        cmd = ctypes.c_ulong(rm.UVM_MAP_EXTERNAL_ALLOCATION)
+                        addr = ctypes.c_void_p(ctypes.addressof(req))
+                        assert libc.ioctl(s.fd, cmd, addr) == -1
+                        assert ctypes.get_errno() == errno.EFAULT
+                    assert r.free(hmem) == rm.OK
+                    assert current("sealm") == held() == MIB, f"round {i}: UVM's hold"
+                    assert rm.uvm_free(s.fd, base) == rm.OK
+                    assert current("sealm") == held() == 0, f"round {i}: after the range went"
+            finally:
+                s.close()
+                r.close()
+    finally:
+        real.close()
+
+
+def test_a_channel_group_whose_handle_cannot_be_copied_back_is_still_scheduled() -> None:
+    """RM_ALLOC of a channel group with a read-only request: RM made the group, the tenant got
+    EFAULT. qgpu must still schedule it: the group runs with the GPU's timeslice, which qgpu
+    sets on the groups it holds (before, the group ran outside every policy, on RM's own)."""
+    knob = gpu_dir() / "timeslice_us"
+    write(knob, "1500")
+    try:
+        with instance("sealg") as d:
+            r = Rm(dev=d)
+            try:
+                dev, _ = r.device()
+                ptr = r.buffer(struct.pack("<IIIIB3x", 0, 0, 0, 1, 0))
+                tsg = 0xD2000000
+                fields = (r.client, dev, tsg, rm.TSG, ptr, 0, 0, 0, 0xFFFFFFFF)
+                with read_only(rm.NVOS64.pack(*fields)) as req:
+                    assert faulted(r.ctl, rm.RM_ALLOC, req)
+                text = ENGINE.read_text()
+                line = f"client {r.client:#x} handle {tsg:#x} "
+                (group,) = [w for w in text.splitlines() if line in w]
+                assert " timeslice_us 1500 " in group, text
+                assert r.free(tsg) == rm.OK
+            finally:
+                r.close()
+    finally:
+        write(knob, "1024")
