@@ -70,13 +70,29 @@
  * @ref: one per mirror node (handle) that refers to the memory
  * @size: bytes charged
  * @inst: the instance charged
+ * @in_node: the charge is part of a struct qgpu_mem_made, freed with it
  * @rcu: freed after a grace period (qgpu_mem_charge_of() looks it up under RCU)
  */
 struct qgpu_mem_charge {
 	refcount_t ref;
 	u64 size;
 	struct qgpu_instance *inst;
+	bool in_node;
 	struct rcu_head rcu;
+};
+
+/**
+ * struct qgpu_mem_made - video memory qgpu made: its mirror node and its charge in one allocation
+ * @node: the handle's node, whose reference on @charge is released when RM frees the handle
+ * @charge: the charge, which duplicates, exports and UVM may hold on to after that
+ *
+ * One allocation and one RCU free per alloc+free pair instead of two each (under software
+ * emulation each RCU free cost about as much as the rest of the mirror's work). The memory goes
+ * with the charge's last reference, which is never before the node leaves the mirror.
+ */
+struct qgpu_mem_made {
+	struct qgpu_rmnode node;
+	struct qgpu_mem_charge charge;
 };
 
 /**
@@ -180,10 +196,13 @@ void qgpu_mem_knob_refused(struct qgpu_instance *inst, const char *what)
  */
 void qgpu_mem_charge_put(struct qgpu_mem_charge *c)
 {
-	if (refcount_dec_and_test(&c->ref)) {
-		qgpu_mem_uncharge(c->inst, c->size);
+	if (!refcount_dec_and_test(&c->ref))
+		return;
+	qgpu_mem_uncharge(c->inst, c->size);
+	if (c->in_node)
+		kfree_rcu(container_of(c, struct qgpu_mem_made, charge), charge.rcu);
+	else
 		kfree_rcu(c, rcu);
-	}
 }
 
 static void qgpu_mem_node_release(struct qgpu_rmnode *node)
@@ -351,8 +370,7 @@ static bool qgpu_mem_charge_made(struct qgpu_file *qf, const struct qgpu_mem_req
 {
 	struct qgpu_instance *inst = qf->inst;
 	struct qgpu_rmtrack *t = qf->track;
-	struct qgpu_mem_charge *c;
-	struct qgpu_rmnode *node;
+	struct qgpu_mem_made *made;
 
 	if (actual > r->reserved && !qgpu_mem_try_charge(inst, actual - r->reserved)) {
 		qgpu_mem_uncharge(inst, r->reserved);
@@ -365,16 +383,20 @@ static bool qgpu_mem_charge_made(struct qgpu_file *qf, const struct qgpu_mem_req
 		qgpu_mem_uncharge(inst, r->reserved - actual);
 	}
 
-	c = kzalloc(sizeof(*c), GFP_KERNEL);
-	node = qgpu_rmtrack_add(t, r->hclient, r->hparent, hnew, NVRM_CLASS_NV01_MEMORY_LOCAL_USER);
-	if (c && node) {
-		refcount_set(&c->ref, 1);
-		c->size = actual;
-		c->inst = inst;
-		if (qgpu_mem_attach(node, c))
+	made = kzalloc(sizeof(*made), GFP_KERNEL);
+	if (made) {
+		refcount_set(&made->charge.ref, 1);
+		made->charge.size = actual;
+		made->charge.inst = inst;
+		made->charge.in_node = true;
+		made->node.handle = hnew;
+		made->node.hclass = NVRM_CLASS_NV01_MEMORY_LOCAL_USER;
+		made->node.in_payload = true;
+		qgpu_mem_attach(&made->node, &made->charge);	/* a new node: cannot fail */
+		if (qgpu_rmtrack_insert_made(t, r->hclient, r->hparent, &made->node))
 			return true;
+		kfree(made);
 	}
-	kfree(c);
 	/* Out of memory for the record: RM's object cannot be accounted, so it goes. */
 	qgpu_kclient_free_in(r->hclient, hnew);
 	if (!qgpu_rmtrack_rm_has(r->hclient, hnew)) {
@@ -650,8 +672,6 @@ long qgpu_mem_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long arg
 		actual = m.size;
 	else if (qgpu_mem_rm_query(a->hroot, hnew, &actual))
 		actual = r.reserved;
-	/* RM made a new object under hnew: a node the mirror still has for it is stale */
-	qgpu_rmtrack_freed(qf->track, a->hroot, hnew);
 	if (!qgpu_mem_charge_made(qf, &r, hnew, actual))
 		return qgpu_mem_fail(&r);
 	/* As RM: the object stays when the params cannot be copied back. */
@@ -708,7 +728,6 @@ long qgpu_mem_vid_heap_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned lo
 		qgpu_mem_uncharge(qf->inst, r.reserved);
 		return copy_to_user((void __user *)arg, raw, size) ? -EFAULT : 0;
 	}
-	qgpu_rmtrack_freed(qf->track, v->hroot, done.hmemory);	/* a stale node, as above */
 	if (!qgpu_mem_charge_made(qf, &r, done.hmemory, done.size))
 		return qgpu_mem_fail(&r);
 	return copy_to_user((void __user *)arg, raw, size) ? -EFAULT : 0;

@@ -119,22 +119,26 @@ struct qgpu_rmtrack *qgpu_rmtrack_new(struct qgpu_instance *inst)
 	return t;
 }
 
-/* Drop @node and everything under it, children first. */
+/*
+ * Drop @node and everything under it, children first. A node leaves the index before its state
+ * is released: a release may free the node with its payload (@in_payload).
+ */
 static void qgpu_rmnode_free(struct qgpu_rmclient *client, struct qgpu_rmnode *node)
 {
+	bool mirror_frees = node->parent && !node->in_payload;
 	struct qgpu_rmnode *child, *tmp;
 
 	list_for_each_entry_safe(child, tmp, &node->children, sibling)
 		qgpu_rmnode_free(client, child);
+	if (node->parent) {
+		rhashtable_remove_fast(&client->nodes, &node->hash, qgpu_rmnode_params);
+		list_del(&node->sibling);
+	}
+	atomic_dec(&client->inst->rm_objects);
 	if (node->ops)
 		node->ops->release(node);
-	if (node->parent)
-		rhashtable_remove_fast(&client->nodes, &node->hash, qgpu_rmnode_params);
-	atomic_dec(&client->inst->rm_objects);
-	if (node->parent) {
-		list_del(&node->sibling);
+	if (mirror_frees)
 		kfree_rcu(node, rcu);
-	}
 }
 
 static void qgpu_rmclient_free_work(struct work_struct *work)
@@ -337,6 +341,25 @@ err_free:
 	return NULL;
 }
 
+/* Index @node and hang it under its parent (the client's own node when @hparent is unknown). */
+static bool qgpu_rmclient_link(struct qgpu_rmclient *client, u32 hparent,
+			       struct qgpu_rmnode *node)
+{
+	struct qgpu_rmnode *parent = NULL;
+
+	if (hparent != client->root.handle)
+		parent = rhashtable_lookup_fast(&client->nodes, &hparent, qgpu_rmnode_params);
+	if (!parent)
+		parent = &client->root;
+	node->parent = parent;
+	INIT_LIST_HEAD(&node->children);
+	if (rhashtable_insert_fast(&client->nodes, &node->hash, qgpu_rmnode_params))
+		return false;
+	list_add_tail(&node->sibling, &parent->children);
+	atomic_inc(&client->inst->rm_objects);
+	return true;
+}
+
 /**
  * qgpu_rmtrack_add() - RM allocated @handle: add it to the mirror
  * @t: the tracker (its lock held)
@@ -352,7 +375,7 @@ struct qgpu_rmnode *qgpu_rmtrack_add(struct qgpu_rmtrack *t, u32 hclient, u32 hp
 				     u32 handle, u32 hclass)
 {
 	struct qgpu_rmclient *client;
-	struct qgpu_rmnode *parent, *node;
+	struct qgpu_rmnode *node;
 
 	lockdep_assert_held(&t->lock);
 	if (qgpu_is_root_class(hclass))
@@ -372,23 +395,15 @@ struct qgpu_rmnode *qgpu_rmtrack_add(struct qgpu_rmtrack *t, u32 hclient, u32 hp
 			return NULL;
 		qgpu_rmnode_free(client, node);
 	}
-	parent = hparent == hclient ? NULL :
-		 rhashtable_lookup_fast(&client->nodes, &hparent, qgpu_rmnode_params);
-	if (!parent)
-		parent = &client->root;
 	node = kzalloc(sizeof(*node), GFP_KERNEL);
 	if (!node)
 		return NULL;
 	node->handle = handle;
 	node->hclass = hclass;
-	node->parent = parent;
-	INIT_LIST_HEAD(&node->children);
-	if (rhashtable_insert_fast(&client->nodes, &node->hash, qgpu_rmnode_params)) {
+	if (!qgpu_rmclient_link(client, hparent, node)) {
 		kfree(node);
 		return NULL;
 	}
-	list_add_tail(&node->sibling, &parent->children);
-	atomic_inc(&t->inst->rm_objects);
 	return node;
 }
 
@@ -428,6 +443,40 @@ static void qgpu_rmnode_free_checked(struct qgpu_rmclient *client, struct qgpu_r
 		}
 	}
 	qgpu_rmnode_free(client, node);
+}
+
+/**
+ * qgpu_rmtrack_insert_made() - qgpu had RM make an object: put its node, the caller's, in the
+ * mirror
+ * @t: the tracker (its lock held)
+ * @hclient: its client
+ * @hparent: its parent; a parent the mirror does not know puts it under the client
+ * @node: the node: zeroed but for @handle, @hclass, and @ops, @payload and @in_payload if set
+ *
+ * For an object qgpu made through its kernel client (or verified with RM): the handle is RM's
+ * answer to qgpu, not the tenant's word, so a node the mirror still has for it is stale (RM
+ * freed it without qgpu seeing) and goes first, with its state, as by qgpu_rmtrack_freed().
+ * A lockless reader can find @node as soon as it is indexed, so @ops and @payload are set
+ * before.
+ *
+ * Context: process context; sleeps.
+ * Return: true if @node is in the mirror; false (the node stays the caller's) when @hclient is
+ * not tracked or the index is out of memory.
+ */
+bool qgpu_rmtrack_insert_made(struct qgpu_rmtrack *t, u32 hclient, u32 hparent,
+			      struct qgpu_rmnode *node)
+{
+	struct qgpu_rmclient *client;
+	struct qgpu_rmnode *stale;
+
+	lockdep_assert_held(&t->lock);
+	client = xa_load(&t->clients, qgpu_rmclient_key(hclient));
+	if (!client || node->handle == hclient)
+		return false;
+	stale = rhashtable_lookup_fast(&client->nodes, &node->handle, qgpu_rmnode_params);
+	if (stale)
+		qgpu_rmnode_free_checked(client, stale);
+	return qgpu_rmclient_link(client, hparent, node);
 }
 
 /**

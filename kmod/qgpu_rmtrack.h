@@ -21,8 +21,9 @@ struct qgpu_uvm_model;
 
 /**
  * struct qgpu_rmnode_ops - what qgpu keeps for one kind of tracked object
- * @release: the object is gone (RM freed it, or its subtree, client or file); drop the state.
- *	Called with the tracker's lock held, children before parents.
+ * @release: the object is gone (RM freed it, or its subtree, client or file); drop the state,
+ *	and with it the node if the node is part of it (@in_payload). Called with the tracker's
+ *	lock held, children before parents, once the node has left the mirror.
  */
 struct qgpu_rmnode_ops {
 	void (*release)(struct qgpu_rmnode *node);
@@ -39,6 +40,8 @@ struct qgpu_rmnode_ops {
  * @ops: what to do when it goes, or NULL; set once, after @payload (store-release), so that a
  *	lockless reader (qgpu_rmtrack_lookup_rcu()) that sees it sees @payload too
  * @payload: the state @ops manages
+ * @in_payload: the node is part of @payload's allocation, which @ops->release lets go of: the
+ *	mirror never frees it itself (qgpu_rmtrack_insert_made())
  * @rcu: freed after a grace period (lookups under RCU, qgpu_rmtrack_lookup_rcu())
  *
  * Everything but @ops and @payload is read under the tracker's lock only.
@@ -52,6 +55,7 @@ struct qgpu_rmnode {
 	struct list_head sibling;
 	const struct qgpu_rmnode_ops *ops;
 	void *payload;
+	bool in_payload;
 	struct rcu_head rcu;
 };
 
@@ -93,6 +97,8 @@ struct qgpu_rmnode *qgpu_rmtrack_find(struct qgpu_rmtrack *t, u32 hclient, u32 h
 struct qgpu_rmnode *qgpu_rmtrack_lookup_rcu(struct qgpu_rmnode *root, u32 handle);
 struct qgpu_rmnode *qgpu_rmtrack_add(struct qgpu_rmtrack *t, u32 hclient, u32 hparent,
 				     u32 handle, u32 hclass);
+bool qgpu_rmtrack_insert_made(struct qgpu_rmtrack *t, u32 hclient, u32 hparent,
+			      struct qgpu_rmnode *node);
 void qgpu_rmtrack_freed(struct qgpu_rmtrack *t, u32 hclient, u32 handle);
 void qgpu_rmtrack_freed_node(struct qgpu_rmtrack *t, struct qgpu_rmnode *node);
 bool qgpu_rmtrack_gone(struct qgpu_rmtrack *t, u32 hclient, u32 handle);
