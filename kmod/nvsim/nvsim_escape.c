@@ -176,8 +176,9 @@ static int nvsim_wait_open_complete(struct file *file, void *params, u32 size)
  * the real driver (reference 1.2, step 9).
  *
  * Context: process context; takes nvsim_rm_lock where state changes.
- * Return: 0, or -EINVAL for a call the driver refuses (unknown escape, wrong size or device), or
- * -EFAULT when an embedded user pointer could not be read.
+ * Return: 0, or -EINVAL for a call the driver refuses (unknown escape, wrong size or device). An
+ * embedded pointer that cannot be read or written is RM's status (NV_ERR_INVALID_ADDRESS) in the
+ * parameters, as in the real driver, and they are still copied back.
  */
 static int nvsim_dispatch(struct file *file, u32 nr, void *params, u32 size)
 {

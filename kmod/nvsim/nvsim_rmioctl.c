@@ -25,8 +25,9 @@
  * @size: their size
  *
  * Context: process context; takes nvsim_rm_lock where state changes.
- * Return: 0, or -EINVAL for a call the driver refuses (unknown escape, wrong size or device), or
- * -EFAULT when an embedded user pointer could not be read.
+ * Return: 0, or -EINVAL for a call the driver refuses (unknown escape, wrong size or device). An
+ * embedded pointer that cannot be read or written is RM's status (NV_ERR_INVALID_ADDRESS) in the
+ * parameters, as in the real driver, and they are still copied back.
  */
 noinline int rm_ioctl(void *sp, void *nv, struct file *nvfp, u32 cmd, void *data, u32 size)
 {
