@@ -104,12 +104,9 @@ int nvsim_register_fd(struct file *file, void *params, u32 size)
 
 	if (!nf->gpu || size != sizeof(*reg))
 		return -EINVAL;
-	ctl = fget(reg->ctl_fd);
+	ctl = nvsim_get_nvidia_file(reg->ctl_fd, true);
 	if (!ctl)
 		return -EINVAL;
-	if (file_inode(ctl)->i_rdev != MKDEV(NVSIM_MAJOR, NVSIM_CTL_MINOR) ||
-	    ctl->f_op != &nvsim_fops)
-		goto out_put;
 
 	mutex_lock(&nvsim_rm_lock);
 	if (!nf->ctl_file) {
@@ -118,7 +115,6 @@ int nvsim_register_fd(struct file *file, void *params, u32 size)
 		ret = 0;
 	}
 	mutex_unlock(&nvsim_rm_lock);
-out_put:
 	if (ctl)
 		fput(ctl);
 	return ret;

@@ -458,6 +458,7 @@ u32 nvsim_map_memory_kernel(const struct nvsim_caller *caller, struct nvrm_nvos3
 u32 nvsim_unmap_memory_kernel(const struct nvsim_caller *caller, struct nvrm_nvos34 *p);
 int nvsim_mmap(struct file *file, struct vm_area_struct *vma);
 struct file *nvsim_get_nvidia_file(int fd, bool ctl);
+void *nv_get_file_private(int fd, bool ctl, void **os_private);
 void nvsim_mmap_release_file(struct nvsim_file *nf);
 void nvsim_mmap_object_freed(struct nvsim_object *obj);
 void nvsim_mmap_client_freed(struct nvsim_client *client);

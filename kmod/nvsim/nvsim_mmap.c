@@ -77,29 +77,16 @@ static u64 nvsim_cpu_map_cookie(u32 id)
 }
 
 /*
- * nv_get_file_private(): the fd must be a real nvidia file of the caller, checked by major and
- * minor (the real driver does not check f_op; nvsim also does, so that it never reads another
- * driver's private_data — a proxy with major 195 is type confusion on the real driver).
- * Returns the file with a reference, or NULL.
+ * An fd argument of an RM call, resolved as RM resolves it (nv_get_file_private(), which checks
+ * the device number; nvsim also checks f_op, so that it never reads another driver's
+ * private_data: a proxy with major 195 is type confusion on the real driver). Returns the file
+ * with a reference, or NULL.
  */
 struct file *nvsim_get_nvidia_file(int fd, bool ctl)
 {
-	struct file *f = fget(fd);
-	struct nvsim_file *nf;
-	struct inode *inode;
+	void *f = NULL;
 
-	if (!f)
-		return NULL;
-	inode = file_inode(f);
-	if (!S_ISCHR(inode->i_mode) || imajor(inode) != NVSIM_MAJOR || f->f_op != &nvsim_fops)
-		goto err;
-	nf = f->private_data;
-	if (ctl != nf->is_ctl || (!ctl && !nf->gpu))
-		goto err;
-	return f;
-err:
-	fput(f);
-	return NULL;
+	return nv_get_file_private(fd, ctl, &f) ? f : NULL;
 }
 
 static void nvsim_mmap_ctx_free(struct nvsim_mmap_ctx *ctx)
