@@ -25,14 +25,23 @@
  *
  * 1. takes the caller's fd-table lock (one of QGPU_XLATE_LOCKS mutexes, hashed by the
  *    files_struct), so that two translated calls of one process never overlap;
- * 2. installs the real file behind one of the caller's *own instance's* proxies at a free fd
- *    (get_unused_fd_flags(O_CLOEXEC) + fd_install(get_file(real))): for an fd argument, the
- *    real file of the proxy the argument names; for the GPU-file check, the real GPU file of one
- *    of the caller's open nvidia0 proxies of the same instance (so, as with the driver, the
- *    caller must hold an instance nvidia0 open);
- * 3. rewrites the fd field and forwards the call;
- * 4. takes the fds out again (close_fd_get_file + filp_close), restores the caller's fd number
- *    in the parameters, checks no copy of an installed file was left in the table, and unlocks.
+ * 2. for an fd argument naming one of the caller's *own instance's* proxies, where the probe on
+ *    the driver's nv_get_file_private() is placed (DOC: sealed forwarding), *lends* RM the real
+ *    file behind that proxy: the caller's own number stays in the parameters, and RM's lookup
+ *    of that number in this task resolves to the real file (qgpu_seal_lend()). The real file is
+ *    never in the caller's fd table. Every fd argument of an RM escape is resolved there
+ *    (REGISTER_FD, RM_MAP_MEMORY, RM_ALLOC_MEMORY, the OS_UNIX export controls, the device fd
+ *    of NV00FD_ATTACH_GPU and NV00E0_EXPORT_MEM; escape.c and os.c, 525-595);
+ * 3. otherwise (no probe), and always for the GPU-file check, installs the real file at a free fd
+ *    (get_unused_fd_flags(O_CLOEXEC) + fd_install(get_file(real))): for an fd argument, the real
+ *    file of the proxy the argument names, whose number replaces the caller's in the
+ *    parameters; for the GPU-file check, the real GPU file of one of the caller's open nvidia0
+ *    proxies of the same instance (so, as with the driver, the caller must hold an instance
+ *    nvidia0 open). nv_is_gpu_accessible() walks the caller's fd table itself, and telling it
+ *    which GPU a file is would take the driver's private nv_state_t layout;
+ * 4. forwards the call, then takes installed fds out again (close_fd_get_file + filp_close),
+ *    restores the caller's fd number in the parameters, checks no copy of an installed file was
+ *    left in the table, takes lent files back, and unlocks.
  *
  * Why this is safe against a hostile process (its other threads can rewrite the parameters
  * after qgpu looked at them, and the driver reads them again): whatever fd number the driver
@@ -41,13 +50,17 @@
  * driver would accept (a real node the process got some other way, another instance's proxy)
  * is refused before forwarding.
  *
- * Residual risk, by construction of fd tables: while a translated call runs, another thread of
- * the process can dup() the temporary fd and keep a real file of its own instance, escaping
- * qgpu's decoding (not the instance: it is still its own GPU, its own files). Step 4 detects a
- * copy left in the fd table, or a temporary fd replaced by dup2(), and kills the process
- * (SIGKILL), which closes every copy; only a copy sent to another process over a unix socket
- * within that window escapes detection. A scheme without the window needs a private fd table
- * for the call (unshare_files() is not exported to modules), or the driver's cooperation.
+ * Residual risk, by construction of fd tables, where a file is installed (step 3): while the call
+ * runs, another thread of the process can dup() the temporary fd and keep a real file of its own
+ * instance, escaping qgpu's decoding (not the instance: it is still its own GPU, its own files).
+ * Step 4 detects a copy left in the fd table, or a temporary fd replaced by dup2(), and kills the
+ * process (SIGKILL), which closes every copy; only a copy sent over a unix socket within that
+ * window escapes detection. With the probe, that window is left only around the GPU-file check
+ * (allocating a device, UVM_REGISTER_GPU), where the file is a GPU node's: RM's escapes take
+ * the control node, except RM_ALLOC_MEMORY (escape.c, NV_CTL_DEVICE_ONLY). Measured: a thread
+ * that reads /proc/self/fd throughout 100 rounds of REGISTER_FD, RM_MAP_MEMORY and an export
+ * saw real nodes in 3 of 4 runs with files installed, and never with them lent
+ * (tests/guest/test_qgpu_forward.py).
  */
 
 #define QGPU_XLATE_LOCK_BITS	6
@@ -79,6 +92,8 @@ void qgpu_xlate_begin(struct qgpu_xlate *x)
 {
 	x->n = 0;
 	x->proxy = NULL;
+	x->lending = qgpu_seal_fd_ready();
+	x->lend.n = 0;
 	x->lock = &qgpu_xlate_locks[hash_ptr(current->files, QGPU_XLATE_LOCK_BITS)];
 	mutex_lock(x->lock);
 }
@@ -123,7 +138,8 @@ static bool qgpu_is_backend_file(struct file *f)
  * @qf: the proxy the call was issued on
  * @fd: the fd number the caller passed
  * @real_fd: set to the number to forward: a temporary fd of the real file behind @fd if @fd is
- *	a proxy of @qf's instance, else @fd unchanged
+ *	a proxy of @qf's instance and files are installed, else @fd unchanged (the real file is
+ *	then lent to RM under @fd where @fd is such a proxy)
  *
  * The first proxy translated stays in @x->proxy (a reference, put by qgpu_xlate_end()), for a
  * caller that keeps state of its own on it (qgpu_export.c).
@@ -153,13 +169,19 @@ int qgpu_xlate_fd(struct qgpu_xlate *x, struct qgpu_file *qf, int fd, int *real_
 			ret = -EINVAL;
 			goto out_put;
 		}
-		ret = qgpu_xlate_install(x, get_file(other->real));
-		if (ret >= 0) {
-			*real_fd = ret;
-			ret = 0;
-			if (!x->proxy)
-				x->proxy = get_file(f);
+		if (x->lending) {
+			/* RM resolves the tenant's own number to the real file: lent */
+			ret = qgpu_seal_lend(&x->lend, fd, get_file(other->real),
+					     other->node == QGPU_NODE_CTL) ? 0 : -EINVAL;
+		} else {
+			ret = qgpu_xlate_install(x, get_file(other->real));
+			if (ret >= 0) {
+				*real_fd = ret;
+				ret = 0;
+			}
 		}
+		if (!ret && !x->proxy)
+			x->proxy = get_file(f);
 	} else if (qgpu_is_backend_file(f)) {
 		ret = -EINVAL;
 	}
@@ -251,6 +273,7 @@ void qgpu_xlate_end(struct qgpu_xlate *x)
 		leaked = true;
 	for (i = 0; i < x->n; i++)
 		fput(x->file[i]);
+	qgpu_seal_lend_end(&x->lend);
 	if (x->proxy)
 		fput(x->proxy);
 	mutex_unlock(x->lock);

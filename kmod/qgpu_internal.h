@@ -29,6 +29,7 @@
 #include "nvrm/nvrm_decode.h"
 #include "qgpu_create_parse.h"
 #include "qgpu_mem.h"
+#include "qgpu_seal.h"
 
 struct qgpu_rmtrack;
 struct qgpu_sched_gpu;
@@ -220,12 +221,15 @@ bool qgpu_dmabuf_gpu_info(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 /* qgpu_fdxlate.c: fd arguments and the GPU-file check */
 
 /**
- * struct qgpu_xlate - the real files one forwarded call makes visible in the caller's fd table
+ * struct qgpu_xlate - the real files one forwarded call gives the driver
  * @lock: the per-fd-table lock held from qgpu_xlate_begin() to qgpu_xlate_end()
- * @n: how many files are installed
+ * @n: how many files are installed in the caller's fd table
  * @fd: their temporary fd numbers
  * @file: the files (a reference each, besides the fd table's)
  * @proxy: the proxy the first translated fd named (a reference), or NULL
+ * @lending: fd arguments are lent to RM under the tenant's own numbers (qgpu_seal_lend()),
+ *	not installed
+ * @lend: the files lent
  */
 struct qgpu_xlate {
 	struct mutex *lock;	/* not ours: points into qgpu_fdxlate.c's lock array */
@@ -233,6 +237,8 @@ struct qgpu_xlate {
 	int fd[2];
 	struct file *file[2];
 	struct file *proxy;
+	bool lending;
+	struct qgpu_seal_lend lend;
 };
 
 void qgpu_xlate_begin(struct qgpu_xlate *x);

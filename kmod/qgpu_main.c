@@ -155,6 +155,7 @@ static void qgpu_start_seal(void)
 	ret = qgpu_seal_init(fops->owner);
 	if (ret)
 		pr_warn("forwards are not sealed: no probe on the backend's rm_ioctl (%d)\n", ret);
+	qgpu_seal_fd_init(fops->owner);	/* it says why not */
 	fops = qgpu_backend_fops[QGPU_NODE_UVM];
 	if (fops)
 		qgpu_seal_uvm_init(fops->owner);	/* it says why not */

@@ -11,12 +11,39 @@
 struct file;
 struct module;
 struct seq_file;
+struct task_struct;
+
+/* Files one call lends at most (struct qgpu_xlate's fd arguments). */
+#define QGPU_SEAL_LEND_MAX	2
+
+/**
+ * struct qgpu_seal_lend - backend files lent to one call: RM resolves these fd numbers of the
+ *	calling task to them (DOC: fd translation in qgpu_fdxlate.c), on the caller's stack
+ * @node: in qgpu_seal.c's table of lends while @n > 0, keyed by @task
+ * @task: the calling task
+ * @n: how many files are lent
+ * @fd: the fd numbers, as the tenant passed them (its proxies' numbers)
+ * @file: the backend files behind those proxies (a reference each)
+ * @ctl: whether @file is the control node's (RM asks for a control or a GPU node)
+ */
+struct qgpu_seal_lend {
+	struct hlist_node node;
+	struct task_struct *task;
+	unsigned int n;
+	int fd[QGPU_SEAL_LEND_MAX];
+	struct file *file[QGPU_SEAL_LEND_MAX];
+	bool ctl[QGPU_SEAL_LEND_MAX];
+};
 
 int qgpu_seal_init(const struct module *backend);
 int qgpu_seal_uvm_init(const struct module *uvm);
 void qgpu_seal_exit(void);
 void qgpu_seal_show(struct seq_file *m);
 bool qgpu_seal_ready(void);
+int qgpu_seal_fd_init(const struct module *backend);
+bool qgpu_seal_fd_ready(void);
+bool qgpu_seal_lend(struct qgpu_seal_lend *l, int fd, struct file *file, bool ctl);
+void qgpu_seal_lend_end(struct qgpu_seal_lend *l);
 long qgpu_forward_sealed(struct file *real, unsigned int cmd, unsigned long arg, bool compat,
 			 void *params, bool *sealed);
 long qgpu_forward_sealed_nocopy(struct file *real, unsigned int cmd, unsigned long arg,

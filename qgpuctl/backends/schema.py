@@ -168,6 +168,10 @@ PROC_RM_CLIENT: Final = "rm_client"
 PROC_SEAL: Final = "seal"
 # The same for UVM's handlers ("nvidia_uvm:uvm_api_*"); "(N missed)": calls no probe followed.
 PROC_SEAL_UVM: Final = "seal_uvm"
+# Where the probe that lends fd arguments sits ("nvidia:nv_get_file_private"), "-" for none
+# (the real files are then installed in the tenant's fd table for the call); then
+# "(N missed, M lent)".
+PROC_SEAL_FD: Final = "seal_fd"
 
 
 def gpu_dir(minor: int) -> str:

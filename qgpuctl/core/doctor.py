@@ -202,14 +202,17 @@ def _status_value(status: str, key: str) -> str | None:
 
 
 def check_seal(status: str | None) -> Check:
-    """Sealed forwarding, from the ``seal:`` and ``seal_uvm:`` lines of /proc/qgpu/status.
+    """Sealed forwarding, from the ``seal:``, ``seal_uvm:`` and ``seal_fd:`` lines of
+    /proc/qgpu/status.
 
     With qgpu's probe on the driver's ``rm_ioctl``, RM runs every forwarded call qgpu decided
     about on qgpu's copy of its parameters; with its probes on UVM's handlers, so does UVM for
     the mappings qgpu keeps charged. Without it (a kernel without kprobes, a driver
     without the symbol), a tenant that rewrites a forwarded request after qgpu read it can make
     RM allocate video memory qgpu never charges. Misses mean the driver ran a sealed call
-    without entering ``rm_ioctl``: qgpu's copy was not what RM read.
+    without entering ``rm_ioctl``: qgpu's copy was not what RM read. With its probe on
+    ``nv_get_file_private``, RM finds the real file behind an fd argument without qgpu putting
+    it in the tenant's fd table, where another thread could take it.
     """
     name = "sealed forwarding"
     if status is None:
@@ -241,7 +244,15 @@ def check_seal(status: str | None) -> Check:
             " UVM mappings can keep memory mapped that qgpu no longer charges; see the kernel"
             " log (dmesg | grep 'UVM calls')",
         )
-    return _ok(name, f"through probes on {where} and {uvm_where}")
+    fd_where = (_status_value(status, k.PROC_SEAL_FD) or "").partition(" ")[0]
+    if fd_where in ("", "-"):
+        return _warn(
+            name,
+            f"through {where} and {uvm_where}, but fd arguments are not lent: qgpu puts the"
+            " real file in the tenant's fd table for the call, where another thread of the"
+            " tenant can take it; see the kernel log (dmesg | grep 'fd arguments')",
+        )
+    return _ok(name, f"through probes on {where}, {uvm_where} and {fd_where}")
 
 
 def check_cdi(

@@ -14,7 +14,9 @@ import os
 import select
 import struct
 import subprocess
+import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import rm
@@ -145,6 +147,57 @@ def test_no_backend_file_is_left_in_the_fd_table(inst: str) -> None:
         assert not [p for p in links if p.startswith("/dev/nvidia")], links
     finally:
         r.close()
+
+
+def backend_links() -> list[str]:
+    """The fds of this process that are nvsim's own nodes (a proxy is /dev/qgpu/NAME/...)."""
+    links = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            link = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:  # gone meanwhile, or listdir's own fd
+            continue
+        if link.startswith("/dev/nvidia"):
+            links.append(link)
+    return links
+
+
+def test_a_sibling_thread_never_finds_a_backend_file_during_fd_calls(inst: str) -> None:
+    """REGISTER_FD, RM_MAP_MEMORY and EXPORT_OBJECT_TO_FD carry an fd that RM resolves in the
+    caller's fd table. Sealed, qgpu lends RM the real file behind the tenant's proxy under the
+    proxy's own number (DOC: fd translation); it used to install the real file at a free fd for
+    the call, where another thread of the tenant could take it (dup, or SCM_RIGHTS to a process
+    that qgpu's check afterwards does not see) and reach RM past qgpu. Here a thread looks at the
+    fd table throughout the calls: it must never find one of nvsim's own nodes in it."""
+    assert "seal_fd: nvsim:nv_get_file_private" in Path("/proc/qgpu/status").read_text()
+    r = Rm(dev=inst)
+    seen: list[str] = []
+    stop = threading.Event()
+
+    def look() -> None:
+        while not stop.is_set():
+            seen.extend(backend_links())
+
+    dev, _ = r.device()
+    status, mem, _ = r.vidmem(dev, 64 * 1024)
+    assert status == rm.OK
+    looker = threading.Thread(target=look)
+    looker.start()
+    try:
+        for _ in range(100):
+            gpu = r.open_gpu()  # REGISTER_FD of the ctl fd
+            status, address = r.map_memory(dev, mem, 0, 64 * 1024, gpu)  # the GPU fd
+            assert status == rm.OK
+            assert r.unmap_memory(dev, mem, address) == rm.OK
+            os.close(gpu)
+            export = os.open(f"{inst}/nvidiactl", os.O_RDWR)
+            assert r.export_object(mem, export) == rm.OK  # the export fd, a ctl file
+            os.close(export)
+    finally:
+        stop.set()
+        looker.join()
+        r.close()
+    assert not seen, f"a backend file was in the tenant's fd table: {sorted(set(seen))}"
 
 
 @pytest.mark.parametrize("node", ["nvidiactl", "nvidia0", "nvidia-uvm"])

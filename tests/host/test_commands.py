@@ -493,9 +493,22 @@ def test_doctor_warns_without_a_kernel_rm_client(
     [
         (
             "qgpu 0.1.0\nseal: nvidia:rm_ioctl (0 missed)\n"
-            "seal_uvm: nvidia_uvm:uvm_api_* (0 missed)\n",
+            "seal_uvm: nvidia_uvm:uvm_api_* (0 missed)\n"
+            "seal_fd: nvidia:nv_get_file_private (0 missed, 3 lent)\n",
             "ok",
-            "probes on nvidia:rm_ioctl and nvidia_uvm:uvm_api_*",
+            "probes on nvidia:rm_ioctl, nvidia_uvm:uvm_api_* and nvidia:nv_get_file_private",
+        ),
+        (
+            "qgpu 0.1.0\nseal: nvidia:rm_ioctl (0 missed)\n"
+            "seal_uvm: nvidia_uvm:uvm_api_* (0 missed)\nseal_fd: - (0 missed, 0 lent)\n",
+            "warn",
+            "fd arguments are not lent",
+        ),
+        (
+            "qgpu 0.1.0\nseal: nvidia:rm_ioctl (0 missed)\n"
+            "seal_uvm: nvidia_uvm:uvm_api_* (0 missed)\n",
+            "warn",
+            "fd arguments are not lent",
         ),
         ("qgpu 0.1.0\nseal: nvidia:rm_ioctl (0 missed)\n", "warn", "UVM calls are not sealed"),
         (
