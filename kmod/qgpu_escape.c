@@ -292,7 +292,7 @@ static int qgpu_put_fd(void __user *ufd, bool wide, int fd)
 static bool qgpu_xlate_call_fd(struct qgpu_file *qf, struct qgpu_xlate *x, int fd,
 			       u32 __user *ustatus, int *real_fd, long *ret)
 {
-	qgpu_xlate_begin(x);
+	qgpu_xlate_begin(x, qf->node != QGPU_NODE_UVM);	/* UVM resolves its fds itself */
 	*ret = qgpu_xlate_fd(x, qf, fd, real_fd);
 	if (*ret == -EINVAL && ustatus)
 		*ret = put_user(NVRM_ERR_INVALID_ARGUMENT, ustatus) ? -EFAULT : 0;
@@ -356,7 +356,7 @@ static long qgpu_forward_gpu_visible(struct qgpu_file *qf, unsigned int cmd, uns
 	long ret;
 
 	*sealed = false;
-	qgpu_xlate_begin(&x);
+	qgpu_xlate_begin(&x, true);
 	ret = qgpu_xlate_gpu_visible(&x, qf);
 	if (!ret && params)
 		ret = qgpu_forward_sealed(qf->real, cmd, arg, compat, params, sealed);

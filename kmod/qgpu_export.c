@@ -257,7 +257,7 @@ bool qgpu_export_control(struct qgpu_file *qf, const struct nvrm_control *c, uns
 
 	/* The tracker's lock before the fd-table lock, as RM_ALLOC of a device takes them. */
 	mutex_lock(&qf->track->lock);
-	qgpu_xlate_begin(&x);
+	qgpu_xlate_begin(&x, true);
 	err = qgpu_xlate_fd(&x, qf, fd, &real_fd);
 	if (!err) {
 		*pfd = real_fd;

@@ -25,20 +25,23 @@
  *
  * 1. takes the caller's fd-table lock (one of QGPU_XLATE_LOCKS mutexes, hashed by the
  *    files_struct), so that two translated calls of one process never overlap;
- * 2. for an fd argument naming one of the caller's *own instance's* proxies, where the probe on
- *    the driver's nv_get_file_private() is placed (DOC: sealed forwarding), *lends* RM the real
- *    file behind that proxy: the caller's own number stays in the parameters, and RM's lookup
- *    of that number in this task resolves to the real file (qgpu_seal_lend()). The real file is
- *    never in the caller's fd table. Every fd argument of an RM escape is resolved there
- *    (REGISTER_FD, RM_MAP_MEMORY, RM_ALLOC_MEMORY, the OS_UNIX export controls, the device fd
- *    of NV00FD_ATTACH_GPU and NV00E0_EXPORT_MEM; escape.c and os.c, 525-595);
- * 3. otherwise (no probe), and always for the GPU-file check, installs the real file at a free fd
- *    (get_unused_fd_flags(O_CLOEXEC) + fd_install(get_file(real))): for an fd argument, the real
- *    file of the proxy the argument names, whose number replaces the caller's in the
- *    parameters; for the GPU-file check, the real GPU file of one of the caller's open nvidia0
- *    proxies of the same instance (so, as with the driver, the caller must hold an instance
- *    nvidia0 open). nv_is_gpu_accessible() walks the caller's fd table itself, and telling it
- *    which GPU a file is would take the driver's private nv_state_t layout;
+ * 2. for an fd argument of an RM call naming one of the caller's *own instance's* proxies,
+ *    where the probe on the driver's nv_get_file_private() is placed (DOC: sealed forwarding),
+ *    *lends* RM the real file behind that proxy: the caller's own number stays in the
+ *    parameters, and RM's lookup of that number in this task resolves to the real file
+ *    (qgpu_seal_lend()). The real file is never in the caller's fd table. Every fd argument of
+ *    an RM escape is resolved there (REGISTER_FD, RM_MAP_MEMORY, RM_ALLOC_MEMORY, the OS_UNIX
+ *    export controls, the device fd of NV00FD_ATTACH_GPU and NV00E0_EXPORT_MEM; escape.c and
+ *    os.c, 525-595);
+ * 3. otherwise (no probe; UVM_MM_INITIALIZE's and the tools tracker's uvmFd, which nvidia-uvm
+ *    looks up with fget() itself), and always for the GPU-file check, installs the real file at
+ *    a free fd (get_unused_fd_flags(O_CLOEXEC) + fd_install(get_file(real))): for an fd
+ *    argument, the real file of the proxy the argument names, whose number replaces the
+ *    caller's in the parameters; for the GPU-file check, the real GPU file of one of the
+ *    caller's open nvidia0 proxies of the same instance (so, as with the driver, the caller
+ *    must hold an instance nvidia0 open). nv_is_gpu_accessible() walks the caller's fd table
+ *    itself, and telling it which GPU a file is would take the driver's private nv_state_t
+ *    layout;
  * 4. forwards the call, then takes installed fds out again (close_fd_get_file + filp_close),
  *    restores the caller's fd number in the parameters, checks no copy of an installed file was
  *    left in the table, takes lent files back, and unlocks.
@@ -85,14 +88,17 @@ void qgpu_fdxlate_init(void)
 /**
  * qgpu_xlate_begin() - start a call that may install real files in the caller's fd table
  * @x: state for qgpu_xlate_fd(), qgpu_xlate_gpu_visible() and qgpu_xlate_end()
+ * @rm: the call's fd arguments are RM's, which RM resolves through nv_get_file_private() and
+ *	which are therefore lent where the probe is placed; false for nvidia-uvm's (UVM_MM_
+ *	INITIALIZE, the tools tracker), which it looks up with fget() itself
  *
  * Context: process context; sleeps on the caller's fd-table lock.
  */
-void qgpu_xlate_begin(struct qgpu_xlate *x)
+void qgpu_xlate_begin(struct qgpu_xlate *x, bool rm)
 {
 	x->n = 0;
 	x->proxy = NULL;
-	x->lending = qgpu_seal_fd_ready();
+	x->lending = rm && qgpu_seal_fd_ready();
 	x->lend.n = 0;
 	x->lock = &qgpu_xlate_locks[hash_ptr(current->files, QGPU_XLATE_LOCK_BITS)];
 	mutex_lock(x->lock);

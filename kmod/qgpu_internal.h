@@ -241,7 +241,7 @@ struct qgpu_xlate {
 	struct qgpu_seal_lend lend;
 };
 
-void qgpu_xlate_begin(struct qgpu_xlate *x);
+void qgpu_xlate_begin(struct qgpu_xlate *x, bool rm);
 int qgpu_xlate_fd(struct qgpu_xlate *x, struct qgpu_file *qf, int fd, int *real_fd);
 int qgpu_xlate_gpu_visible(struct qgpu_xlate *x, struct qgpu_file *qf);
 void qgpu_xlate_end(struct qgpu_xlate *x);

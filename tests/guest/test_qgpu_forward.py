@@ -235,6 +235,33 @@ def test_uvm_ioctls_reach_the_driver(inst: str) -> None:
     assert results[0] == results[1]
 
 
+def test_uvm_mm_initialize_names_the_instances_va_space() -> None:
+    """UVM_MM_INITIALIZE's uvmFd is resolved by nvidia-uvm itself (fget in uvm.c), not by RM: qgpu
+    must put the real VA-space file behind the tenant's proxy where UVM looks, as for a direct
+    call. Another instance's UVM proxy is refused."""
+    if not rm.abi_at_least((535,)):
+        pytest.skip("UVM_MM_INITIALIZE exists from 535")
+    with instance("mma", opts="mem=64M") as a, instance("mmb", opts="mem=64M") as b:
+        results = []
+        for d in ("/dev", a):
+            va, mm = os.open(f"{d}/nvidia-uvm", os.O_RDWR), os.open(f"{d}/nvidia-uvm", os.O_RDWR)
+            try:
+                assert rm.uvm_initialize(va) == rm.OK
+                results.append((rm.uvm_mm_initialize(mm, va), rm.uvm_mm_initialize(mm, va)))
+            finally:
+                os.close(mm)
+                os.close(va)
+        assert results[0] == results[1] == (rm.OK, rm.IN_USE), results
+        va = os.open(f"{b}/nvidia-uvm", os.O_RDWR)
+        mm = os.open(f"{a}/nvidia-uvm", os.O_RDWR)
+        try:
+            assert rm.uvm_initialize(va) == rm.OK
+            assert errno_of(rm.uvm_mm_initialize, mm, va) == errno.EINVAL
+        finally:
+            os.close(mm)
+            os.close(va)
+
+
 def nvsim_load(inst: str, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [str(LOAD), "--dev", inst, *args], capture_output=True, text=True, check=False, timeout=120
