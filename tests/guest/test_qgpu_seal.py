@@ -70,6 +70,18 @@ def sibling(
         os.waitpid(pid, 0)
 
 
+@contextlib.contextmanager
+def rm_view() -> Iterator[tuple[Rm, int, int]]:
+    """nvsim's own view, to hold qgpu's charges against: a client, its subdevice, and the free
+    video memory before the test."""
+    real = Rm()
+    try:
+        _, rsub = real.device()
+        yield real, rsub, real.fb_free_bytes(rsub)
+    finally:
+        real.close()
+
+
 def assert_charged_as_held(r: Rm, real: Rm, rsub: int, before: int, name: str, i: int) -> None:
     """After every call: what RM holds is what qgpu charged, within the 8 MiB limit, and the
     tenant's client is alive (qgpu frees it where it catches a tampered unsealed call, which
@@ -98,10 +110,7 @@ def test_a_forwarded_allocation_rewritten_to_video_memory_reaches_rm_as_qgpu_rea
     class to video memory and back, the new handle to 0 and the status to an error. RM must
     allocate what qgpu read: video memory only where qgpu read 0x40 (and made and charged the
     allocation itself), so what RM holds is what qgpu charged, within the limit."""
-    real = Rm()
-    _, rsub = real.device()
-    before = real.fb_free_bytes(rsub)
-    try:
+    with rm_view() as (real, rsub, before):
         with instance("sealc", opts="mem=8M") as d:
             writes = [
                 (NVOS64_CLASS, (rm.VIDMEM, rm.SYSMEM)),
@@ -120,8 +129,6 @@ def test_a_forwarded_allocation_rewritten_to_video_memory_reaches_rm_as_qgpu_rea
                         assert_charged_as_held(r, real, rsub, before, "sealc", i)
                 finally:
                     r.close()
-    finally:
-        real.close()
 
 
 def test_a_forwarded_vid_heap_request_rewritten_to_video_memory_reaches_rm_as_qgpu_read_it() -> (
@@ -130,11 +137,8 @@ def test_a_forwarded_vid_heap_request_rewritten_to_video_memory_reaches_rm_as_qg
     """VID_HEAP_CONTROL ALLOC_SIZE in system memory (forwarded); the sibling rewrites the
     placement to video memory and back, drops MEMORY_HANDLE_PROVIDED (RM generates a handle),
     zeroes the handle RM writes back and writes an error status."""
-    real = Rm()
-    _, rsub = real.device()
-    before = real.fb_free_bytes(rsub)
-    vid, pci = PAGE_4K, PAGE_4K | ATTR_PCI
-    try:
+    with rm_view() as (real, rsub, before):
+        vid, pci = PAGE_4K, PAGE_4K | ATTR_PCI
         with instance("sealv", opts="mem=8M") as d:
             writes = [
                 (NVOS32_ATTR, (vid, pci)),
@@ -158,8 +162,6 @@ def test_a_forwarded_vid_heap_request_rewritten_to_video_memory_reaches_rm_as_qg
                         assert_charged_as_held(r, real, rsub, before, "sealv", i)
                 finally:
                     r.close()
-    finally:
-        real.close()
 
 
 def test_a_forwarded_control_rewritten_to_one_qgpu_answers_never_reaches_rm() -> None:
@@ -224,15 +226,12 @@ def test_a_uvm_mapping_rewritten_to_other_memory_keeps_what_uvm_holds_charged() 
     RM still holds (UVM's duplicate) must be what qgpu still charges, and nothing once the range
     is freed. Unsealed, a call whose hMemory changed between qgpu's read and UVM's, and back,
     charged one allocation while UVM held the other (the residual race, memory-limits.md)."""
-    real = Rm()
-    _, rsub = real.device()
-    before = real.fb_free_bytes(rsub)
-    libc = ctypes.CDLL(None, use_errno=True)
+    with rm_view() as (real, rsub, before):
+        libc = ctypes.CDLL(None, use_errno=True)
 
-    def held() -> int:
-        return before - real.fb_free_bytes(rsub)
+        def held() -> int:
+            return before - real.fb_free_bytes(rsub)
 
-    try:
         with instance("sealu", opts="mem=16M") as d:
             r = Rm(dev=d)
             dev, sub = r.device()
@@ -257,8 +256,6 @@ def test_a_uvm_mapping_rewritten_to_other_memory_keeps_what_uvm_holds_charged() 
             finally:
                 s.close()
                 r.close()
-    finally:
-        real.close()
 
 
 PROT_READ, PROT_RW = 1, 3
@@ -292,10 +289,7 @@ def test_a_duplicate_whose_results_cannot_be_copied_back_is_still_charged(seal_m
     got EFAULT. The duplicate holds the memory once its source is freed, and qgpu must still
     charge it: before, a sealed call's results were dropped when the ioctl failed, and 1 MiB was
     held with nothing charged."""
-    real = Rm()
-    _, rsub = real.device()
-    before = real.fb_free_bytes(rsub)
-    try:
+    with rm_view() as (real, rsub, before):
         with instance("sealf", opts="mem=8M") as d:
             r = Rm(dev=d)
             try:
@@ -315,8 +309,6 @@ def test_a_duplicate_whose_results_cannot_be_copied_back_is_still_charged(seal_m
                     assert current("sealf") == 0
             finally:
                 r.close()
-    finally:
-        real.close()
 
 
 def test_video_memory_whose_handle_cannot_be_copied_back_is_charged_as_held(
@@ -325,10 +317,7 @@ def test_video_memory_whose_handle_cannot_be_copied_back_is_charged_as_held(
     """RM_ALLOC(0x40), which qgpu makes itself, whose request is read-only: whether qgpu keeps
     the allocation or frees it, what RM holds is what it charges, and the tenant can free what
     it named."""
-    real = Rm()
-    _, rsub = real.device()
-    before = real.fb_free_bytes(rsub)
-    try:
+    with rm_view() as (real, rsub, before):
         with instance("sealv", opts="mem=8M") as d:
             r = Rm(dev=d)
             try:
@@ -346,22 +335,17 @@ def test_video_memory_whose_handle_cannot_be_copied_back_is_charged_as_held(
                     assert current("sealv") == 0
             finally:
                 r.close()
-    finally:
-        real.close()
 
 
 def test_a_uvm_mapping_whose_results_cannot_be_copied_back_keeps_its_memory_charged() -> None:
     """UVM_MAP_EXTERNAL_ALLOCATION with read-only parameters: UVM mapped (and holds) the memory,
     the tenant got EFAULT. Once the tenant frees its handle, UVM's hold must still be charged,
     and nothing once the range goes."""
-    real = Rm()
-    _, rsub = real.device()
-    before = real.fb_free_bytes(rsub)
+    with rm_view() as (real, rsub, before):
 
-    def held() -> int:
-        return before - real.fb_free_bytes(rsub)
+        def held() -> int:
+            return before - real.fb_free_bytes(rsub)
 
-    try:
         with instance("sealm", opts="mem=8M") as d:
             r = Rm(dev=d)
             dev, sub = r.device()
@@ -385,8 +369,6 @@ def test_a_uvm_mapping_whose_results_cannot_be_copied_back_keeps_its_memory_char
             finally:
                 s.close()
                 r.close()
-    finally:
-        real.close()
 
 
 def test_a_channel_group_whose_handle_cannot_be_copied_back_is_still_scheduled() -> None:
