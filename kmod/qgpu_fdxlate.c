@@ -34,14 +34,13 @@
  *    export controls, the device fd of NV00FD_ATTACH_GPU and NV00E0_EXPORT_MEM; escape.c and
  *    os.c, 525-595);
  * 3. otherwise (no probe; UVM_MM_INITIALIZE's and the tools tracker's uvmFd, which nvidia-uvm
- *    looks up with fget() itself), and always for the GPU-file check, installs the real file at
- *    a free fd (get_unused_fd_flags(O_CLOEXEC) + fd_install(get_file(real))): for an fd
- *    argument, the real file of the proxy the argument names, whose number replaces the
- *    caller's in the parameters; for the GPU-file check, the real GPU file of one of the
- *    caller's open nvidia0 proxies of the same instance (so, as with the driver, the caller
- *    must hold an instance nvidia0 open). nv_is_gpu_accessible() walks the caller's fd table
- *    itself, and telling it which GPU a file is would take the driver's private nv_state_t
- *    layout;
+ *    looks up with fget() itself), and always for the GPU-file check, installs a real file at a
+ *    free fd (get_unused_fd_flags(O_CLOEXEC) + fd_install(get_file(real))): for an fd argument,
+ *    the real file of the proxy the argument names, whose number replaces the caller's in the
+ *    parameters; for the GPU-file check, a real file of the instance's GPU opened for the call,
+ *    where the caller holds one of the instance's nvidia0 proxies open (as the driver wants a
+ *    GPU file open). nv_is_gpu_accessible() walks the caller's fd table itself, and telling it
+ *    which GPU a file is would take the driver's private nv_state_t layout;
  * 4. forwards the call, then takes installed fds out again (close_fd_get_file + filp_close),
  *    restores the caller's fd number in the parameters, checks no copy of an installed file was
  *    left in the table, takes lent files back, and unlocks.
@@ -59,8 +58,9 @@
  * Step 4 detects a copy left in the fd table, or a temporary fd replaced by dup2(), and kills the
  * process (SIGKILL), which closes every copy; only a copy sent over a unix socket within that
  * window escapes detection. With the probe, that window is left only around the GPU-file check
- * (allocating a device, UVM_REGISTER_GPU), where the file is a GPU node's: RM's escapes take
- * the control node, except RM_ALLOC_MEMORY (escape.c, NV_CTL_DEVICE_ONLY). Measured: a thread
+ * (allocating a device, UVM_REGISTER_GPU) and UVM's uvmFd. The GPU file is opened for the call:
+ * it carries no registration and no mapping context of the tenant's, and cannot be registered
+ * without a real ctl file, which the tenant never gets. Measured: a thread
  * that reads /proc/self/fd throughout 100 rounds of REGISTER_FD, RM_MAP_MEMORY and an export
  * saw real nodes in 3 of 4 runs with files installed, and in none of 7 with them lent
  * (tests/guest/test_qgpu_forward.py).
@@ -198,7 +198,7 @@ out_put:
 
 struct qgpu_gpu_file_match {
 	struct qgpu_instance *inst;
-	struct file *real;
+	bool found;
 };
 
 /* iterate_fd() callback, under the table's file_lock: an open nvidia0 proxy of the instance. */
@@ -212,7 +212,7 @@ static int qgpu_match_gpu_proxy(const void *data, struct file *f, unsigned int f
 	qf = f->private_data;
 	if (qf->inst != m->inst || qf->node != QGPU_NODE_GPU)
 		return 0;
-	m->real = get_file(qf->real);
+	m->found = true;
 	return 1;
 }
 
@@ -221,22 +221,33 @@ static int qgpu_match_gpu_proxy(const void *data, struct file *f, unsigned int f
  * @x: from qgpu_xlate_begin()
  * @qf: the proxy the call was issued on
  *
- * Installs the real GPU file behind one of the caller's open nvidia0 proxies of @qf's instance.
- * Without one, nothing is installed and the driver refuses the call as it would refuse the
- * caller directly (NV_ERR_INSUFFICIENT_PERMISSIONS). Only files of the instance's own GPU are
- * ever installed, so the check also keeps a tenant from allocating another GPU's device.
+ * Where the caller holds an nvidia0 proxy of @qf's instance open, installs a real file of the
+ * instance's GPU, opened for this call. Without one, nothing is installed and the driver refuses
+ * the call as it would refuse the caller directly (NV_ERR_INSUFFICIENT_PERMISSIONS). Only files
+ * of the instance's own GPU are ever installed, so the check also keeps a tenant from allocating
+ * another GPU's device.
  *
- * Return: 0, or the error of installing the temporary fd.
+ * The file is a fresh open, not the backend of the caller's proxy: another thread of the caller
+ * can take whatever is in its fd table during the call (DOC: fd translation), and the proxy's
+ * backend carries the tenant's registration and mapping contexts (a doorbell mmapped through it
+ * would pass qgpu's gating). A fresh file carries nothing, and cannot be registered: no real ctl
+ * file is ever in a tenant's fd table where fd arguments are lent.
+ *
+ * Return: 0, or the error of opening the file or installing the temporary fd.
  */
 int qgpu_xlate_gpu_visible(struct qgpu_xlate *x, struct qgpu_file *qf)
 {
 	struct qgpu_gpu_file_match m = { .inst = qf->inst };
+	struct file *fresh;
 	int ret;
 
 	iterate_fd(current->files, 0, qgpu_match_gpu_proxy, &m);
-	if (!m.real)
+	if (!m.found)
 		return 0;
-	ret = qgpu_xlate_install(x, m.real);
+	fresh = qgpu_open_backend(QGPU_NODE_GPU, qf->inst->gpu, O_RDWR);
+	if (IS_ERR(fresh))
+		return PTR_ERR(fresh);
+	ret = qgpu_xlate_install(x, fresh);
 	return ret < 0 ? ret : 0;
 }
 

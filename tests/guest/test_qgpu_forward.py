@@ -6,12 +6,14 @@ Every check runs the same calls directly against nvsim (/dev) and through an ins
 
 from __future__ import annotations
 
+import ctypes
 import errno
 import fcntl
 import json
 import mmap
 import os
 import select
+import socket
 import struct
 import subprocess
 import threading
@@ -198,6 +200,89 @@ def test_a_sibling_thread_never_finds_a_backend_file_during_fd_calls(inst: str) 
         looker.join()
         r.close()
     assert not seen, f"a backend file was in the tenant's fd table: {sorted(set(seen))}"
+
+
+# userfaultfd (linux/userfaultfd.h): the syscall on x86-64, and its ioctls
+NR_USERFAULTFD = 323
+UFFDIO_API = 0xC018AA3F  # _IOWR(0xAA, 0x3F, struct uffdio_api), 24 B
+UFFDIO_REGISTER = 0xC020AA00  # _IOWR(0xAA, 0x00, struct uffdio_register), 32 B
+UFFDIO_COPY = 0xC028AA03  # _IOWR(0xAA, 0x03, struct uffdio_copy), 40 B
+UFFD_API, UFFDIO_REGISTER_MODE_MISSING = 0xAA, 1
+
+
+def take_gpu_file_during_device_alloc(inst: str, sock: socket.socket) -> None:
+    """The hostile tenant: allocates a device whose parameters lie in a page that faults to its own
+    userfaultfd, so RM's copy of them waits in the middle of the call, while the GPU file qgpu
+    installed for the GPU check is in the fd table. A thread then sends every real GPU file in the
+    table to `sock` (a copy in flight, which qgpu's check of the table after the call cannot see),
+    and only then lets the copy finish."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    uffd = libc.syscall(NR_USERFAULTFD, os.O_CLOEXEC)
+    assert uffd >= 0, os.strerror(ctypes.get_errno())
+    fcntl.ioctl(uffd, UFFDIO_API, bytearray(struct.pack("<QQQ", UFFD_API, 0, 0)), True)
+    page = mmap.mmap(-1, mmap.PAGESIZE)
+    addr = ctypes.addressof(ctypes.c_char.from_buffer(page))
+    reg = bytearray(struct.pack("<QQQQ", addr, mmap.PAGESIZE, UFFDIO_REGISTER_MODE_MISSING, 0))
+    fcntl.ioctl(uffd, UFFDIO_REGISTER, reg, True)
+    params = ctypes.create_string_buffer(mmap.PAGESIZE)  # NV0080 params: deviceId 0
+
+    def on_fault() -> None:
+        msg = os.read(uffd, 32)  # the fault: RM is copying the parameters
+        fault = struct.unpack_from("<Q", msg, 16)[0] & ~(mmap.PAGESIZE - 1)
+        for name in os.listdir("/proc/self/fd"):
+            try:
+                if os.readlink(f"/proc/self/fd/{name}") == "/dev/nvidia0":
+                    socket.send_fds(sock, [b"f"], [int(name)])
+            except OSError:
+                continue
+        copy = struct.pack("<QQQQq", fault, ctypes.addressof(params), mmap.PAGESIZE, 0, 0)
+        fcntl.ioctl(uffd, UFFDIO_COPY, bytearray(copy), True)
+
+    r = Rm(dev=inst)
+    handler = threading.Thread(target=on_fault)
+    handler.start()
+    buf = bytearray(rm.NVOS64.pack(r.client, r.client, 0, rm.DEVICE, addr, 0, 0, 0, 0xFFFFFFFF))
+    rm.ioctl(r.ctl, rm.RM_ALLOC, buf)
+    handler.join()
+    sock.send(b"done")
+
+
+def test_a_gpu_file_taken_during_the_gpu_check_carries_nothing_of_the_tenants(inst: str) -> None:
+    """Allocating a device needs a real GPU file in the caller's fd table (nv_is_gpu_accessible
+    walks it), so qgpu installs one for the call, and a tenant thread can send it away over a
+    unix socket meanwhile. That file must be a fresh one, not the backend of the tenant's own
+    registered nvidia0 proxy: that one shares the proxy's registration and mapping contexts, so
+    a doorbell mapped through it would bypass qgpu's gating. A file nobody registered takes
+    REGISTER_FD; the tenant's own does not."""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the tenant
+        try:
+            ours.close()
+            take_gpu_file_during_device_alloc(inst, theirs)
+        finally:
+            os._exit(0)
+    theirs.close()
+    taken: list[int] = []
+    try:
+        ours.settimeout(120)
+        while True:
+            msg, fds, _, _ = socket.recv_fds(ours, 16, 4)
+            taken += fds
+            if msg == b"done":
+                break
+    finally:
+        os.waitpid(pid, 0)
+        ours.close()
+    ctl = os.open("/dev/nvidiactl", os.O_RDWR)
+    try:
+        assert [os.readlink(f"/proc/self/fd/{fd}") for fd in taken] == ["/dev/nvidia0"]
+        rm.ioctl(taken[0], rm.REGISTER_FD, bytearray(struct.pack("<i", ctl)))  # unregistered
+    finally:
+        os.close(ctl)
+        for fd in taken:
+            os.close(fd)
 
 
 @pytest.mark.parametrize("node", ["nvidiactl", "nvidia0", "nvidia-uvm"])
