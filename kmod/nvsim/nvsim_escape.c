@@ -90,10 +90,10 @@ reply_version:
 }
 
 /*
- * REGISTER_FD (on a GPU file): bind it to a ctl file. Like nv_get_file_private(), the fd is looked
- * up in the caller's table and judged by device number (195:255). nvsim also checks the file is its
- * own before touching private_data; the real driver does not (reference section 0.1), so a proxy
- * that passes a 195:255 file of its own would crash it; here that proxy just gets -EINVAL.
+ * REGISTER_FD (on a GPU file): bind it to a ctl file. The fd is resolved by nv_get_file_private(),
+ * in the caller's table and by device number (195:255). nvsim also checks the file is its own
+ * before touching private_data; the real driver does not (reference section 0.1), so a proxy that
+ * passes a 195:255 file of its own would crash it; here that proxy just gets -EINVAL.
  */
 int nvsim_register_fd(struct file *file, void *params, u32 size)
 {
