@@ -386,7 +386,6 @@ u32 nvsim_rm_alloc_locked(const struct nvsim_caller *caller, struct nvrm_alloc *
 			  u32 ap_size);
 u32 nvsim_rm_free_locked(const struct nvsim_caller *caller, u32 hclient, u32 hobject);
 struct nvsim_caller nvsim_user_caller(struct file *file);
-bool nvsim_gpu_file_open_in_caller(struct nvsim_gpu *gpu);
 void nvsim_fb_info_kb(const struct nvsim_gpu *gpu, u32 index, u32 *data);
 
 /* nvsim_dup.c: RM_DUP_OBJECT */
@@ -459,6 +458,7 @@ u32 nvsim_unmap_memory_kernel(const struct nvsim_caller *caller, struct nvrm_nvo
 int nvsim_mmap(struct file *file, struct vm_area_struct *vma);
 struct file *nvsim_get_nvidia_file(int fd, bool ctl);
 void *nv_get_file_private(int fd, bool ctl, void **os_private);
+bool nv_is_gpu_accessible(struct nvsim_gpu *nv);
 void nvsim_mmap_release_file(struct nvsim_file *nf);
 void nvsim_mmap_object_freed(struct nvsim_object *obj);
 void nvsim_mmap_client_freed(struct nvsim_client *client);

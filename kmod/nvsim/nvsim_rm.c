@@ -9,7 +9,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/fdtable.h>
 #include <linux/sched.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -277,38 +276,6 @@ u32 nvsim_check_parent(u32 hclass, const struct nvsim_object *parent)
 	}
 }
 
-struct nvsim_gpu_file_match {
-	struct nvsim_gpu *gpu;
-};
-
-static int nvsim_match_gpu_file(const void *data, struct file *f, unsigned int fd)
-{
-	const struct nvsim_gpu_file_match *m = data;
-	const struct nvsim_file *nf;
-
-	if (f->f_op != &nvsim_fops)
-		return 0;
-	nf = f->private_data;
-	return nf->gpu == m->gpu;
-}
-
-/**
- * nvsim_gpu_file_open_in_caller() - nv_is_gpu_accessible()
- * @gpu: the GPU
- *
- * Allocating a device (and UVM_REGISTER_GPU) needs a real /dev/nvidiaN of that GPU open somewhere
- * in the calling process (550+: judged by f_op, as here).
- *
- * Context: process context.
- * Return: whether the caller has a file of @gpu open.
- */
-bool nvsim_gpu_file_open_in_caller(struct nvsim_gpu *gpu)
-{
-	struct nvsim_gpu_file_match m = { .gpu = gpu };
-
-	return iterate_fd(current->files, 0, nvsim_match_gpu_file, &m) != 0;
-}
-
 /*
  * Class-specific construction from the caller's alloc params (a kernel copy in @ap of @ap_size
  * bytes, or NULL when the class takes none). May change @ap (sizes RM writes back).
@@ -325,7 +292,7 @@ static u32 nvsim_construct(const struct nvsim_caller *caller, struct nvsim_objec
 			return NVRM_ERR_INVALID_ARGUMENT;
 		obj->gpu = &nvsim_gpus[dp->device_id];
 		/* Kernel clients have no files; the real check is for user callers only. */
-		if (!caller->kernel && !nvsim_gpu_file_open_in_caller(obj->gpu))
+		if (!caller->kernel && !nv_is_gpu_accessible(obj->gpu))
 			return NVRM_ERR_INSUFFICIENT_PERMISSIONS;
 		return NVRM_OK;
 	}

@@ -20,7 +20,7 @@
  *
  * Locking: nvsim_uvm_lock (a mutex) protects every UVM file's state; one lock because
  * UVM_MM_INITIALIZE looks at two files. Nothing else is taken under it except the files table
- * (iterate_fd) and mm reference counts.
+ * (iterate_fd, in nv_is_gpu_accessible()) and mm reference counts.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -184,7 +184,7 @@ static u32 nvsim_uvm_register_gpu(struct nvsim_uvm_file *uf, void *params)
 
 	if (!gpu)
 		return NVRM_ERR_GPU_UUID_NOT_FOUND;
-	if (!nvsim_gpu_file_open_in_caller(gpu))
+	if (!nv_is_gpu_accessible(gpu))
 		return NVRM_ERR_INSUFFICIENT_PERMISSIONS;
 	if (test_and_set_bit(gpu->index, uf->registered))
 		return NVRM_ERR_INVALID_DEVICE;
