@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * qgpu: fd arguments and the GPU-file check, by making real files visible in the caller's fd
- * table for the duration of one forwarded call.
+ * qgpu: fd arguments and the GPU-file check of a forwarded call: real files lent to RM, the
+ * check answered, or real files installed in the caller's fd table for the call.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -33,17 +33,17 @@
  *    an RM escape is resolved there (REGISTER_FD, RM_MAP_MEMORY, RM_ALLOC_MEMORY, the OS_UNIX
  *    export controls, the device fd of NV00FD_ATTACH_GPU and NV00E0_EXPORT_MEM; escape.c and
  *    os.c, 525-595);
- * 3. otherwise (no probe; UVM_MM_INITIALIZE's and the tools tracker's uvmFd, which nvidia-uvm
- *    looks up with fget() itself), and always for the GPU-file check, installs a real file at a
- *    free fd (get_unused_fd_flags(O_CLOEXEC) + fd_install(get_file(real))): for an fd argument,
- *    the real file of the proxy the argument names, whose number replaces the caller's in the
- *    parameters; for the GPU-file check, a real file of the instance's GPU opened for the call,
- *    where the caller holds one of the instance's nvidia0 proxies open (as the driver wants a
- *    GPU file open). nv_is_gpu_accessible() walks the caller's fd table itself, and telling it
- *    which GPU a file is would take the driver's private nv_state_t layout;
- * 4. forwards the call, then takes installed fds out again (close_fd_get_file + filp_close),
+ * 3. for the GPU-file check, where the caller holds one of the instance's nvidia0 proxies open
+ *    (as the driver wants a GPU file open), has the probe on the driver's nv_is_gpu_accessible()
+ *    answer it for the instance's GPU (DOC: GPU-file check in qgpu_gpucheck.c): no file at all;
+ * 4. otherwise (no probe; UVM_MM_INITIALIZE's and the tools tracker's uvmFd, which nvidia-uvm
+ *    looks up with fget() itself), installs a real file at a free fd
+ *    (get_unused_fd_flags(O_CLOEXEC) + fd_install(get_file(real))): for an fd argument, the real
+ *    file of the proxy the argument names, whose number replaces the caller's in the
+ *    parameters; for the GPU-file check, a real file of the instance's GPU opened for the call;
+ * 5. forwards the call, then takes installed fds out again (close_fd_get_file + filp_close),
  *    restores the caller's fd number in the parameters, checks no copy of an installed file was
- *    left in the table, takes lent files back, and unlocks.
+ *    left in the table, takes lent files back, ends the answered check, and unlocks.
  *
  * Why this is safe against a hostile process (its other threads can rewrite the parameters
  * after qgpu looked at them, and the driver reads them again): whatever fd number the driver
@@ -52,15 +52,16 @@
  * driver would accept (a real node the process got some other way, another instance's proxy)
  * is refused before forwarding.
  *
- * Residual risk, by construction of fd tables, where a file is installed (step 3): while the call
+ * Residual risk, by construction of fd tables, where a file is installed (step 4): while the call
  * runs, another thread of the process can dup() the temporary fd and keep a real file of its own
  * instance, escaping qgpu's decoding (not the instance: it is still its own GPU, its own files).
- * Step 4 detects a copy left in the fd table, or a temporary fd replaced by dup2(), and kills the
+ * Step 5 detects a copy left in the fd table, or a temporary fd replaced by dup2(), and kills the
  * process (SIGKILL), which closes every copy; only a copy sent over a unix socket within that
- * window escapes detection. With the probe, that window is left only around the GPU-file check
- * (allocating a device, UVM_REGISTER_GPU) and UVM's uvmFd. The GPU file is opened for the call:
- * it carries no registration and no mapping context of the tenant's, and cannot be registered
- * without a real ctl file, which the tenant never gets. Measured: a thread
+ * window escapes detection. With the probes, that window is left only around UVM's uvmFd (a
+ * file of the tenant's own VA space); without them, also around the GPU-file check (allocating
+ * a device, UVM_REGISTER_GPU), whose file is opened for the call: it carries no registration and
+ * no mapping context of the tenant's, but takes the escapes only a GPU node takes straight to
+ * the driver. Measured: a thread
  * that reads /proc/self/fd throughout 100 rounds of REGISTER_FD, RM_MAP_MEMORY and an export
  * saw real nodes in 3 of 4 runs with files installed, and in none of 7 with them lent
  * (tests/guest/test_qgpu_forward.py).
@@ -100,6 +101,7 @@ void qgpu_xlate_begin(struct qgpu_xlate *x, bool rm)
 	x->proxy = NULL;
 	x->lending = rm && qgpu_seal_fd_ready();
 	x->lend.n = 0;
+	x->check.registered = false;
 	x->lock = &qgpu_xlate_locks[hash_ptr(current->files, QGPU_XLATE_LOCK_BITS)];
 	mutex_lock(x->lock);
 }
@@ -221,17 +223,17 @@ static int qgpu_match_gpu_proxy(const void *data, struct file *f, unsigned int f
  * @x: from qgpu_xlate_begin()
  * @qf: the proxy the call was issued on
  *
- * Where the caller holds an nvidia0 proxy of @qf's instance open, installs a real file of the
- * instance's GPU, opened for this call. Without one, nothing is installed and the driver refuses
- * the call as it would refuse the caller directly (NV_ERR_INSUFFICIENT_PERMISSIONS). Only files
- * of the instance's own GPU are ever installed, so the check also keeps a tenant from allocating
- * another GPU's device.
+ * Where the caller holds an nvidia0 proxy of @qf's instance open, the check is answered for the
+ * instance's GPU by the probe on nv_is_gpu_accessible() (DOC: GPU-file check), or, without it,
+ * met by a real file of the instance's GPU installed for this call. Without such a proxy,
+ * nothing is done and the driver refuses the call as it would refuse the caller directly
+ * (NV_ERR_INSUFFICIENT_PERMISSIONS). Only the instance's own GPU is ever answered for, so the
+ * check also keeps a tenant from allocating another GPU's device.
  *
- * The file is a fresh open, not the backend of the caller's proxy: another thread of the caller
- * can take whatever is in its fd table during the call (DOC: fd translation), and the proxy's
- * backend carries the tenant's registration and mapping contexts (a doorbell mmapped through it
- * would pass qgpu's gating). A fresh file carries nothing, and cannot be registered: no real ctl
- * file is ever in a tenant's fd table where fd arguments are lent.
+ * An installed file is a fresh open, not the backend of the caller's proxy: another thread of
+ * the caller can take whatever is in its fd table during the call (DOC: fd translation), and the
+ * proxy's backend carries the tenant's registration and mapping contexts (a doorbell mmapped
+ * through it would pass qgpu's gating). A fresh file carries none of them.
  *
  * Return: 0, or the error of opening the file or installing the temporary fd.
  */
@@ -243,6 +245,8 @@ int qgpu_xlate_gpu_visible(struct qgpu_xlate *x, struct qgpu_file *qf)
 
 	iterate_fd(current->files, 0, qgpu_match_gpu_proxy, &m);
 	if (!m.found)
+		return 0;
+	if (qgpu_gpucheck_grant(&x->check, qf->inst->gpu->rm_gpu))
 		return 0;
 	fresh = qgpu_open_backend(QGPU_NODE_GPU, qf->inst->gpu, O_RDWR);
 	if (IS_ERR(fresh))
@@ -291,6 +295,7 @@ void qgpu_xlate_end(struct qgpu_xlate *x)
 	for (i = 0; i < x->n; i++)
 		fput(x->file[i]);
 	qgpu_seal_lend_end(&x->lend);
+	qgpu_gpucheck_end(&x->check);
 	if (x->proxy)
 		fput(x->proxy);
 	mutex_unlock(x->lock);

@@ -28,6 +28,7 @@
 
 #include "nvrm/nvrm_decode.h"
 #include "qgpu_create_parse.h"
+#include "qgpu_gpucheck.h"
 #include "qgpu_mem.h"
 #include "qgpu_seal.h"
 
@@ -79,6 +80,9 @@ enum qgpu_node {
  * @overcommit: the sum of its instances' memory limits may exceed @memory (written under
  *	qgpu_lock, read locklessly)
  * @sched: its compute scheduler (qgpu_sched.c)
+ * @rm_gpu: the GPU as the driver's GPU-file check names it (its nv_state_t, never dereferenced),
+ *	learned at load (DOC: GPU-file check); NULL: not known, and the check is met by a file
+ *	installed for the call
  */
 struct qgpu_gpu {
 	struct device dev;
@@ -100,6 +104,7 @@ struct qgpu_gpu {
 	u32 kc_subdevice;
 	bool overcommit;
 	struct qgpu_sched_gpu *sched;
+	const void *rm_gpu;
 };
 
 /**
@@ -185,7 +190,7 @@ extern unsigned int qgpu_num_gpus;
 extern const struct file_operations *qgpu_backend_fops[QGPU_NODES];
 
 /* qgpu_probe.c: ask the backend what GPUs it has, from a process context */
-int qgpu_probe_backend(void);
+int qgpu_probe_backend(bool gpucheck);
 
 /* qgpu_gpu.c: GPU parents */
 struct qgpu_gpu *qgpu_gpu_new(const struct nvrm_card_info *card, const char *version);
@@ -230,6 +235,7 @@ bool qgpu_dmabuf_gpu_info(struct qgpu_file *qf, unsigned int cmd, unsigned long 
  * @lending: fd arguments are lent to RM under the tenant's own numbers (qgpu_seal_lend()),
  *	not installed
  * @lend: the files lent
+ * @check: the driver's GPU-file check, answered for the instance's GPU (qgpu_gpucheck_grant())
  */
 struct qgpu_xlate {
 	struct mutex *lock;	/* not ours: points into qgpu_fdxlate.c's lock array */
@@ -239,6 +245,7 @@ struct qgpu_xlate {
 	struct file *proxy;
 	bool lending;
 	struct qgpu_seal_lend lend;
+	struct qgpu_gpucheck check;
 };
 
 void qgpu_xlate_begin(struct qgpu_xlate *x, bool rm);

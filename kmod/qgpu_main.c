@@ -41,14 +41,16 @@ module_param(backend_dir, charp, 0444);
 MODULE_PARM_DESC(backend_dir, "Directory of the backend NVIDIA driver's device nodes (default /dev)");
 
 /*
- * seal: place the kprobe on the backend's rm_ioctl that seals forwards (DOC: sealed forwarding;
- * default on). Off, qgpu forwards as without kprobes: for a host whose policy forbids kprobes on
- * the driver, and for measuring the seal (the tests cover the paths qgpu then takes). Read at
- * load time only.
+ * seal: place qgpu's probes on the backend driver (default on): on rm_ioctl and nvidia-uvm's
+ * handlers (DOC: sealed forwarding), on nv_get_file_private (DOC: fd translation) and on
+ * nv_is_gpu_accessible (DOC: GPU-file check). Off, qgpu forwards as without kprobes: for a host
+ * whose policy forbids kprobes on the driver, and for measuring the seal (the tests cover the
+ * paths qgpu then takes). Read at load time only.
  */
 static bool seal = true;
 module_param(seal, bool, 0444);
-MODULE_PARM_DESC(seal, "Seal forwarded calls with a kprobe on the driver's rm_ioctl (default Y)");
+MODULE_PARM_DESC(seal,
+		 "Seal forwarded calls with probes on the driver: rm_ioctl, UVM handlers, fd and GPU-file lookups (default Y)");
 
 /**
  * DOC: module unload
@@ -77,6 +79,7 @@ static int qgpu_status_show(struct seq_file *m, void *v)
 	seq_printf(m, "backend_dir: %s\n", backend_dir);
 	seq_printf(m, "rm_client: %s\n", qgpu_kclient_source());
 	qgpu_seal_show(m);
+	qgpu_gpucheck_show(m);
 	seq_printf(m, "gpus: %u\n", qgpu_num_gpus);
 	for (i = 0; i < qgpu_num_gpus; i++) {
 		struct qgpu_gpu *gpu = qgpu_gpus[i];
@@ -208,7 +211,7 @@ static int __init qgpu_init(void)
 	/* ORDER: GPU parents live in qgpu_class; a backend that is missing is not an error. */
 	qgpu_resolve_backend();
 	if (qgpu_have_backend) {
-		ret = qgpu_probe_backend();
+		ret = qgpu_probe_backend(seal);
 		if (ret)
 			goto err_remove_gpus;
 		qgpu_start_kclient();
@@ -220,6 +223,7 @@ static int __init qgpu_init(void)
 
 err_remove_gpus:
 	qgpu_seal_exit();
+	qgpu_gpucheck_exit();
 	qgpu_kclient_exit();
 	qgpu_gpus_remove_all();
 	path_put(&qgpu_backend_path);
@@ -242,6 +246,7 @@ static void __exit qgpu_exit(void)
 {
 	qgpu_rmtrack_exit();
 	qgpu_seal_exit();
+	qgpu_gpucheck_exit();
 	qgpu_kclient_exit();
 	qgpu_gpus_remove_all();
 	if (qgpu_have_backend)

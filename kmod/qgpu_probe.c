@@ -6,8 +6,10 @@
  * cannot be passed to it. Module init runs in the loading process (insmod/modprobe, host root),
  * which has a user address space: qgpu maps two anonymous pages there with vm_mmap(), issues the
  * probe ioctls on them exactly as a user-space client would, and unmaps them. The device
- * allocation's GPU-file check (nv_is_gpu_accessible) is met the same way as for tenants: the real
- * GPU file sits in the loader's fd table for the duration of that one call.
+ * allocation's GPU-file check (nv_is_gpu_accessible) is met by the real GPU file sitting in the
+ * loader's fd table for the duration of that one call, and watched: the GPU the driver asks
+ * about then is how it names that GPU, which qgpu answers its tenants' checks by (DOC: GPU-file
+ * check, qgpu_gpucheck.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -111,10 +113,15 @@ static void qgpu_probe_free(struct qgpu_probe *p, u32 hclient)
 	qgpu_probe_escape(p, p->ctl, NVRM_ESC_RM_FREE, &f, sizeof(f));
 }
 
-/* NV01_DEVICE_0 under @client, with the GPU's real file in the loader's fd table meanwhile. */
+/*
+ * NV01_DEVICE_0 under @client, with the GPU's real file in the loader's fd table meanwhile; the
+ * GPU the driver's GPU-file check asks about becomes @gpu's rm_gpu.
+ */
 static u32 qgpu_probe_device(struct qgpu_probe *p, struct qgpu_gpu *gpu, u32 client, u32 *hdev)
 {
 	struct nvrm_nv0080_alloc_params dp = { .device_id = gpu->device_instance };
+	struct qgpu_gpucheck check;
+	const void *seen;
 	struct file *gf;
 	u32 status;
 	int fd;
@@ -128,8 +135,15 @@ static u32 qgpu_probe_device(struct qgpu_probe *p, struct qgpu_gpu *gpu, u32 cli
 		return NVRM_ERR_INSUFFICIENT_RESOURCES;
 	}
 	fd_install(fd, get_file(gf));
+	qgpu_gpucheck_learn_begin(&check);
 	status = qgpu_probe_alloc(p, client, client, NVRM_CLASS_NV01_DEVICE_0, &dp, sizeof(dp),
 				  hdev);
+	seen = qgpu_gpucheck_learn_end(&check);
+	if (status == NVRM_OK)
+		gpu->rm_gpu = seen;
+	if (status == NVRM_OK && qgpu_gpucheck_ready() && !seen)
+		pr_warn("gpu%u: the driver's GPU-file check was not seen once for one GPU; tenants' checks are met by a file installed for the call\n",
+			gpu->index);
 	close_fd(fd);
 	fput(gf);
 	return status;
@@ -262,6 +276,8 @@ out_free:
 
 /**
  * qgpu_probe_backend() - create a GPU parent for every GPU the backend driver reports
+ * @gpucheck: place the probe that answers tenants' GPU-file checks (DOC: GPU-file check) once the
+ *	backend's module is known, so that each GPU is learned as it is probed
  *
  * Opens <backend_dir>/nvidiactl, reads the driver version (CHECK_VERSION_STR QUERY) and the GPUs
  * (CARD_INFO) and, if qgpu knows that version, each GPU's name, UUID and memory through a
@@ -271,7 +287,7 @@ out_free:
  * Context: module init, in the loading process (it needs a user address space).
  * Return: 0, or -ENOMEM / the error of creating a parent's sysfs entries.
  */
-int qgpu_probe_backend(void)
+int qgpu_probe_backend(bool gpucheck)
 {
 	char version[NVRM_RM_API_VERSION_STRING_LENGTH] = "unknown";
 	struct nvrm_abi *abi;
@@ -287,6 +303,8 @@ int qgpu_probe_backend(void)
 		return 0;
 	}
 	qgpu_backend_fops[QGPU_NODE_CTL] = p.ctl->f_op;
+	if (gpucheck)
+		qgpu_gpucheck_init(p.ctl->f_op->owner);	/* it says why not */
 	uvm = qgpu_open_backend(QGPU_NODE_UVM, NULL, O_RDWR);
 	if (!IS_ERR(uvm)) {
 		qgpu_backend_fops[QGPU_NODE_UVM] = uvm->f_op;

@@ -212,7 +212,9 @@ def check_seal(status: str | None) -> Check:
     RM allocate video memory qgpu never charges. Misses mean the driver ran a sealed call
     without entering ``rm_ioctl``: qgpu's copy was not what RM read. With its probe on
     ``nv_get_file_private``, RM finds the real file behind an fd argument without qgpu putting
-    it in the tenant's fd table, where another thread could take it.
+    it in the tenant's fd table, where another thread could take it; with its probe on
+    ``nv_is_gpu_accessible``, RM's check that the caller holds a file of the GPU is answered
+    without one.
     """
     name = "sealed forwarding"
     if status is None:
@@ -252,7 +254,16 @@ def check_seal(status: str | None) -> Check:
             " real file in the tenant's fd table for the call, where another thread of the"
             " tenant can take it; see the kernel log (dmesg | grep 'fd arguments')",
         )
-    return _ok(name, f"through probes on {where}, {uvm_where} and {fd_where}")
+    gpu_where = (_status_value(status, k.PROC_SEAL_GPU) or "").partition(" ")[0]
+    if gpu_where in ("", "-"):
+        return _warn(
+            name,
+            f"through {where}, {uvm_where} and {fd_where}, but the GPU-file check is not"
+            " answered: qgpu puts a real GPU file in the tenant's fd table while it allocates a"
+            " device, where another thread of the tenant can take it; see the kernel log"
+            " (dmesg | grep 'GPU-file check')",
+        )
+    return _ok(name, f"through probes on {where}, {uvm_where}, {fd_where} and {gpu_where}")
 
 
 def check_cdi(

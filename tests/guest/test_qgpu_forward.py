@@ -12,6 +12,7 @@ import fcntl
 import json
 import mmap
 import os
+import re
 import select
 import socket
 import struct
@@ -206,10 +207,10 @@ UFFD_API, UFFDIO_REGISTER_MODE_MISSING = 0xAA, 1
 
 def take_gpu_file_during_device_alloc(inst: str, sock: socket.socket) -> None:
     """The hostile tenant: allocates a device whose parameters lie in a page that faults to its own
-    userfaultfd, so RM's copy of them waits in the middle of the call, while the GPU file qgpu
-    installed for the GPU check is in the fd table. A thread then sends every real GPU file in the
-    table to `sock` (a copy in flight, which qgpu's check of the table after the call cannot see),
-    and only then lets the copy finish."""
+    userfaultfd, so RM's copy of them waits in the middle of the call, after qgpu prepared the
+    GPU-file check. A thread then sends every real GPU file in the table to `sock` (a copy in
+    flight, which qgpu's check of the table after the call cannot see), and only then lets the
+    copy finish. The last message is b"done" and the allocation's RM status."""
     libc = ctypes.CDLL(None, use_errno=True)
     libc.syscall.restype = ctypes.c_long
     uffd = libc.syscall(NR_USERFAULTFD, os.O_CLOEXEC)
@@ -239,16 +240,12 @@ def take_gpu_file_during_device_alloc(inst: str, sock: socket.socket) -> None:
     buf = bytearray(rm.NVOS64.pack(r.client, r.client, 0, rm.DEVICE, addr, 0, 0, 0, 0xFFFFFFFF))
     rm.ioctl(r.ctl, rm.RM_ALLOC, buf)
     handler.join()
-    sock.send(b"done")
+    sock.send(b"done" + struct.pack("<I", rm.NVOS64.unpack(buf)[8]))
 
 
-def test_a_gpu_file_taken_during_the_gpu_check_carries_nothing_of_the_tenants(inst: str) -> None:
-    """Allocating a device needs a real GPU file in the caller's fd table (nv_is_gpu_accessible
-    walks it), so qgpu installs one for the call, and a tenant thread can send it away over a
-    unix socket meanwhile. That file must be a fresh one, not the backend of the tenant's own
-    registered nvidia0 proxy: that one shares the proxy's registration and mapping contexts, so
-    a doorbell mapped through it would bypass qgpu's gating. A file nobody registered takes
-    REGISTER_FD; the tenant's own does not."""
+def gpu_files_taken_during_device_alloc(inst: str) -> tuple[list[int], int]:
+    """Run take_gpu_file_during_device_alloc() in a child: the files it sent, and the status of
+    its device allocation."""
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the tenant
@@ -264,15 +261,41 @@ def test_a_gpu_file_taken_during_the_gpu_check_carries_nothing_of_the_tenants(in
         while True:
             msg, fds, _, _ = socket.recv_fds(ours, 16, 4)
             taken += fds
-            if msg == b"done":
-                break
+            if msg.startswith(b"done"):
+                return taken, struct.unpack_from("<I", msg, 4)[0]
     finally:
         os.waitpid(pid, 0)
         ours.close()
+
+
+def gpu_checks_answered() -> int:
+    """GPU-file checks qgpu's probe answered so far (/proc/qgpu/status seal_gpu)."""
+    text = Path("/proc/qgpu/status").read_text()
+    m = re.search(r"^seal_gpu: \S+ \(0 missed, (\d+) answered\)$", text, re.M)
+    assert m, text
+    return int(m.group(1))
+
+
+def test_no_gpu_file_is_in_the_tenants_table_during_the_gpu_check(seal_mode: str) -> None:
+    """Allocating a device needs a real GPU file open in the caller (nv_is_gpu_accessible walks
+    its fd table), and a tenant thread can send away whatever qgpu puts there meanwhile: a real
+    nvidia0 takes the escapes only a GPU node takes straight to the driver. With the probe on
+    nv_is_gpu_accessible, qgpu answers the check for the instance's GPU and puts nothing there.
+    Without it (seal=0) it installs a file opened for the call, which must not be the backend of
+    the tenant's own registered nvidia0 proxy (its registration and mapping contexts would let a
+    doorbell be mapped past qgpu's gating): a file nobody registered takes REGISTER_FD."""
+    before = gpu_checks_answered() if seal_mode == "sealed" else 0
+    with instance("gpuchk") as d:
+        taken, status = gpu_files_taken_during_device_alloc(d)
     ctl = os.open("/dev/nvidiactl", os.O_RDWR)
     try:
-        assert [os.readlink(f"/proc/self/fd/{fd}") for fd in taken] == ["/dev/nvidia0"]
-        rm.ioctl(taken[0], rm.REGISTER_FD, bytearray(struct.pack("<i", ctl)))  # unregistered
+        assert status == rm.OK
+        if seal_mode == "sealed":
+            assert taken == []
+            assert gpu_checks_answered() > before
+        else:
+            assert [os.readlink(f"/proc/self/fd/{fd}") for fd in taken] == ["/dev/nvidia0"]
+            rm.ioctl(taken[0], rm.REGISTER_FD, bytearray(struct.pack("<i", ctl)))  # unregistered
     finally:
         os.close(ctl)
         for fd in taken:
@@ -385,6 +408,15 @@ def test_second_gpu_is_gpu_0_of_its_instance() -> None:
             rm.ioctl(r.ctl, rm.ATTACH_GPUS, own)
             other = bytearray(struct.pack("<II", gpu1_id, direct_cards[0][0]))
             assert errno_of(rm.ioctl, r.ctl, rm.ATTACH_GPUS, other) == errno.EINVAL
+            # Nor can GPU 0 be registered with UVM through it (the same GPU-file check).
+            uvm = os.open(f"{d}/nvidia-uvm", os.O_RDWR)
+            try:
+                assert rm.uvm_initialize(uvm) == rm.OK
+                uuid = [rm.gpu_uuid_bytes(read(gpu_dir(i) / "uuid")) for i in (0, 1)]
+                assert rm.uvm_register_gpu(uvm, uuid[0])[0] == rm.INSUFFICIENT_PERMISSIONS
+                assert rm.uvm_register_gpu(uvm, uuid[1])[0] == rm.OK
+            finally:
+                os.close(uvm)
         finally:
             r.close()
         info = nvsim_load(d, "info", "--json")

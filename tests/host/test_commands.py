@@ -494,9 +494,26 @@ def test_doctor_warns_without_a_kernel_rm_client(
         (
             "qgpu 0.1.0\nseal: nvidia:rm_ioctl (0 missed)\n"
             "seal_uvm: nvidia_uvm:uvm_api_* (0 missed)\n"
-            "seal_fd: nvidia:nv_get_file_private (0 missed, 3 lent)\n",
+            "seal_fd: nvidia:nv_get_file_private (0 missed, 3 lent)\n"
+            "seal_gpu: nvidia:nv_is_gpu_accessible (0 missed, 2 answered)\n",
             "ok",
-            "probes on nvidia:rm_ioctl, nvidia_uvm:uvm_api_* and nvidia:nv_get_file_private",
+            "probes on nvidia:rm_ioctl, nvidia_uvm:uvm_api_*, nvidia:nv_get_file_private and"
+            " nvidia:nv_is_gpu_accessible",
+        ),
+        (
+            "qgpu 0.1.0\nseal: nvidia:rm_ioctl (0 missed)\n"
+            "seal_uvm: nvidia_uvm:uvm_api_* (0 missed)\n"
+            "seal_fd: nvidia:nv_get_file_private (0 missed, 3 lent)\n"
+            "seal_gpu: - (0 missed, 0 answered)\n",
+            "warn",
+            "GPU-file check is not answered",
+        ),
+        (
+            "qgpu 0.1.0\nseal: nvidia:rm_ioctl (0 missed)\n"
+            "seal_uvm: nvidia_uvm:uvm_api_* (0 missed)\n"
+            "seal_fd: nvidia:nv_get_file_private (0 missed, 3 lent)\n",
+            "warn",
+            "GPU-file check is not answered",
         ),
         (
             "qgpu 0.1.0\nseal: nvidia:rm_ioctl (0 missed)\n"
