@@ -201,6 +201,34 @@ def _status_value(status: str, key: str) -> str | None:
     return None
 
 
+# The probes besides rm_ioctl's, in the order doctor names the first one missing, with what a
+# tenant can do without it.
+_SEAL_PROBES: tuple[tuple[str, str], ...] = (
+    (
+        k.PROC_SEAL_UVM,
+        "UVM calls are not sealed: a tenant that races its own UVM mappings can keep memory"
+        " mapped that qgpu no longer charges; see the kernel log (dmesg | grep 'UVM calls')",
+    ),
+    (
+        k.PROC_SEAL_FD,
+        "fd arguments are not lent: qgpu puts the real file in the tenant's fd table for the"
+        " call, where another thread of the tenant can take it; see the kernel log"
+        " (dmesg | grep 'fd arguments')",
+    ),
+    (
+        k.PROC_SEAL_GPU,
+        "the GPU-file check is not answered: qgpu puts a real GPU file in the tenant's fd table"
+        " while it allocates a device or registers a GPU with UVM, where another thread of the"
+        " tenant can take it; see the kernel log (dmesg | grep 'GPU-file check')",
+    ),
+)
+
+
+def _listed(names: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
 def check_seal(status: str | None) -> Check:
     """Sealed forwarding, from the ``seal:``, ``seal_uvm:`` and ``seal_fd:`` lines of
     /proc/qgpu/status.
@@ -237,33 +265,13 @@ def check_seal(status: str | None) -> Check:
             f"through {where}, but {missed} calls missed it: the driver ran them outside"
             " rm_ioctl; report this with the driver version",
         )
-    uvm = _status_value(status, k.PROC_SEAL_UVM)
-    uvm_where = (uvm or "").partition(" ")[0]
-    if uvm_where in ("", "-"):
-        return _warn(
-            name,
-            f"through {where}, but UVM calls are not sealed: a tenant that races its own"
-            " UVM mappings can keep memory mapped that qgpu no longer charges; see the kernel"
-            " log (dmesg | grep 'UVM calls')",
-        )
-    fd_where = (_status_value(status, k.PROC_SEAL_FD) or "").partition(" ")[0]
-    if fd_where in ("", "-"):
-        return _warn(
-            name,
-            f"through {where} and {uvm_where}, but fd arguments are not lent: qgpu puts the"
-            " real file in the tenant's fd table for the call, where another thread of the"
-            " tenant can take it; see the kernel log (dmesg | grep 'fd arguments')",
-        )
-    gpu_where = (_status_value(status, k.PROC_SEAL_GPU) or "").partition(" ")[0]
-    if gpu_where in ("", "-"):
-        return _warn(
-            name,
-            f"through {where}, {uvm_where} and {fd_where}, but the GPU-file check is not"
-            " answered: qgpu puts a real GPU file in the tenant's fd table while it allocates a"
-            " device, where another thread of the tenant can take it; see the kernel log"
-            " (dmesg | grep 'GPU-file check')",
-        )
-    return _ok(name, f"through probes on {where}, {uvm_where}, {fd_where} and {gpu_where}")
+    placed = [where]
+    for key, missing in _SEAL_PROBES:
+        probe = (_status_value(status, key) or "").partition(" ")[0]
+        if probe in ("", "-"):
+            return _warn(name, f"through {_listed(placed)}, but {missing}")
+        placed.append(probe)
+    return _ok(name, f"through probes on {_listed(placed)}")
 
 
 def check_cdi(
