@@ -14,12 +14,25 @@
  *
  * nvsim keeps that boundary, with the same names and arguments, in a file of its own so that the
  * compiler can neither inline nor clone it: what instruments the real function (qgpu's lent
- * files, DOC: fd translation in kmod/qgpu_fdxlate.c) reaches nvsim's the same way.
+ * files, DOC: fd translation in kmod/qgpu_fdxlate.c) reaches nvsim's the same way. nvsim's
+ * callers go through nvsim_get_nvidia_file(), which checks the answer again.
  */
 #include <linux/file.h>
 #include <linux/fs.h>
 
 #include "nvsim_internal.h"
+
+/* The checks nv_get_file_private() makes of the file an fd number names. */
+static bool nvsim_file_is(struct file *f, bool ctl)
+{
+	struct inode *inode = file_inode(f);
+	struct nvsim_file *nf;
+
+	if (!S_ISCHR(inode->i_mode) || imajor(inode) != NVSIM_MAJOR || f->f_op != &nvsim_fops)
+		return false;
+	nf = f->private_data;
+	return ctl == nf->is_ctl && (ctl || nf->gpu);
+}
 
 /**
  * nv_get_file_private() - the driver's file behind an fd number of the caller
@@ -36,20 +49,41 @@
 noinline void *nv_get_file_private(int fd, bool ctl, void **os_private)
 {
 	struct file *f = fget(fd);
-	struct nvsim_file *nf;
-	struct inode *inode;
 
 	if (!f)
 		return NULL;
-	inode = file_inode(f);
-	if (!S_ISCHR(inode->i_mode) || imajor(inode) != NVSIM_MAJOR || f->f_op != &nvsim_fops)
-		goto err;
-	nf = f->private_data;
-	if (ctl != nf->is_ctl || (!ctl && !nf->gpu))
-		goto err;
+	if (!nvsim_file_is(f, ctl)) {
+		fput(f);
+		return NULL;
+	}
 	*os_private = f;
-	return nf;
-err:
-	fput(f);
-	return NULL;
+	return f->private_data;
+}
+
+/**
+ * nvsim_get_nvidia_file() - an fd argument of an RM call, resolved as RM resolves it
+ * @fd: the number, in the calling process's fd table
+ * @ctl: want the control node; otherwise a GPU's node
+ *
+ * Through nv_get_file_private(). What that function finds itself passed its checks; a file that
+ * did not was put in by something instrumenting it (qgpu's lent files, DOC: fd translation in
+ * kmod/qgpu_fdxlate.c). The real driver would read such a file's private data as its own; nvsim
+ * warns and refuses it.
+ *
+ * Context: process context.
+ * Return: the file, with a reference, or NULL.
+ */
+struct file *nvsim_get_nvidia_file(int fd, bool ctl)
+{
+	void *f = NULL;
+
+	if (!nv_get_file_private(fd, ctl, &f))
+		return NULL;
+	if (WARN(!nvsim_file_is(f, ctl),
+		 "nvsim: nv_get_file_private(%d) answered with a file that is no %s node of nvsim's\n",
+		 fd, ctl ? "control" : "GPU")) {
+		fput(f);
+		return NULL;
+	}
+	return f;
 }

@@ -456,12 +456,14 @@ int nvsim_unmap_memory(struct file *file, void *params, u32 size);
 u32 nvsim_map_memory_kernel(const struct nvsim_caller *caller, struct nvrm_nvos33 *p);
 u32 nvsim_unmap_memory_kernel(const struct nvsim_caller *caller, struct nvrm_nvos34 *p);
 int nvsim_mmap(struct file *file, struct vm_area_struct *vma);
-struct file *nvsim_get_nvidia_file(int fd, bool ctl);
-void *nv_get_file_private(int fd, bool ctl, void **os_private);
-bool nv_is_gpu_accessible(struct nvsim_gpu *nv);
 void nvsim_mmap_release_file(struct nvsim_file *nf);
 void nvsim_mmap_object_freed(struct nvsim_object *obj);
 void nvsim_mmap_client_freed(struct nvsim_client *client);
+
+/* nvsim_fdpriv.c, nvsim_gpuaccess.c: the caller's fd table, as nv.c looks at it for RM */
+void *nv_get_file_private(int fd, bool ctl, void **os_private);
+struct file *nvsim_get_nvidia_file(int fd, bool ctl);
+bool nv_is_gpu_accessible(struct nvsim_gpu *nv);
 
 /* nvsim_doorbell.c: the usermode object and its doorbell page */
 struct nvsim_doorbell;

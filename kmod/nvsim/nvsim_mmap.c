@@ -76,19 +76,6 @@ static u64 nvsim_cpu_map_cookie(u32 id)
 	return NVSIM_CPU_MAP_COOKIE_BASE + ((u64)id << NVSIM_CPU_MAP_COOKIE_SHIFT);
 }
 
-/*
- * An fd argument of an RM call, resolved as RM resolves it (nv_get_file_private(), which checks
- * the device number; nvsim also checks f_op, so that it never reads another driver's
- * private_data: a proxy with major 195 is type confusion on the real driver). Returns the file
- * with a reference, or NULL.
- */
-struct file *nvsim_get_nvidia_file(int fd, bool ctl)
-{
-	void *f = NULL;
-
-	return nv_get_file_private(fd, ctl, &f) ? f : NULL;
-}
-
 static void nvsim_mmap_ctx_free(struct nvsim_mmap_ctx *ctx)
 {
 	if (!ctx)
