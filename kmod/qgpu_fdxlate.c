@@ -25,8 +25,10 @@
  *
  * 1. takes the caller's fd-table lock (one of QGPU_XLATE_LOCKS mutexes, hashed by the
  *    files_struct), so that two translated calls of one process never overlap;
- * 2. for an fd argument of an RM call naming one of the caller's *own instance's* proxies,
- *    where the probe on the driver's nv_get_file_private() is placed (DOC: sealed forwarding),
+ * 2. for an fd argument of an RM call naming one of the caller's *own instance's* control or
+ *    GPU proxies (only those: RM takes only its own files, and a lent file is found without the
+ *    driver's checks), where the probe on the driver's nv_get_file_private() is placed (DOC:
+ *    sealed forwarding),
  *    *lends* RM the real file behind that proxy: the caller's own number stays in the
  *    parameters, and RM's lookup of that number in this task resolves to the real file
  *    (qgpu_seal_lend()). The real file is never in the caller's fd table. Every fd argument of
@@ -36,11 +38,12 @@
  * 3. for the GPU-file check, where the caller holds one of the instance's nvidia0 proxies open
  *    (as the driver wants a GPU file open), has the probe on the driver's nv_is_gpu_accessible()
  *    answer it for the instance's GPU (DOC: GPU-file check in qgpu_gpucheck.c): no file at all;
- * 4. otherwise (no probe; UVM_MM_INITIALIZE's and the tools tracker's uvmFd, which nvidia-uvm
- *    looks up with fget() itself), installs a real file at a free fd
- *    (get_unused_fd_flags(O_CLOEXEC) + fd_install(get_file(real))): for an fd argument, the real
- *    file of the proxy the argument names, whose number replaces the caller's in the
- *    parameters; for the GPU-file check, a real file of the instance's GPU opened for the call;
+ * 4. otherwise (no probe; UVM_MM_INITIALIZE's and the tools tracker's uvmFd naming one of the
+ *    instance's UVM proxies, which nvidia-uvm looks up with fget() itself), installs a real file
+ *    at a free fd (get_unused_fd_flags(O_CLOEXEC) + fd_install(get_file(real))): for an fd
+ *    argument, the real file of the proxy the argument names, whose number replaces the
+ *    caller's in the parameters; for the GPU-file check, a real file of the instance's GPU
+ *    opened for the call;
  * 5. forwards the call, then takes installed fds out again (close_fd_get_file + filp_close),
  *    restores the caller's fd number in the parameters, checks no copy of an installed file was
  *    left in the table, takes lent files back, ends the answered check, and unlocks.
@@ -99,6 +102,7 @@ void qgpu_xlate_begin(struct qgpu_xlate *x, bool rm)
 {
 	x->n = 0;
 	x->proxy = NULL;
+	x->rm = rm;
 	x->lending = rm && qgpu_seal_fd_ready();
 	x->lend.n = 0;
 	x->check.registered = false;
@@ -140,6 +144,17 @@ static bool qgpu_is_backend_file(struct file *f)
 	return false;
 }
 
+/*
+ * Only a proxy of a kind the call takes (RM: control and GPU nodes; nvidia-uvm: its own) gets
+ * its real file given. Any other the driver finds as the proxy and refuses, as it refuses the
+ * real file of that kind. Given, a real nvidiactl would sit in the tenant's fd table during a
+ * UVM call, and a lent UVM file be read as RM's own.
+ */
+static bool qgpu_xlate_takes(const struct qgpu_xlate *x, const struct qgpu_file *proxy)
+{
+	return x->rm ? proxy->node != QGPU_NODE_UVM : proxy->node == QGPU_NODE_UVM;
+}
+
 /**
  * qgpu_xlate_fd() - translate an fd argument of a forwarded call
  * @x: from qgpu_xlate_begin()
@@ -152,9 +167,11 @@ static bool qgpu_is_backend_file(struct file *f)
  * The first proxy translated stays in @x->proxy (a reference, put by qgpu_xlate_end()), for a
  * caller that keeps state of its own on it (qgpu_export.c).
  *
- * Numbers that are not open, and files the driver rejects anyway (anything that is neither a
- * backend file nor a qgpu proxy), are passed through untouched, so that the driver answers them
- * as it would answer the caller directly (some calls ignore the fd field).
+ * Numbers that are not open, files the driver rejects anyway (anything that is neither a backend
+ * file nor a qgpu proxy), and the instance's proxies of a kind the call does not take (a UVM
+ * proxy in an RM call, a control or GPU proxy in a UVM call) are passed through untouched, so
+ * that the driver answers them as it would answer the caller directly (some calls ignore the fd
+ * field).
  *
  * Return: 0, -EINVAL if @fd names another instance's proxy or a real backend file, or the
  * error of installing the temporary fd.
@@ -177,10 +194,13 @@ int qgpu_xlate_fd(struct qgpu_xlate *x, struct qgpu_file *qf, int fd, int *real_
 			ret = -EINVAL;
 			goto out_put;
 		}
+		if (!qgpu_xlate_takes(x, other))
+			goto out_put;
 		if (x->lending) {
 			/* RM resolves the tenant's own number to the real file: lent */
 			ret = qgpu_seal_lend(&x->lend, fd, get_file(other->real),
-					     other->node == QGPU_NODE_CTL) ? 0 : -EINVAL;
+					     other->node == QGPU_NODE_CTL ?
+					     QGPU_LEND_CTL : QGPU_LEND_GPU) ? 0 : -EINVAL;
 		} else {
 			ret = qgpu_xlate_install(x, get_file(other->real));
 			if (ret >= 0) {

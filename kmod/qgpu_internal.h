@@ -232,6 +232,7 @@ bool qgpu_dmabuf_gpu_info(struct qgpu_file *qf, unsigned int cmd, unsigned long 
  * @fd: their temporary fd numbers
  * @file: the files (a reference each, besides the fd table's)
  * @proxy: the proxy the first translated fd named (a reference), or NULL
+ * @rm: the call's fd arguments are RM's (control and GPU nodes), else nvidia-uvm's (its own)
  * @lending: fd arguments are lent to RM under the tenant's own numbers (qgpu_seal_lend()),
  *	not installed
  * @lend: the files lent
@@ -243,6 +244,7 @@ struct qgpu_xlate {
 	int fd[2];
 	struct file *file[2];
 	struct file *proxy;
+	bool rm;
 	bool lending;
 	struct qgpu_seal_lend lend;
 	struct qgpu_gpucheck check;

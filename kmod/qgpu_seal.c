@@ -165,7 +165,7 @@ static bool qgpu_seal_fd_on;
 /* nv_get_file_private(fd, ctl, os_private), as its entry saw it. */
 struct qgpu_seal_fd_call {
 	int fd;
-	bool ctl;
+	enum qgpu_lend_kind kind;
 	void **os_private;
 };
 
@@ -295,7 +295,8 @@ static int qgpu_seal_fd_entry(struct kretprobe_instance *ri, struct pt_regs *reg
 	if (!atomic_read(&qgpu_seal_lends_in_flight))
 		return 1;
 	call->fd = (int)regs_get_kernel_argument(regs, 0);
-	call->ctl = (u8)regs_get_kernel_argument(regs, 1);	/* NvBool: one byte */
+	/* ctl is an NvBool: one byte */
+	call->kind = (u8)regs_get_kernel_argument(regs, 1) ? QGPU_LEND_CTL : QGPU_LEND_GPU;
 	call->os_private = (void **)regs_get_kernel_argument(regs, 2);
 	return 0;
 }
@@ -318,7 +319,7 @@ static int qgpu_seal_fd_return(struct kretprobe_instance *ri, struct pt_regs *re
 		if (l->task != current)
 			continue;
 		for (i = 0; i < l->n && !lent; i++)
-			if (l->fd[i] == call->fd && l->ctl[i] == call->ctl)
+			if (l->fd[i] == call->fd && l->kind[i] == call->kind)
 				lent = get_file(l->file[i]);
 		break;
 	}
@@ -478,13 +479,14 @@ long qgpu_forward_uvm_sealed(struct file *real, unsigned int cmd, unsigned long 
  * @l: the task's lend, zeroed before its first file; registered with it
  * @fd: the number the tenant passed (its proxy's)
  * @file: the backend file behind the proxy (a reference, which @l keeps)
- * @ctl: @file is the control node's
+ * @kind: what @file is; only a lookup for that kind finds it
  *
  * Until qgpu_seal_lend_end(), RM's lookups of @fd in this task resolve to @file.
  *
  * Return: true, or false (the reference dropped) when @l has no room left.
  */
-bool qgpu_seal_lend(struct qgpu_seal_lend *l, int fd, struct file *file, bool ctl)
+bool qgpu_seal_lend(struct qgpu_seal_lend *l, int fd, struct file *file,
+		    enum qgpu_lend_kind kind)
 {
 	if (WARN_ON(l->n == QGPU_SEAL_LEND_MAX)) {
 		fput(file);
@@ -493,7 +495,7 @@ bool qgpu_seal_lend(struct qgpu_seal_lend *l, int fd, struct file *file, bool ct
 	raw_spin_lock_irq(&qgpu_seal_lock);
 	l->fd[l->n] = fd;
 	l->file[l->n] = file;
-	l->ctl[l->n] = ctl;
+	l->kind[l->n] = kind;
 	if (!l->n++) {
 		l->task = current;
 		hash_add(qgpu_seal_lends, &l->node, (unsigned long)current);

@@ -17,6 +17,20 @@ struct task_struct;
 #define QGPU_SEAL_LEND_MAX	2
 
 /**
+ * enum qgpu_lend_kind - what a lent file is, and so the one lookup that may find it
+ * @QGPU_LEND_CTL: a control node's, for RM's nv_get_file_private(fd, ctl = true)
+ * @QGPU_LEND_GPU: a GPU node's, for nv_get_file_private(fd, ctl = false)
+ *
+ * The lookup answers with the lent file in place of the driver's own checks of the number, so a
+ * file must only ever be found as what it is: a UVM file where RM wants one of its own would be
+ * read as RM's file private data.
+ */
+enum qgpu_lend_kind {
+	QGPU_LEND_CTL,
+	QGPU_LEND_GPU,
+};
+
+/**
  * struct qgpu_seal_lend - backend files lent to one call: RM resolves these fd numbers of the
  *	calling task to them (DOC: fd translation in qgpu_fdxlate.c), on the caller's stack
  * @node: in qgpu_seal.c's table of lends while @n > 0, keyed by @task
@@ -24,7 +38,7 @@ struct task_struct;
  * @n: how many files are lent
  * @fd: the fd numbers, as the tenant passed them (its proxies' numbers)
  * @file: the backend files behind those proxies (a reference each)
- * @ctl: whether @file is the control node's (RM asks for a control or a GPU node)
+ * @kind: what each file is
  */
 struct qgpu_seal_lend {
 	struct hlist_node node;
@@ -32,7 +46,7 @@ struct qgpu_seal_lend {
 	unsigned int n;
 	int fd[QGPU_SEAL_LEND_MAX];
 	struct file *file[QGPU_SEAL_LEND_MAX];
-	bool ctl[QGPU_SEAL_LEND_MAX];
+	enum qgpu_lend_kind kind[QGPU_SEAL_LEND_MAX];
 };
 
 int qgpu_seal_init(const struct module *backend);
@@ -42,7 +56,8 @@ void qgpu_seal_show(struct seq_file *m);
 bool qgpu_seal_ready(void);
 int qgpu_seal_fd_init(const struct module *backend);
 bool qgpu_seal_fd_ready(void);
-bool qgpu_seal_lend(struct qgpu_seal_lend *l, int fd, struct file *file, bool ctl);
+bool qgpu_seal_lend(struct qgpu_seal_lend *l, int fd, struct file *file,
+		    enum qgpu_lend_kind kind);
 void qgpu_seal_lend_end(struct qgpu_seal_lend *l);
 long qgpu_forward_sealed(struct file *real, unsigned int cmd, unsigned long arg, bool compat,
 			 void *params, bool *sealed);

@@ -18,7 +18,7 @@ import socket
 import struct
 import subprocess
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -205,53 +205,98 @@ UFFDIO_COPY = 0xC028AA03  # _IOWR(0xAA, 0x03, struct uffdio_copy), 40 B
 UFFD_API, UFFDIO_REGISTER_MODE_MISSING = 0xAA, 1
 
 
+def stall_first_touch(addr: int, content: bytes, on_stall: Callable[[], None]) -> threading.Thread:
+    """Make the first touch of the page at `addr` (mapped, not yet touched) wait on a userfaultfd
+    of this process: a thread takes the fault, calls on_stall() while whoever touched it waits,
+    then fills the page with `content`. Join the thread afterwards."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    uffd = libc.syscall(NR_USERFAULTFD, os.O_CLOEXEC)
+    assert uffd >= 0, os.strerror(ctypes.get_errno())
+    fcntl.ioctl(uffd, UFFDIO_API, bytearray(struct.pack("<QQQ", UFFD_API, 0, 0)), True)
+    reg = bytearray(struct.pack("<QQQQ", addr, mmap.PAGESIZE, UFFDIO_REGISTER_MODE_MISSING, 0))
+    fcntl.ioctl(uffd, UFFDIO_REGISTER, reg, True)
+    source = ctypes.create_string_buffer(content.ljust(mmap.PAGESIZE, b"\0"), mmap.PAGESIZE)
+
+    def on_fault() -> None:
+        msg = os.read(uffd, 32)  # the fault: someone is reading the page
+        fault = struct.unpack_from("<Q", msg, 16)[0] & ~(mmap.PAGESIZE - 1)
+        on_stall()
+        copy = struct.pack("<QQQQq", fault, ctypes.addressof(source), mmap.PAGESIZE, 0, 0)
+        fcntl.ioctl(uffd, UFFDIO_COPY, bytearray(copy), True)
+        os.close(uffd)
+
+    handler = threading.Thread(target=on_fault)
+    handler.start()
+    return handler
+
+
+def send_real_files(sock: socket.socket, paths: set[str]) -> None:
+    """Send every file in this process's fd table whose path is one of `paths` over `sock`."""
+    for name in os.listdir("/proc/self/fd"):
+        try:
+            if os.readlink(f"/proc/self/fd/{name}") in paths:
+                socket.send_fds(sock, [b"f"], [int(name)])
+        except OSError:
+            continue
+
+
 def take_gpu_file_during_device_alloc(inst: str, sock: socket.socket) -> None:
     """The hostile tenant: allocates a device whose parameters lie in a page that faults to its own
     userfaultfd, so RM's copy of them waits in the middle of the call, after qgpu prepared the
     GPU-file check. A thread then sends every real GPU file in the table to `sock` (a copy in
     flight, which qgpu's check of the table after the call cannot see), and only then lets the
     copy finish. The last message is b"done" and the allocation's RM status."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.syscall.restype = ctypes.c_long
-    uffd = libc.syscall(NR_USERFAULTFD, os.O_CLOEXEC)
-    assert uffd >= 0, os.strerror(ctypes.get_errno())
-    fcntl.ioctl(uffd, UFFDIO_API, bytearray(struct.pack("<QQQ", UFFD_API, 0, 0)), True)
-    page = mmap.mmap(-1, mmap.PAGESIZE)
-    addr = ctypes.addressof(ctypes.c_char.from_buffer(page))
-    reg = bytearray(struct.pack("<QQQQ", addr, mmap.PAGESIZE, UFFDIO_REGISTER_MODE_MISSING, 0))
-    fcntl.ioctl(uffd, UFFDIO_REGISTER, reg, True)
-    params = ctypes.create_string_buffer(mmap.PAGESIZE)  # NV0080 params: deviceId 0
-
-    def on_fault() -> None:
-        msg = os.read(uffd, 32)  # the fault: RM is copying the parameters
-        fault = struct.unpack_from("<Q", msg, 16)[0] & ~(mmap.PAGESIZE - 1)
-        for name in os.listdir("/proc/self/fd"):
-            try:
-                if os.readlink(f"/proc/self/fd/{name}") == "/dev/nvidia0":
-                    socket.send_fds(sock, [b"f"], [int(name)])
-            except OSError:
-                continue
-        copy = struct.pack("<QQQQq", fault, ctypes.addressof(params), mmap.PAGESIZE, 0, 0)
-        fcntl.ioctl(uffd, UFFDIO_COPY, bytearray(copy), True)
-
     r = Rm(dev=inst)
-    handler = threading.Thread(target=on_fault)
-    handler.start()
+    page = mmap.mmap(-1, mmap.PAGESIZE)  # NV0080 params: deviceId 0
+    addr = ctypes.addressof(ctypes.c_char.from_buffer(page))
+    handler = stall_first_touch(addr, b"", lambda: send_real_files(sock, {"/dev/nvidia0"}))
     buf = bytearray(rm.NVOS64.pack(r.client, r.client, 0, rm.DEVICE, addr, 0, 0, 0, 0xFFFFFFFF))
     rm.ioctl(r.ctl, rm.RM_ALLOC, buf)
     handler.join()
     sock.send(b"done" + struct.pack("<I", rm.NVOS64.unpack(buf)[8]))
 
 
-def gpu_files_taken_during_device_alloc(inst: str) -> tuple[list[int], int]:
-    """Run take_gpu_file_during_device_alloc() in a child: the files it sent, and the status of
-    its device allocation."""
+REAL_NODES = {"/dev/nvidiactl", "/dev/nvidia0", "/dev/nvidia-uvm"}
+MIB = 1 << 20
+
+
+def take_real_files_during_mm_initialize(inst: str, sock: socket.socket) -> None:
+    """The hostile tenant: UVM_MM_INITIALIZE naming its nvidiactl proxy as uvmFd (nvidia-uvm
+    looks the number up with fget() itself, and refuses anything but its own file). The
+    parameters straddle two pages: uvmFd, which qgpu reads, at the end of the first, rmStatus at
+    the start of one that faults to the tenant's userfaultfd, so nvidia-uvm's copy of them waits
+    in the middle of the call while a thread sends every real node in the table to `sock`."""
+    ctl = os.open(f"{inst}/nvidiactl", os.O_RDWR)
+    mm = os.open(f"{inst}/nvidia-uvm", os.O_RDWR)
+    pages = mmap.mmap(-1, 2 * mmap.PAGESIZE)
+    base = ctypes.addressof(ctypes.c_char.from_buffer(pages))
+    struct.pack_into("<i", pages, mmap.PAGESIZE - 4, ctl)
+    handler = stall_first_touch(
+        base + mmap.PAGESIZE,
+        struct.pack("<I", rm.INVALID_ARGUMENT ^ 1),
+        lambda: send_real_files(sock, REAL_NODES),
+    )
+    libc = ctypes.CDLL(None, use_errno=True)
+    ret = libc.ioctl(
+        mm, ctypes.c_ulong(rm.UVM_MM_INITIALIZE), ctypes.c_void_p(base + mmap.PAGESIZE - 4)
+    )
+    handler.join()
+    assert ret == 0, os.strerror(ctypes.get_errno())
+    sock.send(b"done" + pages[mmap.PAGESIZE : mmap.PAGESIZE + 4])
+
+
+def files_taken_by(
+    tenant: Callable[[str, socket.socket], None], inst: str
+) -> tuple[list[int], int]:
+    """Run `tenant` (take_gpu_file_during_device_alloc, take_real_files_during_mm_initialize) in
+    a child: the files it sent, and the status of its call."""
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the tenant
         try:
             ours.close()
-            take_gpu_file_during_device_alloc(inst, theirs)
+            tenant(inst, theirs)
         finally:
             os._exit(0)
     theirs.close()
@@ -286,7 +331,7 @@ def test_no_gpu_file_is_in_the_tenants_table_during_the_gpu_check(seal_mode: str
     doorbell be mapped past qgpu's gating): a file nobody registered takes REGISTER_FD."""
     before = gpu_checks_answered() if seal_mode == "sealed" else 0
     with instance("gpuchk") as d:
-        taken, status = gpu_files_taken_during_device_alloc(d)
+        taken, status = files_taken_by(take_gpu_file_during_device_alloc, d)
     ctl = os.open("/dev/nvidiactl", os.O_RDWR)
     try:
         assert status == rm.OK
@@ -300,6 +345,58 @@ def test_no_gpu_file_is_in_the_tenants_table_during_the_gpu_check(seal_mode: str
         os.close(ctl)
         for fd in taken:
             os.close(fd)
+
+
+def test_a_uvm_call_naming_a_control_proxy_puts_no_real_file_in_the_table() -> None:
+    """nvidia-uvm takes only its own files as uvmFd. qgpu must not hand it, or leave in the
+    tenant's fd table for the call, the real file behind a proxy of another kind: a real
+    nvidiactl taken meanwhile reaches RM past qgpu. The driver's answer is the direct one."""
+    if not rm.abi_at_least((535,)):
+        pytest.skip("UVM_MM_INITIALIZE exists from 535")
+    uvm = os.open("/dev/nvidia-uvm", os.O_RDWR)
+    ctl = os.open("/dev/nvidiactl", os.O_RDWR)
+    try:
+        direct = rm.uvm_mm_initialize(uvm, ctl)
+    finally:
+        os.close(ctl)
+        os.close(uvm)
+    with instance("mmctl") as d:
+        taken, status = files_taken_by(take_real_files_during_mm_initialize, d)
+    try:
+        assert [os.readlink(f"/proc/self/fd/{fd}") for fd in taken] == []
+        assert status == direct == rm.INVALID_ARGUMENT
+    finally:
+        for fd in taken:
+            os.close(fd)
+
+
+def fd_lookups_lent() -> int:
+    """fd lookups qgpu's probe on nv_get_file_private answered so far (/proc/qgpu/status)."""
+    text = Path("/proc/qgpu/status").read_text()
+    m = re.search(r"^seal_fd: \S+ \(0 missed, (\d+) lent\)$", text, re.M)
+    assert m, text
+    return int(m.group(1))
+
+
+def test_an_instances_uvm_proxy_is_no_file_of_rms(inst: str) -> None:
+    """RM takes only its own control and GPU files as fd arguments. An instance's nvidia-uvm
+    proxy named where RM wants a GPU file must be refused as the real nvidia-uvm is, not lent:
+    RM would read the UVM file's private data as its own (nvsim warns)."""
+    statuses = []
+    for d in ("/dev", inst):
+        r = Rm(dev=d)
+        uvm = os.open(f"{d}/nvidia-uvm", os.O_RDWR)
+        try:
+            dev, _ = r.device()
+            status, mem, _ = r.vidmem(dev, MIB)
+            assert status == rm.OK
+            lent = fd_lookups_lent()
+            statuses.append(r.map_memory(dev, mem, 0, MIB, uvm)[0])
+            assert fd_lookups_lent() == lent
+        finally:
+            os.close(uvm)
+            r.close()
+    assert statuses == [rm.INVALID_ARGUMENT] * 2
 
 
 @pytest.mark.parametrize("node", ["nvidiactl", "nvidia0", "nvidia-uvm"])
