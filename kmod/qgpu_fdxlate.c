@@ -25,25 +25,23 @@
  *
  * 1. takes the caller's fd-table lock (one of QGPU_XLATE_LOCKS mutexes, hashed by the
  *    files_struct), so that two translated calls of one process never overlap;
- * 2. for an fd argument of an RM call naming one of the caller's *own instance's* control or
- *    GPU proxies (only those: RM takes only its own files, and a lent file is found without the
- *    driver's checks), where the probe on the driver's nv_get_file_private() is placed (DOC:
- *    sealed forwarding),
- *    *lends* RM the real file behind that proxy: the caller's own number stays in the
- *    parameters, and RM's lookup of that number in this task resolves to the real file
- *    (qgpu_seal_lend()). The real file is never in the caller's fd table. Every fd argument of
- *    an RM escape is resolved there (REGISTER_FD, RM_MAP_MEMORY, RM_ALLOC_MEMORY, the OS_UNIX
- *    export controls, the device fd of NV00FD_ATTACH_GPU and NV00E0_EXPORT_MEM; escape.c and
- *    os.c, 525-595);
+ * 2. for an fd argument naming one of the caller's *own instance's* proxies of a kind the call
+ *    takes (an RM call: control and GPU proxies; a UVM call: UVM proxies), where the driver's
+ *    lookup is probed (nv_get_file_private() for RM, fget() for nvidia-uvm; DOC: lent files in
+ *    qgpu_lend.c), *lends* the driver the real file behind that proxy: the caller's own number
+ *    stays in the parameters, and the driver's lookup of that number in this task, for that
+ *    kind of file, resolves to the real file (qgpu_lend_file()). The real file is never in the
+ *    caller's fd table. Every fd argument of an RM escape is resolved in nv_get_file_private()
+ *    (REGISTER_FD, RM_MAP_MEMORY, RM_ALLOC_MEMORY, the OS_UNIX export controls, the device fd of
+ *    NV00FD_ATTACH_GPU and NV00E0_EXPORT_MEM; escape.c and os.c, 525-595), UVM_MM_INITIALIZE's
+ *    and the tools tracker's uvmFd in fget() (uvm.c, uvm_tools.c);
  * 3. for the GPU-file check, where the caller holds one of the instance's nvidia0 proxies open
  *    (as the driver wants a GPU file open), has the probe on the driver's nv_is_gpu_accessible()
  *    answer it for the instance's GPU (DOC: GPU-file check in qgpu_gpucheck.c): no file at all;
- * 4. otherwise (no probe; UVM_MM_INITIALIZE's and the tools tracker's uvmFd naming one of the
- *    instance's UVM proxies, which nvidia-uvm looks up with fget() itself), installs a real file
- *    at a free fd (get_unused_fd_flags(O_CLOEXEC) + fd_install(get_file(real))): for an fd
- *    argument, the real file of the proxy the argument names, whose number replaces the
- *    caller's in the parameters; for the GPU-file check, a real file of the instance's GPU
- *    opened for the call;
+ * 4. otherwise (no probe), installs a real file at a free fd (get_unused_fd_flags(O_CLOEXEC) +
+ *    fd_install(get_file(real))): for an fd argument, the real file of the proxy the argument
+ *    names, whose number replaces the caller's in the parameters; for the GPU-file check, a real
+ *    file of the instance's GPU opened for the call;
  * 5. forwards the call, then takes installed fds out again (close_fd_get_file + filp_close),
  *    restores the caller's fd number in the parameters, checks no copy of an installed file was
  *    left in the table, takes lent files back, ends the answered check, and unlocks.
@@ -60,13 +58,14 @@
  * instance, escaping qgpu's decoding (not the instance: it is still its own GPU, its own files).
  * Step 5 detects a copy left in the fd table, or a temporary fd replaced by dup2(), and kills the
  * process (SIGKILL), which closes every copy; only a copy sent over a unix socket within that
- * window escapes detection. With the probes, that window is left only around UVM's uvmFd (a
- * file of the tenant's own VA space); without them, also around the GPU-file check (allocating
- * a device, UVM_REGISTER_GPU), whose file is opened for the call: it carries no registration and
- * no mapping context of the tenant's, but takes the escapes only a GPU node takes straight to
- * the driver. Measured: a thread
- * that reads /proc/self/fd throughout 100 rounds of REGISTER_FD, RM_MAP_MEMORY and an export
- * saw real nodes in 3 of 4 runs with files installed, and in none of 7 with them lent
+ * window escapes detection. With the probes, no call leaves that window. Without them, it is
+ * there around every fd argument and around the GPU-file check (allocating a device,
+ * UVM_REGISTER_GPU), whose file is opened for the call: it carries no registration and no
+ * mapping context of the tenant's, but takes the escapes only a GPU node takes straight to the
+ * driver; a real UVM VA-space file taken from UVM_MM_INITIALIZE's takes UVM calls past qgpu's
+ * decoding (mappings qgpu keeps charged, managed memory). Measured: a thread that reads
+ * /proc/self/fd throughout 100 rounds of REGISTER_FD, RM_MAP_MEMORY and an export saw real
+ * nodes in 3 of 4 runs with files installed, and in none of 7 with them lent
  * (tests/guest/test_qgpu_forward.py).
  */
 
@@ -103,8 +102,8 @@ void qgpu_xlate_begin(struct qgpu_xlate *x, bool rm)
 	x->n = 0;
 	x->proxy = NULL;
 	x->rm = rm;
-	x->lending = rm && qgpu_seal_fd_ready();
-	x->lend.n = 0;
+	x->lending = rm ? qgpu_lend_rm_ready() : qgpu_lend_uvm_ready();
+	qgpu_lend_begin(&x->lend);
 	x->check.registered = false;
 	x->lock = &qgpu_xlate_locks[hash_ptr(current->files, QGPU_XLATE_LOCK_BITS)];
 	mutex_lock(x->lock);
@@ -155,6 +154,18 @@ static bool qgpu_xlate_takes(const struct qgpu_xlate *x, const struct qgpu_file 
 	return x->rm ? proxy->node != QGPU_NODE_UVM : proxy->node == QGPU_NODE_UVM;
 }
 
+static enum qgpu_lend_kind qgpu_xlate_lend_kind(const struct qgpu_file *proxy)
+{
+	switch (proxy->node) {
+	case QGPU_NODE_CTL:
+		return QGPU_LEND_CTL;
+	case QGPU_NODE_GPU:
+		return QGPU_LEND_GPU;
+	default:
+		return QGPU_LEND_UVM;
+	}
+}
+
 /**
  * qgpu_xlate_fd() - translate an fd argument of a forwarded call
  * @x: from qgpu_xlate_begin()
@@ -197,10 +208,9 @@ int qgpu_xlate_fd(struct qgpu_xlate *x, struct qgpu_file *qf, int fd, int *real_
 		if (!qgpu_xlate_takes(x, other))
 			goto out_put;
 		if (x->lending) {
-			/* RM resolves the tenant's own number to the real file: lent */
-			ret = qgpu_seal_lend(&x->lend, fd, get_file(other->real),
-					     other->node == QGPU_NODE_CTL ?
-					     QGPU_LEND_CTL : QGPU_LEND_GPU) ? 0 : -EINVAL;
+			/* The driver resolves the tenant's own number to the real file: lent */
+			ret = qgpu_lend_file(&x->lend, fd, get_file(other->real),
+					     qgpu_xlate_lend_kind(other)) ? 0 : -EINVAL;
 		} else {
 			ret = qgpu_xlate_install(x, get_file(other->real));
 			if (ret >= 0) {
@@ -314,7 +324,7 @@ void qgpu_xlate_end(struct qgpu_xlate *x)
 		leaked = true;
 	for (i = 0; i < x->n; i++)
 		fput(x->file[i]);
-	qgpu_seal_lend_end(&x->lend);
+	qgpu_lend_end(&x->lend);
 	qgpu_gpucheck_end(&x->check);
 	if (x->proxy)
 		fput(x->proxy);

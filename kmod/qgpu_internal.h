@@ -29,6 +29,7 @@
 #include "nvrm/nvrm_decode.h"
 #include "qgpu_create_parse.h"
 #include "qgpu_gpucheck.h"
+#include "qgpu_lend.h"
 #include "qgpu_mem.h"
 #include "qgpu_seal.h"
 
@@ -233,8 +234,8 @@ bool qgpu_dmabuf_gpu_info(struct qgpu_file *qf, unsigned int cmd, unsigned long 
  * @file: the files (a reference each, besides the fd table's)
  * @proxy: the proxy the first translated fd named (a reference), or NULL
  * @rm: the call's fd arguments are RM's (control and GPU nodes), else nvidia-uvm's (its own)
- * @lending: fd arguments are lent to RM under the tenant's own numbers (qgpu_seal_lend()),
- *	not installed
+ * @lending: fd arguments are lent to the driver under the tenant's own numbers
+ *	(qgpu_lend_file()), not installed
  * @lend: the files lent
  * @check: the driver's GPU-file check, answered for the instance's GPU (qgpu_gpucheck_grant())
  */
@@ -246,7 +247,7 @@ struct qgpu_xlate {
 	struct file *proxy;
 	bool rm;
 	bool lending;
-	struct qgpu_seal_lend lend;
+	struct qgpu_lend lend;
 	struct qgpu_gpucheck check;
 };
 

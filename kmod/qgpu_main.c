@@ -79,6 +79,7 @@ static int qgpu_status_show(struct seq_file *m, void *v)
 	seq_printf(m, "backend_dir: %s\n", backend_dir);
 	seq_printf(m, "rm_client: %s\n", qgpu_kclient_source());
 	qgpu_seal_show(m);
+	qgpu_lend_show(m);
 	qgpu_gpucheck_show(m);
 	seq_printf(m, "gpus: %u\n", qgpu_num_gpus);
 	for (i = 0; i < qgpu_num_gpus; i++) {
@@ -158,7 +159,7 @@ static void qgpu_start_seal(void)
 	ret = qgpu_seal_init(fops->owner);
 	if (ret)
 		pr_warn("forwards are not sealed: no probe on the backend's rm_ioctl (%d)\n", ret);
-	qgpu_seal_fd_init(fops->owner);	/* it says why not */
+	qgpu_lend_init(fops->owner);	/* it says why not */
 	fops = qgpu_backend_fops[QGPU_NODE_UVM];
 	if (fops)
 		qgpu_seal_uvm_init(fops->owner);	/* it says why not */
@@ -223,6 +224,7 @@ static int __init qgpu_init(void)
 
 err_remove_gpus:
 	qgpu_seal_exit();
+	qgpu_lend_exit();
 	qgpu_gpucheck_exit();
 	qgpu_kclient_exit();
 	qgpu_gpus_remove_all();
@@ -246,6 +248,7 @@ static void __exit qgpu_exit(void)
 {
 	qgpu_rmtrack_exit();
 	qgpu_seal_exit();
+	qgpu_lend_exit();
 	qgpu_gpucheck_exit();
 	qgpu_kclient_exit();
 	qgpu_gpus_remove_all();

@@ -53,14 +53,7 @@
  * class parameters, an RM_CONTROL's parameters) RM still reads from the caller: what qgpu
  * decides from such memory it does itself through its kernel client (video-memory allocations,
  * duplicates, exports), or it is within what the sealed class or command allows anyway.
- *
- * The same probes lend files (DOC: fd translation in qgpu_fdxlate.c): RM resolves an fd argument
- * with nv_get_file_private(fd, ctl, &os_private) (nv.c; called from escape.c and os.c for
- * REGISTER_FD, RM_MAP_MEMORY, RM_ALLOC_MEMORY and the fd-carrying controls, 525-595), which
- * looks the number up in the calling process's fd table and returns the file's private data,
- * the file itself in *os_private with a reference. A kretprobe on it hands the registered task
- * the backend file qgpu lent for that number (the real file behind the tenant's proxy), so the
- * real file never enters the tenant's fd table, where another thread could take it.
+ * Lookups of fd arguments are answered the same way (DOC: lent files, qgpu_lend.c).
  *
  * The probe acts on the registered task's first matching entry only; every other caller of
  * rm_ioctl (host processes on the real nodes, qgpu's own unsealed forwards) passes unchanged,
@@ -149,25 +142,6 @@ static bool qgpu_seal_on;
 static struct qgpu_seal_uvm_probe qgpu_seal_uvm[QGPU_SEAL_UVM_SITES];
 static char qgpu_seal_uvm_module[MODULE_NAME_LEN];
 static bool qgpu_seal_uvm_on;
-
-/* Lends in flight (struct qgpu_seal_lend), under qgpu_seal_lock like qgpu_seals. */
-static DEFINE_HASHTABLE(qgpu_seal_lends, 6);
-static atomic_t qgpu_seal_lends_in_flight;
-static atomic64_t qgpu_seal_lent;
-
-static struct kretprobe qgpu_seal_fd_krp;
-static char qgpu_seal_fd_symbol[MODULE_NAME_LEN + sizeof(":nv_get_file_private")];
-static bool qgpu_seal_fd_on;
-
-/* Lookups of fds in flight at once that the kretprobe can follow (they do not sleep). */
-#define QGPU_SEAL_FD_MAXACTIVE	64
-
-/* nv_get_file_private(fd, ctl, os_private), as its entry saw it. */
-struct qgpu_seal_fd_call {
-	int fd;
-	enum qgpu_lend_kind kind;
-	void **os_private;
-};
 
 /* Sleeping UVM calls in flight at once that a handler's kretprobe can follow. */
 #define QGPU_SEAL_UVM_MAXACTIVE	128
@@ -284,55 +258,6 @@ static int qgpu_seal_uvm_return(struct kretprobe_instance *ri, struct pt_regs *r
 		s->returned = true;
 	}
 	raw_spin_unlock_irqrestore(&qgpu_seal_lock, flags);
-	return 0;
-}
-
-/* nv_get_file_private()'s entry: note the arguments while a lend is in flight, else skip. */
-static int qgpu_seal_fd_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	struct qgpu_seal_fd_call *call = (struct qgpu_seal_fd_call *)ri->data;
-
-	if (!atomic_read(&qgpu_seal_lends_in_flight))
-		return 1;
-	call->fd = (int)regs_get_kernel_argument(regs, 0);
-	/* ctl is an NvBool: one byte */
-	call->kind = (u8)regs_get_kernel_argument(regs, 1) ? QGPU_LEND_CTL : QGPU_LEND_GPU;
-	call->os_private = (void **)regs_get_kernel_argument(regs, 2);
-	return 0;
-}
-
-/*
- * Its return: for a number the calling task's call lent a file at, and a node of the kind RM
- * asked for, the lent file is the answer, whatever the number holds in the fd table (a proxy,
- * which RM refuses, or anything a sibling thread put there since qgpu looked).
- */
-static int qgpu_seal_fd_return(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	struct qgpu_seal_fd_call *call = (struct qgpu_seal_fd_call *)ri->data;
-	struct file *lent = NULL, *found = NULL;
-	struct qgpu_seal_lend *l;
-	unsigned long flags;
-	unsigned int i;
-
-	raw_spin_lock_irqsave(&qgpu_seal_lock, flags);
-	hash_for_each_possible(qgpu_seal_lends, l, node, (unsigned long)current) {
-		if (l->task != current)
-			continue;
-		for (i = 0; i < l->n && !lent; i++)
-			if (l->fd[i] == call->fd && l->kind[i] == call->kind)
-				lent = get_file(l->file[i]);
-		break;
-	}
-	raw_spin_unlock_irqrestore(&qgpu_seal_lock, flags);
-	if (!lent)
-		return 0;
-	if (regs_return_value(regs))
-		found = *call->os_private;	/* a backend file of the tenant's own */
-	*call->os_private = lent;
-	regs_set_return_value(regs, (unsigned long)lent->private_data);
-	atomic64_inc(&qgpu_seal_lent);
-	if (found)
-		fput(found);
 	return 0;
 }
 
@@ -474,93 +399,6 @@ long qgpu_forward_uvm_sealed(struct file *real, unsigned int cmd, unsigned long 
 	return qgpu_seal_copy_back(ret, true, arg, params, size);
 }
 
-/**
- * qgpu_seal_lend() - lend a backend file to the calling task's RM calls, under an fd number
- * @l: the task's lend, zeroed before its first file; registered with it
- * @fd: the number the tenant passed (its proxy's)
- * @file: the backend file behind the proxy (a reference, which @l keeps)
- * @kind: what @file is; only a lookup for that kind finds it
- *
- * Until qgpu_seal_lend_end(), RM's lookups of @fd in this task resolve to @file.
- *
- * Return: true, or false (the reference dropped) when @l has no room left.
- */
-bool qgpu_seal_lend(struct qgpu_seal_lend *l, int fd, struct file *file,
-		    enum qgpu_lend_kind kind)
-{
-	if (WARN_ON(l->n == QGPU_SEAL_LEND_MAX)) {
-		fput(file);
-		return false;
-	}
-	raw_spin_lock_irq(&qgpu_seal_lock);
-	l->fd[l->n] = fd;
-	l->file[l->n] = file;
-	l->kind[l->n] = kind;
-	if (!l->n++) {
-		l->task = current;
-		hash_add(qgpu_seal_lends, &l->node, (unsigned long)current);
-		atomic_inc(&qgpu_seal_lends_in_flight);
-	}
-	raw_spin_unlock_irq(&qgpu_seal_lock);
-	return true;
-}
-
-/**
- * qgpu_seal_lend_end() - the call is over: take the lent files back
- * @l: the lend (no file lent is fine)
- */
-void qgpu_seal_lend_end(struct qgpu_seal_lend *l)
-{
-	unsigned int i;
-
-	if (!l->n)
-		return;
-	raw_spin_lock_irq(&qgpu_seal_lock);
-	atomic_dec(&qgpu_seal_lends_in_flight);
-	hash_del(&l->node);
-	raw_spin_unlock_irq(&qgpu_seal_lock);
-	for (i = 0; i < l->n; i++)
-		fput(l->file[i]);
-	l->n = 0;
-}
-
-/* Whether fd arguments are lent rather than installed: the kretprobe is placed. */
-bool qgpu_seal_fd_ready(void)
-{
-	return READ_ONCE(qgpu_seal_fd_on);
-}
-
-/**
- * qgpu_seal_fd_init() - place the kretprobe on the backend's nv_get_file_private
- * @backend: the module of the backend's file operations
- *
- * Context: process context (module init).
- * Return: 0, -EOPNOTSUPP, or the error of register_kretprobe() (-ENOENT: no such function).
- */
-int qgpu_seal_fd_init(const struct module *backend)
-{
-	int ret;
-
-	if (!QGPU_SEAL_ARCH || !IS_ENABLED(CONFIG_KRETPROBES) || !backend)
-		return -EOPNOTSUPP;
-	snprintf(qgpu_seal_fd_symbol, sizeof(qgpu_seal_fd_symbol), "%s:nv_get_file_private",
-		 backend->name);
-	qgpu_seal_fd_krp.kp.symbol_name = qgpu_seal_fd_symbol;
-	qgpu_seal_fd_krp.entry_handler = qgpu_seal_fd_entry;
-	qgpu_seal_fd_krp.handler = qgpu_seal_fd_return;
-	qgpu_seal_fd_krp.data_size = sizeof(struct qgpu_seal_fd_call);
-	qgpu_seal_fd_krp.maxactive = QGPU_SEAL_FD_MAXACTIVE;
-	ret = register_kretprobe(&qgpu_seal_fd_krp);
-	if (ret) {
-		pr_warn("fd arguments are installed in the caller's fd table for the call: no probe on %s (%d)\n",
-			qgpu_seal_fd_symbol, ret);
-		return ret;
-	}
-	WRITE_ONCE(qgpu_seal_fd_on, true);
-	pr_info("fd arguments lent through a probe on %s\n", qgpu_seal_fd_symbol);
-	return 0;
-}
-
 /* Whether forwards are sealed: the probe is placed. */
 bool qgpu_seal_ready(void)
 {
@@ -638,10 +476,6 @@ void qgpu_seal_exit(void)
 	struct kretprobe *krps[QGPU_SEAL_UVM_SITES];
 	unsigned int i;
 
-	if (qgpu_seal_fd_on) {
-		WRITE_ONCE(qgpu_seal_fd_on, false);
-		unregister_kretprobe(&qgpu_seal_fd_krp);
-	}
 	if (qgpu_seal_uvm_on) {
 		WRITE_ONCE(qgpu_seal_uvm_on, false);
 		for (i = 0; i < QGPU_SEAL_UVM_SITES; i++)
@@ -670,7 +504,4 @@ void qgpu_seal_show(struct seq_file *m)
 	seq_printf(m, "seal_uvm: %s%s (%lld missed)\n",
 		   qgpu_seal_uvm_on ? qgpu_seal_uvm_module : "-",
 		   qgpu_seal_uvm_on ? ":uvm_api_*" : "", nmissed);
-	seq_printf(m, "seal_fd: %s (%d missed, %lld lent)\n",
-		   qgpu_seal_fd_on ? qgpu_seal_fd_symbol : "-", qgpu_seal_fd_krp.nmissed,
-		   (long long)atomic64_read(&qgpu_seal_lent));
 }

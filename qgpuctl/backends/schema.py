@@ -172,6 +172,8 @@ PROC_SEAL_UVM: Final = "seal_uvm"
 # (the real files are then installed in the tenant's fd table for the call); then
 # "(N missed, M lent)".
 PROC_SEAL_FD: Final = "seal_fd"
+# The same for nvidia-uvm's fd arguments: the probe on the kernel's fget ("fget"), "-" for none.
+PROC_SEAL_UVM_FD: Final = "seal_uvm_fd"
 # Where the probe that answers the driver's GPU-file check for tenants sits
 # ("nvidia:nv_is_gpu_accessible"), "-" for none (a real GPU file is then installed in the
 # tenant's fd table for a device allocation or UVM_REGISTER_GPU); then "(N missed, M answered)".

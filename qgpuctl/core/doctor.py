@@ -216,6 +216,12 @@ _SEAL_PROBES: tuple[tuple[str, str], ...] = (
         " (dmesg | grep 'fd arguments')",
     ),
     (
+        k.PROC_SEAL_UVM_FD,
+        "UVM fd arguments are not lent: qgpu puts the tenant's real UVM file in its fd table"
+        " for UVM_MM_INITIALIZE, where another thread of the tenant can take it and make UVM"
+        " calls past qgpu; see the kernel log (dmesg | grep 'UVM fd arguments')",
+    ),
+    (
         k.PROC_SEAL_GPU,
         "the GPU-file check is not answered: qgpu puts a real GPU file in the tenant's fd table"
         " while it allocates a device or registers a GPU with UVM, where another thread of the"
@@ -241,6 +247,7 @@ def check_seal(status: str | None) -> Check:
     without entering ``rm_ioctl``: qgpu's copy was not what RM read. With its probe on
     ``nv_get_file_private``, RM finds the real file behind an fd argument without qgpu putting
     it in the tenant's fd table, where another thread could take it; with its probe on
+    ``fget``, so does nvidia-uvm for its own fd arguments; with its probe on
     ``nv_is_gpu_accessible``, RM's check that the caller holds a file of the GPU is answered
     without one.
     """

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ctypes
 import errno
 import fcntl
+import functools
 import json
 import mmap
 import os
@@ -261,17 +262,20 @@ REAL_NODES = {"/dev/nvidiactl", "/dev/nvidia0", "/dev/nvidia-uvm"}
 MIB = 1 << 20
 
 
-def take_real_files_during_mm_initialize(inst: str, sock: socket.socket) -> None:
-    """The hostile tenant: UVM_MM_INITIALIZE naming its nvidiactl proxy as uvmFd (nvidia-uvm
-    looks the number up with fget() itself, and refuses anything but its own file). The
-    parameters straddle two pages: uvmFd, which qgpu reads, at the end of the first, rmStatus at
-    the start of one that faults to the tenant's userfaultfd, so nvidia-uvm's copy of them waits
-    in the middle of the call while a thread sends every real node in the table to `sock`."""
-    ctl = os.open(f"{inst}/nvidiactl", os.O_RDWR)
+def take_real_files_during_mm_initialize(inst: str, sock: socket.socket, name: str) -> None:
+    """The hostile tenant: UVM_MM_INITIALIZE naming its proxy `name` ("nvidia-uvm": a VA space
+    of its own, initialized; "nvidiactl") as uvmFd, which nvidia-uvm looks up with fget() itself.
+    The parameters straddle two pages: uvmFd, which qgpu reads, at the end of the first, rmStatus
+    at the start of one that faults to the tenant's userfaultfd, so nvidia-uvm's copy of them
+    waits in the middle of the call while a thread sends every real node in the table to
+    `sock`."""
+    named = os.open(f"{inst}/{name}", os.O_RDWR)
+    if name == "nvidia-uvm":
+        assert rm.uvm_initialize(named) == rm.OK
     mm = os.open(f"{inst}/nvidia-uvm", os.O_RDWR)
     pages = mmap.mmap(-1, 2 * mmap.PAGESIZE)
     base = ctypes.addressof(ctypes.c_char.from_buffer(pages))
-    struct.pack_into("<i", pages, mmap.PAGESIZE - 4, ctl)
+    struct.pack_into("<i", pages, mmap.PAGESIZE - 4, named)
     handler = stall_first_touch(
         base + mmap.PAGESIZE,
         struct.pack("<I", rm.INVALID_ARGUMENT ^ 1),
@@ -361,10 +365,46 @@ def test_a_uvm_call_naming_a_control_proxy_puts_no_real_file_in_the_table() -> N
         os.close(ctl)
         os.close(uvm)
     with instance("mmctl") as d:
-        taken, status = files_taken_by(take_real_files_during_mm_initialize, d)
+        taken, status = files_taken_by(
+            functools.partial(take_real_files_during_mm_initialize, name="nvidiactl"), d
+        )
     try:
         assert [os.readlink(f"/proc/self/fd/{fd}") for fd in taken] == []
         assert status == direct == rm.INVALID_ARGUMENT
+    finally:
+        for fd in taken:
+            os.close(fd)
+
+
+def uvm_fd_lookups_lent() -> int:
+    """uvmFd lookups qgpu's probe on fget answered so far (/proc/qgpu/status seal_uvm_fd)."""
+    text = Path("/proc/qgpu/status").read_text()
+    m = re.search(r"^seal_uvm_fd: \S+ \(0 missed, (\d+) lent\)$", text, re.M)
+    assert m, text
+    return int(m.group(1))
+
+
+def test_the_va_space_file_of_mm_initialize_is_lent_not_installed(seal_mode: str) -> None:
+    """UVM_MM_INITIALIZE names the tenant's VA space, whose real file nvidia-uvm looks up with
+    fget() in the caller's fd table. A thread that takes it meanwhile holds a real nvidia-uvm
+    file: UVM calls past qgpu's decoding (mappings qgpu keeps charged, managed memory). With the
+    probe on fget, qgpu lends the file to that lookup and puts nothing in the table; with
+    seal=0 it installs the file for the call, and the thread takes it."""
+    if not rm.abi_at_least((535,)):
+        pytest.skip("UVM_MM_INITIALIZE exists from 535")
+    before = uvm_fd_lookups_lent() if seal_mode == "sealed" else 0
+    with instance("mmva") as d:
+        taken, status = files_taken_by(
+            functools.partial(take_real_files_during_mm_initialize, name="nvidia-uvm"), d
+        )
+    try:
+        assert status == rm.OK
+        paths = [os.readlink(f"/proc/self/fd/{fd}") for fd in taken]
+        if seal_mode == "sealed":
+            assert paths == []
+            assert uvm_fd_lookups_lent() == before + 1
+        else:
+            assert paths == ["/dev/nvidia-uvm"]
     finally:
         for fd in taken:
             os.close(fd)

@@ -151,8 +151,8 @@ def test_doctor_on_the_real_system(rules: Path) -> None:
     assert checks["udev rules installed"]["detail"] == str(rules)
     assert checks["kernel RM client"]["detail"] == "through nvsim_get_rm_ops"
     assert checks["sealed forwarding"]["detail"] == (
-        "through probes on nvsim:rm_ioctl, nvsim:uvm_api_*, nvsim:nv_get_file_private and"
-        " nvsim:nv_is_gpu_accessible"
+        "through probes on nvsim:rm_ioctl, nvsim:uvm_api_*, nvsim:nv_get_file_private, fget"
+        " and nvsim:nv_is_gpu_accessible"
     )
     assert checks["instance device nodes"]["detail"].startswith("3 nodes of 1 instances")
     assert checks["CDI spec current"]["detail"] == str(spec)

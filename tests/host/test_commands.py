@@ -495,15 +495,26 @@ def test_doctor_warns_without_a_kernel_rm_client(
             "qgpu 0.1.0\nseal: nvidia:rm_ioctl (0 missed)\n"
             "seal_uvm: nvidia_uvm:uvm_api_* (0 missed)\n"
             "seal_fd: nvidia:nv_get_file_private (0 missed, 3 lent)\n"
+            "seal_uvm_fd: fget (0 missed, 1 lent)\n"
             "seal_gpu: nvidia:nv_is_gpu_accessible (0 missed, 2 answered)\n",
             "ok",
-            "probes on nvidia:rm_ioctl, nvidia_uvm:uvm_api_*, nvidia:nv_get_file_private and"
-            " nvidia:nv_is_gpu_accessible",
+            "probes on nvidia:rm_ioctl, nvidia_uvm:uvm_api_*, nvidia:nv_get_file_private, fget"
+            " and nvidia:nv_is_gpu_accessible",
         ),
         (
             "qgpu 0.1.0\nseal: nvidia:rm_ioctl (0 missed)\n"
             "seal_uvm: nvidia_uvm:uvm_api_* (0 missed)\n"
             "seal_fd: nvidia:nv_get_file_private (0 missed, 3 lent)\n"
+            "seal_uvm_fd: - (0 missed, 0 lent)\n"
+            "seal_gpu: nvidia:nv_is_gpu_accessible (0 missed, 2 answered)\n",
+            "warn",
+            "UVM fd arguments are not lent",
+        ),
+        (
+            "qgpu 0.1.0\nseal: nvidia:rm_ioctl (0 missed)\n"
+            "seal_uvm: nvidia_uvm:uvm_api_* (0 missed)\n"
+            "seal_fd: nvidia:nv_get_file_private (0 missed, 3 lent)\n"
+            "seal_uvm_fd: fget (0 missed, 1 lent)\n"
             "seal_gpu: - (0 missed, 0 answered)\n",
             "warn",
             "GPU-file check is not answered",
@@ -511,7 +522,8 @@ def test_doctor_warns_without_a_kernel_rm_client(
         (
             "qgpu 0.1.0\nseal: nvidia:rm_ioctl (0 missed)\n"
             "seal_uvm: nvidia_uvm:uvm_api_* (0 missed)\n"
-            "seal_fd: nvidia:nv_get_file_private (0 missed, 3 lent)\n",
+            "seal_fd: nvidia:nv_get_file_private (0 missed, 3 lent)\n"
+            "seal_uvm_fd: fget (0 missed, 1 lent)\n",
             "warn",
             "GPU-file check is not answered",
         ),
