@@ -501,6 +501,35 @@ def test_uvm_mm_initialize_names_the_instances_va_space() -> None:
             os.close(va)
 
 
+def test_concurrent_mm_initializes_all_find_their_own_va_space() -> None:
+    """Processes that start together each lend their VA space to nvidia-uvm's fget() while the
+    probe is armed and disarmed around them: every MM_INITIALIZE must find its own."""
+    if not rm.abi_at_least((535,)):
+        pytest.skip("UVM_MM_INITIALIZE exists from 535")
+    before = uvm_fd_lookups_lent()
+    procs, rounds = 4, 10
+    with instance("mmmany") as d:
+        pids = []
+        for _ in range(procs):
+            pid = os.fork()
+            if pid == 0:  # pragma: no cover - one tenant process
+                ok = 0
+                try:
+                    for _ in range(rounds):
+                        va = os.open(f"{d}/nvidia-uvm", os.O_RDWR)
+                        mm = os.open(f"{d}/nvidia-uvm", os.O_RDWR)
+                        if rm.uvm_initialize(va) == rm.OK and rm.uvm_mm_initialize(mm, va) == rm.OK:
+                            ok += 1
+                        os.close(mm)
+                        os.close(va)
+                finally:
+                    os._exit(0 if ok == rounds else 1)
+            pids.append(pid)
+        codes = [os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) for pid in pids]
+    assert codes == [0] * procs
+    assert uvm_fd_lookups_lent() == before + procs * rounds
+
+
 def nvsim_load(inst: str, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [str(LOAD), "--dev", inst, *args], capture_output=True, text=True, check=False, timeout=120
