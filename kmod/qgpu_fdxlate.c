@@ -189,6 +189,7 @@ static enum qgpu_lend_kind qgpu_xlate_lend_kind(const struct qgpu_file *proxy)
  */
 int qgpu_xlate_fd(struct qgpu_xlate *x, struct qgpu_file *qf, int fd, int *real_fd)
 {
+	enum qgpu_lend_kind kind;
 	struct qgpu_file *other;
 	struct file *f;
 	int ret = 0;
@@ -207,11 +208,14 @@ int qgpu_xlate_fd(struct qgpu_xlate *x, struct qgpu_file *qf, int fd, int *real_
 		}
 		if (!qgpu_xlate_takes(x, other))
 			goto out_put;
-		if (x->lending) {
-			/* The driver resolves the tenant's own number to the real file: lent */
-			ret = qgpu_lend_file(&x->lend, fd, get_file(other->real),
-					     qgpu_xlate_lend_kind(other)) ? 0 : -EINVAL;
+		kind = qgpu_xlate_lend_kind(other);
+		/* The driver resolves the tenant's own number to the real file: lent */
+		if (x->lending && qgpu_lend_file(&x->lend, fd, get_file(other->real), kind)) {
+			ret = 0;
+		} else if (x->lending && kind != QGPU_LEND_UVM) {
+			ret = -EINVAL;
 		} else {
+			/* no probe, or the one on fget() could not be armed (it says so) */
 			ret = qgpu_xlate_install(x, get_file(other->real));
 			if (ret >= 0) {
 				*real_fd = ret;

@@ -200,6 +200,9 @@ static int qgpu_lend_uvm_arm(void)
 	if (!qgpu_lend_uvm_armed) {
 		ret = enable_kretprobe(&qgpu_lend_uvm.krp);
 		qgpu_lend_uvm_armed = !ret;
+		if (ret)
+			pr_warn_ratelimited("UVM fd arguments are installed in the caller's fd table for the call: arming the probe on fget failed (%d)\n",
+					    ret);
 	}
 	if (!ret)
 		qgpu_lend_uvm_users++;
@@ -237,7 +240,7 @@ void qgpu_lend_begin(struct qgpu_lend *l)
  *
  * Context: process context; may sleep (arming the probe on fget()).
  * Return: true, or false (the reference dropped) when @l has no room left or the probe the kind
- * needs cannot be armed.
+ * needs cannot be armed (a UVM file is then installed instead; qgpu_xlate_fd()).
  */
 bool qgpu_lend_file(struct qgpu_lend *l, int fd, struct file *file, enum qgpu_lend_kind kind)
 {
