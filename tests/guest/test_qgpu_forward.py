@@ -317,10 +317,11 @@ def files_taken_by(
         ours.close()
 
 
-def gpu_checks_answered() -> int:
-    """GPU-file checks qgpu's probe answered so far (/proc/qgpu/status seal_gpu)."""
+def probe_count(key: str) -> int:
+    """What qgpu's probe on the /proc/qgpu/status line `key` (seal_fd, seal_uvm_fd, seal_gpu) has
+    lent or answered so far; it must have missed nothing."""
     text = Path("/proc/qgpu/status").read_text()
-    m = re.search(r"^seal_gpu: \S+ \(0 missed, (\d+) answered\)$", text, re.M)
+    m = re.search(rf"^{key}: \S+ \(0 missed, (\d+) \w+\)$", text, re.M)
     assert m, text
     return int(m.group(1))
 
@@ -333,7 +334,7 @@ def test_no_gpu_file_is_in_the_tenants_table_during_the_gpu_check(seal_mode: str
     Without it (seal=0) it installs a file opened for the call, which must not be the backend of
     the tenant's own registered nvidia0 proxy (its registration and mapping contexts would let a
     doorbell be mapped past qgpu's gating): a file nobody registered takes REGISTER_FD."""
-    before = gpu_checks_answered() if seal_mode == "sealed" else 0
+    before = probe_count("seal_gpu") if seal_mode == "sealed" else 0
     with instance("gpuchk") as d:
         taken, status = files_taken_by(take_gpu_file_during_device_alloc, d)
     ctl = os.open("/dev/nvidiactl", os.O_RDWR)
@@ -341,7 +342,7 @@ def test_no_gpu_file_is_in_the_tenants_table_during_the_gpu_check(seal_mode: str
         assert status == rm.OK
         if seal_mode == "sealed":
             assert taken == []
-            assert gpu_checks_answered() > before
+            assert probe_count("seal_gpu") > before
         else:
             assert [os.readlink(f"/proc/self/fd/{fd}") for fd in taken] == ["/dev/nvidia0"]
             rm.ioctl(taken[0], rm.REGISTER_FD, bytearray(struct.pack("<i", ctl)))  # unregistered
@@ -376,14 +377,6 @@ def test_a_uvm_call_naming_a_control_proxy_puts_no_real_file_in_the_table() -> N
             os.close(fd)
 
 
-def uvm_fd_lookups_lent() -> int:
-    """uvmFd lookups qgpu's probe on fget answered so far (/proc/qgpu/status seal_uvm_fd)."""
-    text = Path("/proc/qgpu/status").read_text()
-    m = re.search(r"^seal_uvm_fd: \S+ \(0 missed, (\d+) lent\)$", text, re.M)
-    assert m, text
-    return int(m.group(1))
-
-
 def test_the_va_space_file_of_mm_initialize_is_lent_not_installed(seal_mode: str) -> None:
     """UVM_MM_INITIALIZE names the tenant's VA space, whose real file nvidia-uvm looks up with
     fget() in the caller's fd table. A thread that takes it meanwhile holds a real nvidia-uvm
@@ -392,7 +385,7 @@ def test_the_va_space_file_of_mm_initialize_is_lent_not_installed(seal_mode: str
     seal=0 it installs the file for the call, and the thread takes it."""
     if not rm.abi_at_least((535,)):
         pytest.skip("UVM_MM_INITIALIZE exists from 535")
-    before = uvm_fd_lookups_lent() if seal_mode == "sealed" else 0
+    before = probe_count("seal_uvm_fd") if seal_mode == "sealed" else 0
     with instance("mmva") as d:
         taken, status = files_taken_by(
             functools.partial(take_real_files_during_mm_initialize, name="nvidia-uvm"), d
@@ -402,20 +395,12 @@ def test_the_va_space_file_of_mm_initialize_is_lent_not_installed(seal_mode: str
         paths = [os.readlink(f"/proc/self/fd/{fd}") for fd in taken]
         if seal_mode == "sealed":
             assert paths == []
-            assert uvm_fd_lookups_lent() == before + 1
+            assert probe_count("seal_uvm_fd") == before + 1
         else:
             assert paths == ["/dev/nvidia-uvm"]
     finally:
         for fd in taken:
             os.close(fd)
-
-
-def fd_lookups_lent() -> int:
-    """fd lookups qgpu's probe on nv_get_file_private answered so far (/proc/qgpu/status)."""
-    text = Path("/proc/qgpu/status").read_text()
-    m = re.search(r"^seal_fd: \S+ \(0 missed, (\d+) lent\)$", text, re.M)
-    assert m, text
-    return int(m.group(1))
 
 
 def test_an_instances_uvm_proxy_is_no_file_of_rms(inst: str) -> None:
@@ -430,9 +415,9 @@ def test_an_instances_uvm_proxy_is_no_file_of_rms(inst: str) -> None:
             dev, _ = r.device()
             status, mem, _ = r.vidmem(dev, MIB)
             assert status == rm.OK
-            lent = fd_lookups_lent()
+            lent = probe_count("seal_fd")
             statuses.append(r.map_memory(dev, mem, 0, MIB, uvm)[0])
-            assert fd_lookups_lent() == lent
+            assert probe_count("seal_fd") == lent
         finally:
             os.close(uvm)
             r.close()
@@ -506,7 +491,7 @@ def test_concurrent_mm_initializes_all_find_their_own_va_space() -> None:
     probe is armed and disarmed around them: every MM_INITIALIZE must find its own."""
     if not rm.abi_at_least((535,)):
         pytest.skip("UVM_MM_INITIALIZE exists from 535")
-    before = uvm_fd_lookups_lent()
+    before = probe_count("seal_uvm_fd")
     procs, rounds = 4, 10
     with instance("mmmany") as d:
         pids = []
@@ -527,7 +512,7 @@ def test_concurrent_mm_initializes_all_find_their_own_va_space() -> None:
             pids.append(pid)
         codes = [os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) for pid in pids]
     assert codes == [0] * procs
-    assert uvm_fd_lookups_lent() == before + procs * rounds
+    assert probe_count("seal_uvm_fd") == before + procs * rounds
 
 
 def nvsim_load(inst: str, *args: str) -> subprocess.CompletedProcess[str]:
