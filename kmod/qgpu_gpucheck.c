@@ -6,6 +6,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
+#include <linux/cpumask.h>
 #include <linux/err.h>
 #include <linux/hashtable.h>
 #include <linux/kprobes.h>
@@ -63,7 +64,10 @@ static struct kretprobe qgpu_gpucheck_krp;
 static char qgpu_gpucheck_symbol[MODULE_NAME_LEN + sizeof(":nv_is_gpu_accessible")];
 static bool qgpu_gpucheck_on;
 
-/* Checks in flight at once that the kretprobe can follow (they do not sleep). */
+/*
+ * Checks in flight at once that the kretprobe can follow: they do not sleep, so no more than
+ * one a CPU; a check it cannot follow is the driver's own answer, a refusal.
+ */
 #define QGPU_GPUCHECK_MAXACTIVE	64
 
 /* Where the probe can read the first argument and set the return value. */
@@ -208,7 +212,7 @@ int qgpu_gpucheck_init(const struct module *backend)
 	qgpu_gpucheck_krp.kp.symbol_name = qgpu_gpucheck_symbol;
 	qgpu_gpucheck_krp.entry_handler = qgpu_gpucheck_entry;
 	qgpu_gpucheck_krp.handler = qgpu_gpucheck_return;
-	qgpu_gpucheck_krp.maxactive = QGPU_GPUCHECK_MAXACTIVE;
+	qgpu_gpucheck_krp.maxactive = max_t(int, QGPU_GPUCHECK_MAXACTIVE, 2 * num_possible_cpus());
 	ret = register_kretprobe(&qgpu_gpucheck_krp);
 	if (ret) {
 		pr_warn("the GPU-file check is met by a file installed in the caller's fd table: no probe on %s (%d)\n",

@@ -6,6 +6,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
+#include <linux/cpumask.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/hashtable.h>
