@@ -32,7 +32,12 @@ CALLS = {
     "device_alloc_free": 300,
     "open_close": 300,
     "mmap_munmap": 500,
+    "uvm_mm_initialize": 200,
 }
+# Seconds without a UVM call after which qgpu's probe on fget is disarmed again (a second,
+# kmod/qgpu_lend.c), and samples of the first MM_INITIALIZE after such a pause.
+UVM_IDLE_S = 1.5
+UVM_AFTER_IDLE_SAMPLES = 3
 
 
 def per_call_ns(fn: Callable[[], None], n: int) -> float:
@@ -102,7 +107,7 @@ def rm_alloc_free(d: str) -> tuple[Callable[[], None], Callable[[], None]]:
 
 
 def device_alloc_free(d: str) -> tuple[Callable[[], None], Callable[[], None]]:
-    """RM_ALLOC of NV01_DEVICE_0 (qgpu lends the GPU file for the call) + RM_FREE."""
+    """RM_ALLOC of NV01_DEVICE_0 (qgpu answers the driver's GPU-file check) + RM_FREE."""
     r = rm.Rm(dev=d)
 
     def call() -> None:
@@ -131,6 +136,42 @@ def mmap_munmap(d: str) -> tuple[Callable[[], None], Callable[[], None]]:
         r.close()
 
     return call, done
+
+
+def mm_initialize_once(d: str) -> int:
+    """A process's UVM start: a VA space, UVM_INITIALIZE, an MM file, UVM_MM_INITIALIZE naming
+    the VA space (whose fd nvidia-uvm looks up itself; qgpu lends it), both closed again.
+    Returns the MM_INITIALIZE's own time in ns."""
+    va = os.open(f"{d}/nvidia-uvm", os.O_RDWR)
+    mm = os.open(f"{d}/nvidia-uvm", os.O_RDWR)
+    try:
+        assert rm.uvm_initialize(va) == rm.OK
+        start = time.perf_counter_ns()
+        assert rm.uvm_mm_initialize(mm, va) == rm.OK
+        return time.perf_counter_ns() - start
+    finally:
+        os.close(mm)
+        os.close(va)
+
+
+def uvm_mm_initialize(d: str) -> tuple[Callable[[], None], Callable[[], None]]:
+    def call() -> None:
+        mm_initialize_once(d)
+
+    return call, (lambda: None)
+
+
+def mm_initialize_after_idle(inst: str) -> dict[str, object]:
+    """The first MM_INITIALIZE after a pause, in us: through qgpu it arms the probe on fget."""
+    runs: dict[str, list[float]] = {"direct": [], "qgpu": []}
+    for _ in range(UVM_AFTER_IDLE_SAMPLES):
+        for label, d in (("direct", "/dev"), ("qgpu", inst)):
+            time.sleep(UVM_IDLE_S)
+            runs[label].append(round(mm_initialize_once(d) / 1000, 1))
+    return {
+        "what": f"MM_INITIALIZE alone, {UVM_IDLE_S} s after the last UVM call",
+        **{f"{label}_us": v for label, v in runs.items()},
+    }
 
 
 def open_close(d: str) -> tuple[Callable[[], None], Callable[[], None]]:
@@ -162,6 +203,11 @@ def main() -> int:
             "open_close": measure(open_close, CALLS["open_close"], inst),
             "mmap_munmap": measure(mmap_munmap, CALLS["mmap_munmap"], inst),
         }
+        if rm.abi_at_least((535,)):  # UVM_MM_INITIALIZE exists from 535
+            results["uvm_mm_initialize"] = measure(
+                uvm_mm_initialize, CALLS["uvm_mm_initialize"], inst
+            )
+            results["uvm_mm_initialize_after_idle"] = mm_initialize_after_idle(inst)
     path = out_dir / "forward.json"
     path.write_text(json.dumps(results, indent=2) + "\n")
     print(json.dumps(results, indent=2))

@@ -42,10 +42,10 @@ MODULE_PARM_DESC(backend_dir, "Directory of the backend NVIDIA driver's device n
 
 /*
  * seal: place qgpu's probes on the backend driver (default on): on rm_ioctl and nvidia-uvm's
- * handlers (DOC: sealed forwarding), on nv_get_file_private (DOC: fd translation) and on
- * nv_is_gpu_accessible (DOC: GPU-file check). Off, qgpu forwards as without kprobes: for a host
- * whose policy forbids kprobes on the driver, and for measuring the seal (the tests cover the
- * paths qgpu then takes). Read at load time only.
+ * handlers (DOC: sealed forwarding), on nv_get_file_private and the kernel's fget (DOC: lent
+ * files) and on nv_is_gpu_accessible (DOC: GPU-file check). Off, qgpu forwards as without
+ * kprobes: for a host whose policy forbids kprobes on the driver, and for measuring the seal
+ * (the tests cover the paths qgpu then takes). Read at load time only.
  */
 static bool seal = true;
 module_param(seal, bool, 0444);
