@@ -410,9 +410,10 @@ def test_kernel_dup_of_a_tsg_schedules_and_times_it(chan: Channel) -> None:
     assert not [t for t in engine()["tsg"] if t["tsg"] == tsg_id]
 
 
-def run_load(seconds: float, kernel_us: int) -> subprocess.Popen[str]:
+def run_load(seconds: float, kernel_us: int, *extra: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [str(BIN), "run", "--seconds", str(seconds), "--kernel-us", str(kernel_us), "--json"],
+        [str(BIN), "run", "--seconds", str(seconds), "--kernel-us", str(kernel_us), "--json"]
+        + list(extra),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -436,6 +437,30 @@ def test_run_reports_its_kernels() -> None:
     assert after[pid]["kernels"] == r["kernels"]
     assert after[pid]["busy_ns"] == r["busy_ns"]
     assert pid not in before
+
+
+def most_queued(p: subprocess.Popen[str]) -> int:
+    """The most entries seen between GP_GET and GP_PUT of p's channels while it runs."""
+    most = 0
+    while p.poll() is None:
+        e = engine()
+        tsgs = {t["tsg"] for t in e["tsg"] if t["pid"] == p.pid}
+        for c in e["chan"]:
+            if c["tsg"] in tsgs:
+                most = max(most, (c["gp_put"] - c["gp_get"]) % 1024)
+        time.sleep(0.01)
+    return most
+
+
+@pytest.mark.parametrize(("queued_us", "at_most"), [(4000, 4), (None, 50)])
+def test_run_keeps_queued_what_queued_us_says(queued_us: int | None, at_most: int) -> None:
+    extra = ("--queued-us", str(queued_us)) if queued_us else ()
+    p = run_load(1, 1000, *extra)
+    most = most_queued(p)
+    r = finished(p)
+    assert r["queued_us"] == (queued_us or 50_000)
+    # topped up to the whole depth once a quarter has completed, never beyond it
+    assert at_most * 3 // 4 <= most <= at_most, most
 
 
 def test_two_processes_share_the_gpu_about_equally() -> None:

@@ -205,6 +205,16 @@ def test_bad_size_is_a_usage_error(size: str) -> None:
         ("run", "--kernel-us", "0"),
         ("run", "--kernel-us", "abc"),
         ("run", "--seconds", "-1"),
+        ("run", "--queued-us", "0"),
+        ("run", "--queued-us", "60000001"),
+        ("alloc", "4K", "--queued-us", "1000"),
+        ("churn",),
+        ("churn", "4K", "extra"),
+        ("churn", "4K", "--hold", "1"),
+        ("churn", "4K", "--rounds", "0"),
+        ("churn", "4K", "--live", "1000001"),
+        ("info", "--live", "3"),
+        ("run", "--count", "3"),
         ("run", "extra"),
         ("info", "--seconds", "1"),
     ],
@@ -213,3 +223,19 @@ def test_run_usage_errors(args: tuple[str, ...]) -> None:
     r = load(*args)
     assert r.returncode == 2
     assert r.stderr.startswith("nvsim-load: ")
+
+
+def test_churn_times_each_round_and_leaves_nothing_allocated() -> None:
+    free = info()["fb_free_bytes"]
+    r = load_json("churn", "64K", "--count", "20", "--live", "7", "--rounds", "3")
+    assert (r["size"], r["live"], r["pairs_per_round"]) == (64 * 1024, 7, 20)
+    assert len(r["ns_per_pair"]) == 3 and all(ns > 0 for ns in r["ns_per_pair"])
+    assert info()["fb_free_bytes"] == free
+
+
+def test_churn_past_the_framebuffer_fails_naming_the_allocation() -> None:
+    # three held fill it: the first pair's allocation is refused
+    r = load("churn", f"{third_of_fb_mib()}M", "--live", "3", "--rounds", "1")
+    assert r.returncode == 1
+    assert "RM_ALLOC vidmem" in r.stderr and "NO_MEMORY" in r.stderr, r.stderr
+    assert info()["fb_free_bytes"] == fb_bytes()

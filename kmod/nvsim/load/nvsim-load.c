@@ -26,10 +26,17 @@
 
 /* Enough allocations to exhaust any framebuffer with small sizes, few enough to stay sane. */
 #define MAX_COUNT	65536
+/* churn: allocations held while it runs, and rounds */
+#define MAX_LIVE	1000000
+#define MAX_ROUNDS	1000
 
-/* run: the longest kernel an entry encodes (48 bits of ns), and how much work is kept queued */
+/*
+ * run: the longest kernel an entry encodes (48 bits of ns), and how much work is kept queued by
+ * default and at most (a minute: far more than the ring's 1023 entries hold of short kernels)
+ */
 #define MAX_KERNEL_US	(((1ull << 48) - 1) / 1000)
 #define QUEUED_US	50000u
+#define MAX_QUEUED_US	60000000u
 #define DRAIN_SLACK_S	10.0
 
 struct opts {
@@ -39,10 +46,14 @@ struct opts {
 	bool count_set;
 	bool hold_set;
 	bool run_set;
+	bool churn_set;
 	unsigned long count;
+	unsigned long live;
+	unsigned long rounds;
 	double hold;
 	double seconds;
 	unsigned long kernel_us;
+	unsigned long queued_us;
 };
 
 static void print_help(FILE *f)
@@ -59,21 +70,33 @@ static void print_help(FILE *f)
 		"                            N video-memory allocations of SIZE bytes (K, M, G, T:\n"
 		"                            binary suffixes), kept for SECONDS, then freed; exit 1\n"
 		"                            if any was refused\n"
-		"  run [--seconds S] [--kernel-us K]\n"
+		"  churn SIZE [--count N] [--live L] [--rounds R]\n"
+		"                            hold L allocations of SIZE, then R rounds of N\n"
+		"                            allocate+free pairs of SIZE, one at a time; reports the\n"
+		"                            time per pair of each round (default 1000 pairs, no\n"
+		"                            allocations held, 5 rounds)\n"
+		"  run [--seconds S] [--kernel-us K] [--queued-us Q]\n"
 		"                            set up a channel as libcuda does and keep it busy with\n"
 		"                            K-us kernels (nvsim's synthetic GPFIFO entries) for S\n"
-		"                            seconds (default 5 s of 1000-us kernels), then wait for\n"
-		"                            the ring to drain; reports kernels completed, kernels/s\n"
-		"                            and their GPU time (busy_ns)\n"
+		"                            seconds (default 5 s of 1000-us kernels), keeping about\n"
+		"                            Q us of them queued, then wait for the ring to drain;\n"
+		"                            reports kernels completed, kernels/s and their GPU time\n"
+		"                            (busy_ns)\n"
 		"\n"
 		"options (anywhere on the line):\n"
 		"  --dev DIR                 directory holding nvidiactl and nvidiaN (default /dev)\n"
 		"  --gpu MINOR               use /dev/nvidiaMINOR (default: the first GPU)\n"
 		"  --json                    one JSON object on stdout\n"
-		"  --count N                 alloc: number of allocations (default 1)\n"
+		"  --count N                 alloc: number of allocations (default 1); churn:\n"
+		"                            pairs per round (default 1000)\n"
+		"  --live L                  churn: allocations held meanwhile (default 0)\n"
+		"  --rounds R                churn: rounds (default 5)\n"
 		"  --hold SECONDS            alloc: keep them this long before freeing (default 0)\n"
 		"  --seconds S               run: how long to submit work (default 5)\n"
 		"  --kernel-us K             run: duration of each kernel in us (default 1000)\n"
+		"  --queued-us Q             run: work kept queued, in us of kernels (default 50000;\n"
+		"                            at least 2, at most 1023 kernels); one doorbell tops it\n"
+		"                            up each time a quarter of it has completed\n"
 		"  -h, --help                this text\n"
 		"\n"
 		"exit status: 0 ok, 1 ioctl failure or RM refusal, 2 usage error\n",
@@ -275,6 +298,85 @@ static void hold_for(double seconds)
 		;
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Allocate, or free, video memory under handle @i of the churn's range; -1 on any failure. */
+static int churn_alloc(struct nvrm_client *c, unsigned long i, u64 size)
+{
+	u32 status;
+
+	if (nvrm_client_alloc_vidmem(c, NVRM_CLIENT_HMEMORY_BASE + (u32)i, size, NULL, &status) ||
+	    status != NVRM_OK)
+		return -1;
+	return 0;
+}
+
+static int churn_free(struct nvrm_client *c, unsigned long i)
+{
+	u32 status;
+
+	if (nvrm_client_free(c, c->hdevice, NVRM_CLIENT_HMEMORY_BASE + (u32)i, &status) ||
+	    status != NVRM_OK)
+		return -1;
+	return 0;
+}
+
+/*
+ * The cost of an allocation in a client that holds many: --live allocations first, then rounds
+ * of --count allocate+free pairs under the next handle, timed per round. What a compiled client
+ * such as libcuda pays per call, without an interpreter between the calls (bench_memory.py).
+ */
+static int cmd_churn(const struct opts *o, u64 size)
+{
+	struct nvrm_client c;
+	double *ns, start;
+	unsigned long i, r;
+
+	ns = calloc(o->rounds, sizeof(*ns));
+	if (!ns) {
+		fprintf(stderr, "%s: %s\n", PROG, strerror(ENOMEM));
+		return EXIT_RM;
+	}
+	if (bring_up(&c, o))
+		goto err;
+	for (i = 0; i < o->live; i++)
+		if (churn_alloc(&c, i, size))
+			goto err;
+	for (r = 0; r < o->rounds; r++) {
+		start = now_s();
+		for (i = 0; i < o->count; i++)
+			if (churn_alloc(&c, o->live, size) || churn_free(&c, o->live))
+				goto err;
+		ns[r] = (now_s() - start) * 1e9 / (double)o->count;
+		if (!o->json)
+			printf("round %lu/%lu: %.0f ns per allocate+free pair\n", r + 1, o->rounds,
+			       ns[r]);
+	}
+	if (o->json) {
+		printf("{\"driver_version\": ");
+		json_str(c.version);
+		printf(", \"minor\": %u, \"size\": %llu, \"live\": %lu, \"pairs_per_round\": %lu",
+		       c.card.minor_number, size, o->live, o->count);
+		printf(", \"ns_per_pair\": [");
+		for (r = 0; r < o->rounds; r++)
+			printf("%s%.0f", r ? ", " : "", ns[r]);
+		printf("]}\n");
+	}
+	/* The held ones go with the client (RM frees its subtree). */
+	free(ns);
+	return finish(&c, 0);
+err:
+	free(ns);
+	fail(&c);
+	return finish(&c, EXIT_RM);
+}
+
 static int cmd_alloc(const struct opts *o, u64 size)
 {
 	struct nvrm_client c;
@@ -342,14 +444,6 @@ err:
 	return finish(&c, EXIT_RM);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Entries submitted and not completed yet: between GP_GET and GP_PUT. */
 static u32 in_flight(const struct nvrm_work *w)
 {
@@ -357,18 +451,20 @@ static u32 in_flight(const struct nvrm_work *w)
 }
 
 /*
- * Keep about QUEUED_US of kernels queued (never a full ring), topping up with one doorbell when
+ * Keep about --queued-us of kernels queued (never a full ring), topping up with one doorbell when
  * a quarter of it has completed; poll GP_GET with short sleeps. Then wait for the ring to drain.
  */
 static int submit_for(struct nvrm_client *c, struct nvrm_work *w, const struct opts *o,
 		      u64 *kernels, double *elapsed)
 {
 	u64 entry = (NVRM_WORK_OP_KERNEL << 56) | ((u64)o->kernel_us * 1000);
-	u32 depth = QUEUED_US / o->kernel_us, n, queued;
+	u64 depth64 = o->queued_us / o->kernel_us;
+	u32 depth, n, queued;
 	double start = now_s(), end = start + o->seconds, deadline;
 	useconds_t nap;
 
-	depth = depth < 2 ? 2 : depth > NVRM_WORK_ENTRIES - 1 ? NVRM_WORK_ENTRIES - 1 : depth;
+	depth = depth64 < 2 ? 2 : depth64 > NVRM_WORK_ENTRIES - 1 ? NVRM_WORK_ENTRIES - 1 :
+		(u32)depth64;
 	nap = (useconds_t)(o->kernel_us * depth / 8 < 2000 ? o->kernel_us * depth / 8 : 2000);
 	*kernels = 0;
 	while (now_s() < end) {
@@ -417,6 +513,7 @@ static int cmd_run(const struct opts *o)
 		json_str(c.version);
 		printf(", \"minor\": %u, \"token\": %u, \"seconds\": %.3f, \"kernel_us\": %lu",
 		       c.card.minor_number, w.token, o->seconds, o->kernel_us);
+		printf(", \"queued_us\": %lu", o->queued_us);
 		printf(", \"kernels\": %llu, \"kernels_per_s\": %.1f, \"busy_ns\": %llu",
 		       kernels, rate, busy_ns);
 		printf(", \"elapsed_s\": %.3f}\n", elapsed);
@@ -441,6 +538,9 @@ enum {
 	OPT_HOLD,
 	OPT_SECONDS,
 	OPT_KERNEL_US,
+	OPT_QUEUED_US,
+	OPT_LIVE,
+	OPT_ROUNDS,
 };
 
 static const struct option long_opts[] = {
@@ -451,13 +551,17 @@ static const struct option long_opts[] = {
 	{ "hold",	required_argument,	NULL, OPT_HOLD },
 	{ "seconds",	required_argument,	NULL, OPT_SECONDS },
 	{ "kernel-us",	required_argument,	NULL, OPT_KERNEL_US },
+	{ "queued-us",	required_argument,	NULL, OPT_QUEUED_US },
+	{ "live",	required_argument,	NULL, OPT_LIVE },
+	{ "rounds",	required_argument,	NULL, OPT_ROUNDS },
 	{ "help",	no_argument,		NULL, 'h' },
 	{ NULL,		0,			NULL, 0 },
 };
 
 int main(int argc, char **argv)
 {
-	struct opts o = { .dev = "/dev", .minor = -1, .count = 1, .seconds = 5, .kernel_us = 1000 };
+	struct opts o = { .dev = "/dev", .minor = -1, .count = 1, .seconds = 5, .kernel_us = 1000,
+			  .queued_us = QUEUED_US, .rounds = 5 };
 	unsigned long v;
 	const char *cmd;
 	u64 size;
@@ -501,6 +605,21 @@ int main(int argc, char **argv)
 				return bad_usage("--kernel-us: not a duration in us: '%s'", optarg);
 			o.run_set = true;
 			break;
+		case OPT_LIVE:
+			if (parse_ulong(optarg, 0, MAX_LIVE, &o.live))
+				return bad_usage("--live: not a count in 0..1000000: '%s'", optarg);
+			o.churn_set = true;
+			break;
+		case OPT_ROUNDS:
+			if (parse_ulong(optarg, 1, MAX_ROUNDS, &o.rounds))
+				return bad_usage("--rounds: not a count in 1..1000: '%s'", optarg);
+			o.churn_set = true;
+			break;
+		case OPT_QUEUED_US:
+			if (parse_ulong(optarg, 1, MAX_QUEUED_US, &o.queued_us))
+				return bad_usage("--queued-us: not a duration in us: '%s'", optarg);
+			o.run_set = true;
+			break;
 		case 'h':
 			print_help(stdout);
 			return 0;
@@ -514,10 +633,14 @@ int main(int argc, char **argv)
 		return bad_usage("missing command%s", "");
 	cmd = argv[optind++];
 
-	if (strcmp(cmd, "alloc") && (o.count_set || o.hold_set))
-		return bad_usage("--count and --hold apply to alloc only, not '%s'", cmd);
+	if (strcmp(cmd, "alloc") && o.hold_set)
+		return bad_usage("--hold applies to alloc only, not '%s'", cmd);
+	if (strcmp(cmd, "alloc") && strcmp(cmd, "churn") && o.count_set)
+		return bad_usage("--count applies to alloc and churn only, not '%s'", cmd);
+	if (strcmp(cmd, "churn") && o.churn_set)
+		return bad_usage("--live and --rounds apply to churn only, not '%s'", cmd);
 	if (strcmp(cmd, "run") && o.run_set)
-		return bad_usage("--seconds and --kernel-us apply to run only, not '%s'", cmd);
+		return bad_usage("--seconds, --kernel-us, --queued-us: run only, not '%s'", cmd);
 
 	if (!strcmp(cmd, "info")) {
 		if (optind < argc)
@@ -533,6 +656,18 @@ int main(int argc, char **argv)
 		if (optind + 1 < argc)
 			return bad_usage("alloc: unexpected argument '%s'", argv[optind + 1]);
 		return cmd_alloc(&o, size);
+	}
+	if (!strcmp(cmd, "churn")) {
+		if (optind >= argc)
+			return bad_usage("churn: missing SIZE%s", "");
+		if (parse_size(argv[optind], &size))
+			return bad_usage("churn: bad SIZE '%s' (bytes, or with K/M/G/T)",
+					   argv[optind]);
+		if (optind + 1 < argc)
+			return bad_usage("churn: unexpected argument '%s'", argv[optind + 1]);
+		if (!o.count_set)
+			o.count = 1000;
+		return cmd_churn(&o, size);
 	}
 	if (!strcmp(cmd, "run")) {
 		if (optind < argc)
