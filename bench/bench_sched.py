@@ -3,7 +3,10 @@
 Runs inside the test VM (scripts/bench.sh). Each scenario creates instances, starts `nvsim-load run`
 in each, samples nvsim's per-process busy time (/proc/driver/nvsim/gpu0/busy, the ground truth)
 every 100 ms, and reports each instance's achieved share over 1 s windows (after a 1 s warm-up)
-against its target. Scenarios run under controls_effective=Y and =N. Writes
+against its target. Scenarios run under controls_effective=Y and =N. nvsim-load keeps 50 ms of
+kernels queued, topped up by one doorbell ring; fixed_10_90_*_queued_10ms keep 10 ms: with the
+controls inert, the work a ring submitted runs whole, and the 1 s share of a small instance moves
+by about what one ring submits (docs/design/compute-scheduling.md). Writes
 $QGPU_BENCH_RESULTS/sched.json ($QGPU_BENCH_NAME.json where set) and one PNG per scenario (share
 over time, one line per instance).
 Latency scenarios (burst_wake, online_offline) time QGPU_BENCH_PROBES probes each (default 100, so
@@ -52,6 +55,8 @@ DETECT_TRIALS = int(os.environ.get("QGPU_BENCH_DETECT_TRIALS", "10"))
 # in a one-vCPU guest as sched_latency_1cpu).
 NAME = os.environ.get("QGPU_BENCH_NAME", "sched")
 SAMPLE_S = 0.1
+# what nvsim-load keeps queued by default (its --queued-us): 50 ms of kernels
+QUEUED_US = 50_000
 SECONDS = 4.0
 SUFFIX = ["Y"]
 COLORS = [(31, 119, 180), (255, 127, 14), (44, 160, 44), (214, 39, 40), (148, 103, 189)]
@@ -111,9 +116,13 @@ def busy_by_pid() -> dict[int, int]:
     return out
 
 
-def load(dev: str, seconds: float, kernel_us: int) -> subprocess.Popen[str]:
+def load(
+    dev: str, seconds: float, kernel_us: int, queued_us: int | None = None
+) -> subprocess.Popen[str]:
+    queued = ["--queued-us", str(queued_us)] if queued_us else []
     return subprocess.Popen(
-        [str(LOAD), "run", "--dev", dev, "--seconds", str(seconds), "--kernel-us", str(kernel_us)],
+        [str(LOAD), "run", "--dev", dev, "--seconds", str(seconds), "--kernel-us", str(kernel_us)]
+        + queued,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -161,13 +170,18 @@ def shares(rows: list[list[int]], window: int) -> list[list[float]]:
 
 
 def scenario(
-    name: str, specs: list[tuple[str, int, str]], policy: str, kernel_us: int, busy: list[bool]
+    name: str,
+    specs: list[tuple[str, int, str]],
+    policy: str,
+    kernel_us: int,
+    busy: list[bool],
+    queued_us: int | None = None,
 ) -> dict[str, Any]:
     insts = Insts(specs)
     try:
         set_policy(policy)
         procs = [
-            load(f"/dev/qgpu/{n}", SECONDS, kernel_us)
+            load(f"/dev/qgpu/{n}", SECONDS, kernel_us, queued_us)
             for n, b in zip(insts.names, busy, strict=True)
             if b
         ]
@@ -180,7 +194,12 @@ def scenario(
         insts.close()
     per_s = shares(rows, int(1 / SAMPLE_S))
     busy_specs = [s for s, b in zip(specs, busy, strict=True) if b]
-    res: dict[str, Any] = {"policy": policy, "kernel_us": kernel_us, "instances": []}
+    res: dict[str, Any] = {
+        "policy": policy,
+        "kernel_us": kernel_us,
+        "queued_us": queued_us or QUEUED_US,
+        "instances": [],
+    }
     for (n, core, cls), s in zip(busy_specs, per_s, strict=True):
         res["instances"].append(
             {
@@ -199,18 +218,23 @@ def scenario(
     return res
 
 
-def fixed_share(name: str, specs: list[tuple[str, int, str]], kernel_us: int) -> dict[str, Any]:
+def fixed_share(
+    name: str, specs: list[tuple[str, int, str]], kernel_us: int, queued_us: int | None = None
+) -> dict[str, Any]:
     """Every instance busy under fixed-share; the worst 1 s window's distance from its core."""
-    r = scenario(name, specs, "fixed-share", kernel_us, [True] * len(specs))
+    r = scenario(name, specs, "fixed-share", kernel_us, [True] * len(specs), queued_us)
     r["worst_error_pp"] = round(
         max(abs(v - i["core"]) for i in r["instances"] for v in i["share_1s_windows"]), 2
     )
     return r
 
 
-def fixed(cores: list[int], kernel_us: int) -> dict[str, Any]:
+def fixed(cores: list[int], kernel_us: int, queued_us: int | None = None) -> dict[str, Any]:
     specs = [(f"f{i}", c, "online") for i, c in enumerate(cores)]
-    return fixed_share(f"fixed_{'_'.join(map(str, cores))}_{kernel_us}us", specs, kernel_us)
+    name = f"fixed_{'_'.join(map(str, cores))}_{kernel_us}us"
+    if queued_us:
+        name += f"_queued_{queued_us // 1000}ms"
+    return fixed_share(name, specs, kernel_us, queued_us)
 
 
 def fixed_mixed(kernel_us: int) -> dict[str, Any]:
@@ -585,6 +609,8 @@ def scenarios() -> dict[str, Any]:
     for k in (100, 5000):
         r[f"fixed_30_70_{k}us"] = lambda k=k: fixed([30, 70], k)
         r[f"fixed_10_90_{k}us"] = lambda k=k: fixed([10, 90], k)
+        # with inert controls a ring's work runs whole: the error follows what one ring submits
+        r[f"fixed_10_90_{k}us_queued_10ms"] = lambda k=k: fixed([10, 90], k, 10_000)
         r[f"fixed_5x20_{k}us"] = lambda k=k: fixed([20] * 5, k)
         r[f"fixed_mixed_50_30_20_{k}us"] = lambda k=k: fixed_mixed(k)
         r[f"best_effort_3_{k}us"] = lambda k=k: best_effort(3, k)
