@@ -9,6 +9,13 @@ the ratio of the fastest rounds: under software emulation on a shared host, othe
 adds time, so it is the steadier figure. Writes build/bench/memory.json (or
 $QGPU_BENCH_RESULTS/memory.json).
 
+`compiled` measures the same pairs from a compiled client, `nvsim-load churn` (C, as libcuda is),
+which holds the live allocations in its own client: QGPU_BENCH_MEM_CHURN_PROCS processes per side
+(default 3), direct and qgpu alternating, each timing QGPU_BENCH_MEM_ROUNDS rounds of
+QGPU_BENCH_MEM_CHURN_PAIRS pairs (default 1 000). The Python rounds above pay the interpreter
+between calls, which the emulator makes dearer for the path that touches more kernel memory
+(docs/design/memory-limits.md, "Accounting cost"); the compiled rounds do not.
+
 Knobs (environment): QGPU_BENCH_MEM_LIVE, the live counts, comma-separated (default 1,1000,100000);
 QGPU_BENCH_MEM_ROUNDS, rounds per live count (default 30); QGPU_BENCH_MEM_PAIRS, pairs per round
 (default 200). Many short rounds, direct and qgpu alternating: a burst of load on the shared host
@@ -23,6 +30,7 @@ import json
 import os
 import statistics
 import struct
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -35,6 +43,9 @@ from qgpu_sysfs import inst_dir, instance, read  # noqa: E402
 ROUNDS = int(os.environ.get("QGPU_BENCH_MEM_ROUNDS", "30"))
 PAIRS = int(os.environ.get("QGPU_BENCH_MEM_PAIRS", "200"))
 LIVE = tuple(int(n) for n in os.environ.get("QGPU_BENCH_MEM_LIVE", "1,1000,100000").split(","))
+CHURN_PROCS = int(os.environ.get("QGPU_BENCH_MEM_CHURN_PROCS", "3"))
+CHURN_PAIRS = int(os.environ.get("QGPU_BENCH_MEM_CHURN_PAIRS", "1000"))
+LOAD = Path(__file__).resolve().parents[1] / "build" / "bin" / "nvsim-load"
 PAGE_4K = 1 << 23
 
 
@@ -91,6 +102,40 @@ class Side:
         self.r.close()
 
 
+def churn(dev: str, live: int) -> list[float]:
+    """One `nvsim-load churn` process: ns per pair of each of its rounds."""
+    r = subprocess.run(
+        [str(LOAD), "churn", "4K", "--dev", dev, "--live", str(live), "--json"]
+        + ["--count", str(CHURN_PAIRS), "--rounds", str(ROUNDS)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=1200,
+    )
+    if r.returncode:
+        raise SystemExit(f"nvsim-load churn --dev {dev} failed: {r.stderr.strip()}")
+    return [float(ns) for ns in json.loads(r.stdout)["ns_per_pair"]]
+
+
+def compiled(inst: str) -> dict[str, object]:
+    """Per live count: the compiled client's pairs, direct and through the instance."""
+    out: dict[str, object] = {}
+    for live in LIVE:
+        runs: dict[str, list[float]] = {"direct": [], "qgpu": []}
+        for _ in range(CHURN_PROCS):
+            runs["direct"] += churn("/dev", live)
+            runs["qgpu"] += churn(inst, live)
+        d = statistics.median(runs["direct"])
+        q = statistics.median(runs["qgpu"])
+        out[str(live)] = {
+            "direct_ns_per_alloc_free": round(d),
+            "qgpu_ns_per_alloc_free": round(q),
+            "ratio": round(q / d, 3),
+            "ratio_min": round(min(runs["qgpu"]) / min(runs["direct"]), 3),
+        }
+    return out
+
+
 def main() -> int:
     out_dir = Path(os.environ.get("QGPU_BENCH_RESULTS", "build/bench"))
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -117,6 +162,11 @@ def main() -> int:
         finally:
             direct.close()
             qgpu.close()
+        results["compiled"] = {
+            "processes_per_side": CHURN_PROCS,
+            "pairs_per_round": CHURN_PAIRS,
+            "live": compiled(inst),
+        }
     path = out_dir / "memory.json"
     path.write_text(json.dumps(results, indent=2) + "\n")
     print(json.dumps(results, indent=2))
