@@ -34,8 +34,18 @@
  * u64 whose bits 63:56 are an opcode: 0x00 NOP (completes at once), 0xA5 KERNEL (runs for bits
  * 47:0 nanoseconds of GPU time), 0xA6 KERNEL then a non-stall notification on the graphics
  * engine's notifier (NV2080_NOTIFIERS_GRAPHICS, where RM signals NV01_EVENT_NONSTALL_INTR events
- * for GR work completion). Any other opcode RCs the channel: it stops for good, GP_GET stays at
- * the bad entry, its error counter counts it and the kernel log says so.
+ * for GR work completion), 0xA7 SEMAPHORE RELEASE (writes bits 31:0 to the 32-bit word at byte
+ * offset bits 55:32 of the memory object that holds the ring, once the entries before it are
+ * done; completes at once). Any other opcode, or a release outside that object or not aligned,
+ * RCs the channel: it stops for good, GP_GET stays at the bad entry, its error counter counts it
+ * and the kernel log says so.
+ *
+ * Progress. With userd_writeback (the default) the engine writes GP_GET to USERD as each entry
+ * completes. Real GPUs differ: from VOLTA_CHANNEL_GPFIFO_A on, the hardware no longer writes
+ * GP_GET back as the channel progresses but on a timer, for compatibility, and from
+ * BLACKWELL_CHANNEL_GPFIFO_A on not at all; user space is to track progress with semaphore
+ * releases of its own (nouveau's "USERD writeback" patch, Ben Skeggs, NVIDIA, 2025). N models
+ * Blackwell: USERD's GP_GET stays as RM initialised it, and only a release says what was done.
  *
  * Scheduling. The runlist is the channel groups (TSGs) enabled by GPFIFO_SCHEDULE(1), in round
  * robin order. One TSG is on the engine at a time (the GPU is modelled as one engine that a kernel
@@ -72,6 +82,8 @@
  * written to the doorbell. N: the engine also re-reads GP_PUT of every channel of a runlisted TSG
  * whenever its thread runs: at every timeslice end while busy, and every 1 ms while idle with
  * anything on the runlist (the GPU's host polling USERD).
+ *
+ * userd_writeback (default Y): see Progress.
  *
  * preempt_granularity_us (default 100): see Preemption.
  *
@@ -112,6 +124,11 @@ module_param_cb(doorbell_required, &nvsim_doorbell_required_ops, &doorbell_requi
 MODULE_PARM_DESC(doorbell_required,
 		 "A channel sees a new GP_PUT only after a doorbell (N: also polled; default Y)");
 
+static bool userd_writeback = true;
+module_param(userd_writeback, bool, 0644);
+MODULE_PARM_DESC(userd_writeback,
+		 "The engine writes GP_GET to USERD as entries complete (N: never, as Blackwell; default Y)");
+
 static unsigned int preempt_granularity_us = 100;
 module_param(preempt_granularity_us, uint, 0644);
 MODULE_PARM_DESC(preempt_granularity_us,
@@ -132,6 +149,9 @@ MODULE_PARM_DESC(default_timeslice_us, "Timeslice of new channel groups in us (d
 #define NVSIM_GP_OP_NOP			0x00
 #define NVSIM_GP_OP_KERNEL		0xA5
 #define NVSIM_GP_OP_KERNEL_NOTIFY	0xA6
+#define NVSIM_GP_OP_SEM_RELEASE		0xA7
+#define NVSIM_GP_SEM_OFFSET(e)		(((e) >> 32) & 0xffffff)
+#define NVSIM_GP_SEM_PAYLOAD(e)		((u32)(e))
 
 /**
  * struct nvsim_proc_stats - what one process's channel groups executed on one GPU since load
@@ -438,7 +458,9 @@ static void nvsim_chan_complete(struct nvsim_engine *e, struct nvsim_channel *ch
 {
 	chan->gp_get = (chan->gp_get + 1) & (chan->entries - 1);
 	chan->in_entry = false;
-	nvsim_backing_write32(chan->userd, chan->userd_off + NVRM_USERD_GP_GET, chan->gp_get);
+	if (READ_ONCE(userd_writeback))
+		nvsim_backing_write32(chan->userd, chan->userd_off + NVRM_USERD_GP_GET,
+				      chan->gp_get);
 	if (!kernel)
 		return;
 	chan->kernels++;
@@ -449,17 +471,38 @@ static void nvsim_chan_complete(struct nvsim_engine *e, struct nvsim_channel *ch
 		e->notify_pending++;
 }
 
+/* A bad entry RCs the channel: it stops for good, GP_GET stays at the entry. */
+static void nvsim_chan_rc(struct nvsim_engine *e, struct nvsim_channel *chan, u64 entry)
+{
+	chan->errored = true;
+	chan->errors++;
+	pr_info_ratelimited("gpu%u channel 0x%x (tsg %u): bad GPFIFO entry %#llx at GP_GET %u: RC\n",
+			    e->gpu->index, chan->handle, chan->tsg->id, entry, chan->gp_get);
+}
+
 /*
  * Start the entry at GP_GET. Return: true when a kernel with time left is now executing; false
- * when the entry was consumed at once (NOP, zero-length kernel) or RC'd the channel.
+ * when the entry was consumed at once (NOP, semaphore release, zero-length kernel) or RC'd the
+ * channel.
  */
 static bool nvsim_chan_fetch(struct nvsim_engine *e, struct nvsim_channel *chan)
 {
 	u64 entry = nvsim_backing_read64(chan->ring, chan->ring_off +
 					 (u64)chan->gp_get * NVRM_GP_ENTRY_SIZE);
+	u64 sem;
 
 	switch (NVSIM_GP_OPCODE(entry)) {
 	case NVSIM_GP_OP_NOP:
+		nvsim_chan_complete(e, chan, false);
+		return false;
+	case NVSIM_GP_OP_SEM_RELEASE:
+		/* in the ring's memory object: a word that lies wholly inside it */
+		sem = NVSIM_GP_SEM_OFFSET(entry);
+		if (sem % sizeof(u32) || sem + sizeof(u32) > chan->ring->size) {
+			nvsim_chan_rc(e, chan, entry);
+			return false;
+		}
+		nvsim_backing_write32(chan->ring, sem, NVSIM_GP_SEM_PAYLOAD(entry));
 		nvsim_chan_complete(e, chan, false);
 		return false;
 	case NVSIM_GP_OP_KERNEL:
@@ -473,11 +516,7 @@ static bool nvsim_chan_fetch(struct nvsim_engine *e, struct nvsim_channel *chan)
 		nvsim_chan_complete(e, chan, true);
 		return false;
 	default:
-		chan->errored = true;
-		chan->errors++;
-		pr_info_ratelimited("gpu%u channel 0x%x (tsg %u): bad GPFIFO entry %#llx at GP_GET %u: RC\n",
-				    e->gpu->index, chan->handle, chan->tsg->id, entry,
-				    chan->gp_get);
+		nvsim_chan_rc(e, chan, entry);
 		return false;
 	}
 }

@@ -475,7 +475,7 @@ INVALID_CHANNEL = 0x21
 TIMEOUT = 0x65
 GP_GET, GP_PUT = 0x88, 0x8C
 CHANNEL_PARAMS_SIZE = 368  # 570+
-OP_NOP, OP_KERNEL, OP_KERNEL_NOTIFY = 0x00, 0xA5, 0xA6
+OP_NOP, OP_KERNEL, OP_KERNEL_NOTIFY, OP_SEM_RELEASE = 0x00, 0xA5, 0xA6, 0xA7
 
 
 def schedule_size() -> int:
@@ -486,6 +486,11 @@ def schedule_size() -> int:
 def kernel(us: float, op: int = OP_KERNEL) -> int:
     """A synthetic GPFIFO entry running for `us` microseconds of GPU time."""
     return (op << 56) | int(us * 1000)
+
+
+def sem_release(offset: int, payload: int) -> int:
+    """A synthetic entry writing `payload` at byte `offset` of the ring's memory once run."""
+    return (OP_SEM_RELEASE << 56) | (offset << 32) | payload
 
 
 def channel_params(
@@ -578,6 +583,10 @@ class Channel:
 
     def gp_get(self) -> int:
         return int(struct.unpack_from("<I", self.mem, self.USERD + GP_GET)[0])
+
+    def word(self, offset: int) -> int:
+        """The u32 at `offset` of the ring's memory (where a semaphore release writes)."""
+        return int(struct.unpack_from("<I", self.mem, offset)[0])
 
     def close(self) -> None:
         self.mem.close()

@@ -122,21 +122,28 @@ int nvrm_client_alloc_vidmem_va(struct nvrm_client *c, u32 hmemory, u64 size, u6
 #define NVRM_WORK_HCOMPUTE	0xcaf00009u
 
 #define NVRM_WORK_ENTRIES	1024u		/* ring entries, a power of two */
+#define NVRM_WORK_SEM_OFFSET	0x8000u		/* the progress semaphore, after the ring */
 #define NVRM_WORK_USERD_OFFSET	0x10000u	/* USERD after the ring, in the same memory */
 #define NVRM_WORK_MEM_SIZE	0x20000u	/* what is allocated and mapped */
 
 #define NVRM_WORK_OP_KERNEL	0xA5ull		/* nvsim synthetic entry: run bits 47:0 ns */
+#define NVRM_WORK_OP_SEM_RELEASE 0xA7ull	/* ...: write bits 31:0 at offset bits 55:32 */
+/* Kernels that fit the ring at once: each takes two entries, and a full ring reads as empty. */
+#define NVRM_WORK_MAX_KERNELS	((NVRM_WORK_ENTRIES - 1) / 2)
 
 /**
  * struct nvrm_work - one channel and what user space maps for it
  * @usermode_fd: the registered /dev/nvidiaN the doorbell page is mapped through
  * @mem_fd: the registered /dev/nvidiaN the ring and USERD are mapped through
  * @usermode: the mapped usermode page (NVRM_USERMODE_SIZE bytes)
- * @mem: the mapped memory (NVRM_WORK_MEM_SIZE bytes): ring at 0, USERD at
- *	NVRM_WORK_USERD_OFFSET
+ * @mem: the mapped memory (NVRM_WORK_MEM_SIZE bytes): ring at 0, the progress semaphore at
+ *	NVRM_WORK_SEM_OFFSET, USERD at NVRM_WORK_USERD_OFFSET
  * @gpu_va: the memory's GPU address, as RM wrote it back in the alloc params' offset
  * @token: the channel's work-submit token
  * @put: the next ring entry to write (what GP_PUT says once published)
+ * @kernels: kernels pushed; each one's semaphore release writes its number, so the semaphore
+ *	says how many are done (GP_GET in USERD need not say: real GPUs write it back late, and
+ *	Blackwell's not at all)
  */
 struct nvrm_work {
 	int usermode_fd;
@@ -146,11 +153,13 @@ struct nvrm_work {
 	u64 gpu_va;
 	u32 token;
 	u32 put;
+	u32 kernels;
 };
 
 int nvrm_work_open(struct nvrm_client *c, struct nvrm_work *w, const char *dir, u32 *status);
 u32 nvrm_work_gp_get(const struct nvrm_work *w);
-void nvrm_work_push(struct nvrm_work *w, u64 entry);
+u32 nvrm_work_done(const struct nvrm_work *w);
+void nvrm_work_push_kernel(struct nvrm_work *w, u64 ns);
 void nvrm_work_kick(struct nvrm_work *w);
 void nvrm_work_close(struct nvrm_work *w);
 int nvrm_client_open_gpu_fd(struct nvrm_client *c, const char *dir, int *fd);

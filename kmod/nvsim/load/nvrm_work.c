@@ -119,6 +119,9 @@ int nvrm_work_open(struct nvrm_client *c, struct nvrm_work *w, const char *dir, 
 			 &w->mem, status);
 	if (ret)
 		return ret;
+	/* no kernel done yet, whatever the memory held */
+	w->kernels = 0;
+	__atomic_store_n((u32 *)((u8 *)w->mem + NVRM_WORK_SEM_OFFSET), 0, __ATOMIC_RELEASE);
 
 	ch.gp_fifo_offset = w->gpu_va;
 	ch.gp_fifo_entries = NVRM_WORK_ENTRIES;
@@ -156,19 +159,40 @@ static u32 *userd_word(const struct nvrm_work *w, u32 off)
 	return (u32 *)((u8 *)w->mem + NVRM_WORK_USERD_OFFSET + off);
 }
 
-/* GP_GET from USERD: the entry the GPU fetches next. */
+/* GP_GET from USERD, as far as the GPU writes it back (for messages only). */
 u32 nvrm_work_gp_get(const struct nvrm_work *w)
 {
 	return __atomic_load_n(userd_word(w, NVRM_USERD_GP_GET), __ATOMIC_ACQUIRE);
 }
 
-/* Write one entry at put; it is not visible to the GPU before nvrm_work_kick(). */
-void nvrm_work_push(struct nvrm_work *w, u64 entry)
+static u32 *sem_word(const struct nvrm_work *w)
+{
+	return (u32 *)((u8 *)w->mem + NVRM_WORK_SEM_OFFSET);
+}
+
+/* How many of the kernels pushed are done: the last semaphore release's value. */
+u32 nvrm_work_done(const struct nvrm_work *w)
+{
+	return __atomic_load_n(sem_word(w), __ATOMIC_ACQUIRE);
+}
+
+static void push(struct nvrm_work *w, u64 entry)
 {
 	u64 *ring = w->mem;
 
 	__atomic_store_n(&ring[w->put], entry, __ATOMIC_RELAXED);
 	w->put = (w->put + 1) % NVRM_WORK_ENTRIES;
+}
+
+/*
+ * Write a kernel of @ns and the semaphore release that numbers it at put; they are not visible
+ * to the GPU before nvrm_work_kick().
+ */
+void nvrm_work_push_kernel(struct nvrm_work *w, u64 ns)
+{
+	w->kernels++;
+	push(w, (NVRM_WORK_OP_KERNEL << 56) | (ns & ((1ull << 48) - 1)));
+	push(w, (NVRM_WORK_OP_SEM_RELEASE << 56) | ((u64)NVRM_WORK_SEM_OFFSET << 32) | w->kernels);
 }
 
 /* Publish GP_PUT (after the entries), then ring the doorbell with the channel's token. */

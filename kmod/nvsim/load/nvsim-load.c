@@ -32,7 +32,7 @@
 
 /*
  * run: the longest kernel an entry encodes (48 bits of ns), and how much work is kept queued by
- * default and at most (a minute: far more than the ring's 1023 entries hold of short kernels)
+ * default and at most (a minute: far more than the ring's 511 kernels hold of short ones)
  */
 #define MAX_KERNEL_US	(((1ull << 48) - 1) / 1000)
 #define QUEUED_US	50000u
@@ -95,7 +95,7 @@ static void print_help(FILE *f)
 		"  --seconds S               run: how long to submit work (default 5)\n"
 		"  --kernel-us K             run: duration of each kernel in us (default 1000)\n"
 		"  --queued-us Q             run: work kept queued, in us of kernels (default 50000;\n"
-		"                            at least 2, at most 1023 kernels); one doorbell tops it\n"
+		"                            at least 2, at most 511 kernels); one doorbell tops it\n"
 		"                            up each time a quarter of it has completed\n"
 		"  -h, --help                this text\n"
 		"\n"
@@ -444,26 +444,26 @@ err:
 	return finish(&c, EXIT_RM);
 }
 
-/* Entries submitted and not completed yet: between GP_GET and GP_PUT. */
+/* Kernels submitted and not done yet, by the progress semaphore (not GP_GET: see nvrm_work). */
 static u32 in_flight(const struct nvrm_work *w)
 {
-	return (w->put - nvrm_work_gp_get(w)) & (NVRM_WORK_ENTRIES - 1);
+	return w->kernels - nvrm_work_done(w);
 }
 
 /*
  * Keep about --queued-us of kernels queued (never a full ring), topping up with one doorbell when
- * a quarter of it has completed; poll GP_GET with short sleeps. Then wait for the ring to drain.
+ * a quarter of it has completed; poll the semaphore with short sleeps. Then wait for the queue to
+ * drain.
  */
 static int submit_for(struct nvrm_client *c, struct nvrm_work *w, const struct opts *o,
 		      u64 *kernels, double *elapsed)
 {
-	u64 entry = (NVRM_WORK_OP_KERNEL << 56) | ((u64)o->kernel_us * 1000);
 	u64 depth64 = o->queued_us / o->kernel_us;
 	u32 depth, n, queued;
 	double start = now_s(), end = start + o->seconds, deadline;
 	useconds_t nap;
 
-	depth = depth64 < 2 ? 2 : depth64 > NVRM_WORK_ENTRIES - 1 ? NVRM_WORK_ENTRIES - 1 :
+	depth = depth64 < 2 ? 2 : depth64 > NVRM_WORK_MAX_KERNELS ? NVRM_WORK_MAX_KERNELS :
 		(u32)depth64;
 	nap = (useconds_t)(o->kernel_us * depth / 8 < 2000 ? o->kernel_us * depth / 8 : 2000);
 	*kernels = 0;
@@ -471,7 +471,7 @@ static int submit_for(struct nvrm_client *c, struct nvrm_work *w, const struct o
 		queued = in_flight(w);
 		if (queued <= depth - depth / 4) {
 			for (n = queued; n < depth; n++)
-				nvrm_work_push(w, entry);
+				nvrm_work_push_kernel(w, (u64)o->kernel_us * 1000);
 			*kernels += depth - queued;
 			nvrm_work_kick(w);
 		}
@@ -481,8 +481,8 @@ static int submit_for(struct nvrm_client *c, struct nvrm_work *w, const struct o
 	while (in_flight(w)) {
 		if (now_s() > deadline) {
 			snprintf(c->errmsg, sizeof(c->errmsg),
-				 "run: the ring did not drain (GP_GET %u, GP_PUT %u)",
-				 nvrm_work_gp_get(w), w->put);
+				 "run: the queue did not drain (%u of %u kernels done, GP_GET %u, GP_PUT %u)",
+				 nvrm_work_done(w), w->kernels, nvrm_work_gp_get(w), w->put);
 			return -ETIMEDOUT;
 		}
 		usleep(nap);
