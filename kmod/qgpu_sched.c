@@ -91,6 +91,21 @@
 #define QGPU_SCHED_STILL_NS	(50 * NSEC_PER_MSEC)
 #define QGPU_TIMESLICE_MAX_US	60000000u	/* the engine's clamp: 60 s */
 
+/*
+ * Whether the GPU writes GP_GET back to USERD. From VOLTA_CHANNEL_GPFIFO_A on the hardware does
+ * so only on a timer, for compatibility, and from BLACKWELL_CHANNEL_GPFIFO_A on not at all
+ * (user space tracks its channels with semaphore releases; kmod/nvsim/README.md, "USERD and
+ * entries"). Without it the samples see no progress: held groups that keep running cannot show
+ * the controls inert. STILL is told from a channel whose GP_PUT went a whole ring round while no
+ * GP_GET on the GPU moved: the GPU must have taken those entries. Both are read from tenant
+ * memory and only tell the operator (the ``gp_get`` attribute); MOVES wins.
+ */
+enum qgpu_sched_gp_get {
+	QGPU_GP_GET_UNKNOWN,
+	QGPU_GP_GET_MOVES,
+	QGPU_GP_GET_STILL,
+};
+
 /**
  * struct qgpu_sched_gpu - one GPU's scheduler
  * @gpu: the GPU
@@ -107,6 +122,8 @@
  * @held_moves: held groups seen to move since @held_moves_since (under @lock)
  * @held_moves_since: start of the second @held_moves counts (under @lock)
  * @rotate: where in @insts the next release of several instances starts (under @mutex)
+ * @gp_get: whether this GPU writes GP_GET back to USERD, as far as seen (written under @lock,
+ *	read without it)
  */
 struct qgpu_sched_gpu {
 	struct qgpu_gpu *gpu;
@@ -123,6 +140,7 @@ struct qgpu_sched_gpu {
 	u32 held_moves;
 	u64 held_moves_since;
 	unsigned int rotate;
+	enum qgpu_sched_gp_get gp_get;
 };
 
 /**
@@ -207,6 +225,9 @@ struct qgpu_sched_tsg {
  * @moved_at: when GP_GET last moved, or the instance last could ring (under the GPU's lock)
  * @put_known: GP_PUT the engine knows of, as far as qgpu can tell (under the GPU's lock)
  * @put_sampled: @put_known when the last sample ended (under the GPU's lock)
+ * @put_seen: GP_PUT at the last sample (under the GPU's lock)
+ * @put_went: entries GP_PUT went forward over the samples, counted up to a ring and one (under
+ *	the GPU's lock)
  */
 struct qgpu_sched_chan {
 	struct list_head link;
@@ -220,6 +241,8 @@ struct qgpu_sched_chan {
 	u64 moved_at;
 	u32 put_known;
 	u32 put_sampled;
+	u32 put_seen;
+	u32 put_went;
 };
 
 /* Entries from @from to @to round @ch's ring. */
@@ -292,6 +315,23 @@ static bool qgpu_sched_held_moved(struct qgpu_sched_gpu *sg, u64 now)
 	return ++sg->held_moves >= QGPU_SCHED_HELD_MOVES;
 }
 
+/* What one channel's sample says about GP_GET's write-back (enum qgpu_sched_gp_get). */
+static void qgpu_sched_gp_get_seen(struct qgpu_sched_gpu *sg, struct qgpu_sched_chan *ch,
+				   bool moved, u32 put)
+{
+	if (put < ch->entries && ch->put_went <= ch->entries) {
+		ch->put_went += qgpu_sched_span(ch, ch->put_seen, put);
+		ch->put_seen = put;
+	}
+	if (moved) {
+		WRITE_ONCE(sg->gp_get, QGPU_GP_GET_MOVES);
+	} else if (sg->gp_get == QGPU_GP_GET_UNKNOWN && ch->put_went > ch->entries) {
+		pr_info("gpu%u: a ring went round with no GP_GET moving: GP_GET is not written back, so held groups cannot show the controls inert\n",
+			sg->gpu->index);
+		WRITE_ONCE(sg->gp_get, QGPU_GP_GET_STILL);
+	}
+}
+
 /*
  * Read every channel's GP_GET: which groups had work since the last sample (the estimate
  * fixed-share charges while the controls are inert), and whether held groups keep running (the
@@ -328,6 +368,7 @@ static void qgpu_sched_sample(struct qgpu_sched_gpu *sg, u64 now)
 			if (get >= ch->entries)
 				get = ch->gp_get;	/* not a ring index: the tenant's doing */
 			moved = get != ch->gp_get;
+			qgpu_sched_gp_get_seen(sg, ch, moved, put);
 			had = ch->gp_get != ch->put_known;
 			/*
 			 * GP_GET went past what qgpu saw rung (rings that did not fault): the
@@ -391,6 +432,7 @@ static void qgpu_sched_sample(struct qgpu_sched_gpu *sg, u64 now)
 	if (!any) {
 		/* no group left to watch: start again from the RM contract */
 		sg->sc.inert = false;
+		WRITE_ONCE(sg->gp_get, QGPU_GP_GET_UNKNOWN);
 		return;
 	}
 	if (inert && !sg->sc.inert) {
@@ -826,6 +868,7 @@ static bool qgpu_sched_chan_track(struct qgpu_file *qf, struct qgpu_rmnode *node
 	ch->gp_get = readl(ch->userd + NVRM_USERD_GP_GET);
 	ch->put_known = readl(ch->userd + NVRM_USERD_GP_PUT);
 	ch->put_sampled = ch->put_known;
+	ch->put_seen = ch->put_known < ch->entries ? ch->put_known : 0;
 	list_add_tail(&ch->link, &si->chans);
 	spin_unlock(&si->sg->lock);
 	node->payload = ch;
@@ -1151,11 +1194,24 @@ static ssize_t controls_show(struct device *dev, struct device_attribute *attr, 
 }
 static DEVICE_ATTR_RO(controls);
 
+static ssize_t gp_get_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	static const char *const names[] = {
+		[QGPU_GP_GET_UNKNOWN] = "unknown",
+		[QGPU_GP_GET_MOVES] = "moves",
+		[QGPU_GP_GET_STILL] = "still",
+	};
+
+	return sysfs_emit(buf, "%s\n", names[READ_ONCE(to_sg(dev)->gp_get)]);
+}
+static DEVICE_ATTR_RO(gp_get);
+
 static struct attribute *qgpu_sched_gpu_attrs[] = {
 	&dev_attr_policy.attr,
 	&dev_attr_timeslice_us.attr,
 	&dev_attr_utilization.attr,
 	&dev_attr_controls.attr,
+	&dev_attr_gp_get.attr,
 	NULL,
 };
 

@@ -41,6 +41,8 @@ GPU_TIMESLICE: Final = "timeslice_us"  # rw int
 GPU_OVERCOMMIT: Final = "overcommit"  # rw 0|1
 GPU_UTILIZATION: Final = "utilization"  # ro percent over the last second
 GPU_UNKNOWN_ESCAPES: Final = "unknown_escapes"  # rw allow|refuse
+GPU_CONTROLS: Final = "controls"  # ro effective|inert
+GPU_GP_GET: Final = "gp_get"  # ro unknown|moves|still (optional: newer modules)
 
 # Per-instance attributes (gpu<N>/instances/<name>/...).
 INST_MEM_MAX: Final = "mem_max"  # rw bytes|max

@@ -20,6 +20,7 @@ from qgpuctl.core.doctor import (
     check_instance_nodes,
     check_isolation,
     check_kernel_client,
+    check_progress,
     check_seal,
     check_udev_rules,
     run_checks,
@@ -66,6 +67,7 @@ def doctor(ctx: typer.Context, output: OutputOverride = None) -> None:
     checks += [
         check_gpus(state, error),
         check_driver(state),
+        check_progress(state),
         check_kernel_client(_read_status(app.host.path(k.PROC_STATUS))),
         check_seal(_read_status(app.host.path(k.PROC_STATUS))),
         check_udev_rules(lambda: app.host.find(k.UDEV_RULES_DIRS, k.UDEV_RULES_NAME)),

@@ -105,6 +105,25 @@ def check_driver(state: State | None) -> Check:
     return _ok(name, f"driver {versions}")
 
 
+def check_progress(state: State | None) -> Check:
+    """Whether qgpu can see its channel groups' progress, which tells it if holds take effect."""
+    name = "channel progress"
+    if state is None or not state.gpus:
+        return _warn(name, "skipped: no GPU to check")
+    still = [g.label for g in state.gpus if g.gp_get == "still"]
+    if still:
+        return _warn(
+            name,
+            f"{', '.join(still)}: GP_GET is not written back (as on Blackwell), so qgpu cannot"
+            " see whether held channel groups keep running; fixed-share holds only if the"
+            " channel-group controls take effect",
+        )
+    seen = ", ".join(
+        f"{g.label}: controls {g.controls or '?'}, GP_GET {g.gp_get or '?'}" for g in state.gpus
+    )
+    return _ok(name, seen)
+
+
 def check_udev_rules(find_rules: Callable[[], Path | None]) -> Check:
     name = "udev rules installed"
     path = find_rules()

@@ -94,6 +94,10 @@ class GpuState:
     create_keys: frozenset[str] | None = None
     # Of k.GPU_SETTABLE, the knobs this module has and lets qgpuctl write.
     settable: frozenset[str] = frozenset(k.GPU_SETTABLE)
+    # Whether held channel groups were seen to keep running (effective|inert), and whether the
+    # GPU writes GP_GET back at all (unknown|moves|still); None: a module without them.
+    controls: str | None = None
+    gp_get: str | None = None
 
     @property
     def label(self) -> str:
@@ -272,6 +276,8 @@ def read_gpu(sysfs: SysfsReader, minor: int) -> GpuState:
         instances=tuple(read_instance(sysfs, minor, name) for name in names),
         create_keys=None if create_keys is None else frozenset(create_keys.split()),
         settable=frozenset(a for a in k.GPU_SETTABLE if sysfs.writable(f"{base}/{a}")),
+        controls=attr(k.GPU_CONTROLS),
+        gp_get=attr(k.GPU_GP_GET),
     )
 
 

@@ -409,6 +409,28 @@ def test_controls_inert_still_schedules(effective: str) -> None:
         write(NVSIM / "controls_effective", "Y")
 
 
+@pytest.mark.parametrize("writeback", ["Y", "N"])
+def test_gp_get_says_whether_the_gpu_writes_it_back(writeback: str) -> None:
+    """Without USERD writeback (Blackwell) qgpu sees no progress, and says so in `gp_get`."""
+    write(NVSIM / "userd_writeback", writeback)
+    try:
+        assert knob("gp_get") == "unknown"
+        assert refused(set_knob, "gp_get", "moves") in (errno.EACCES, errno.EPERM)
+        with instances("wa core=30", "wb core=70") as (a, _):
+            set_knob("policy", "fixed-share")
+            # 100 us kernels: the load's GP_PUT goes round the 1024-entry ring in about 50 ms
+            p = load(a, 2, kernel_us=100)
+            want = "moves" if writeback == "Y" else "still"
+            assert wait_for(lambda: knob("gp_get") == want), knob("gp_get")
+            assert finished(p)["kernels"] > 0
+        # the verdict lasts as long as the channel groups it was made on
+        assert wait_for(lambda: not engine_tsgs()), engine_tsgs()
+        set_knob("policy", "best-effort")  # a knob write has the scheduler look again at once
+        assert wait_for(lambda: knob("gp_get") == "unknown")
+    finally:
+        write(NVSIM / "userd_writeback", "Y")
+
+
 def test_burst_share_leaves_a_round_robin_that_suffices_alone() -> None:
     """Burst-share holds nothing while the engine's round robin gives everyone its guarantee.
 

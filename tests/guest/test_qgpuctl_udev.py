@@ -141,6 +141,7 @@ def test_doctor_on_the_real_system(rules: Path) -> None:
         "NVIDIA driver nodes": "ok",
         "qgpu GPUs": "ok",
         "backend driver supported": "ok",
+        "channel progress": "ok",
         "kernel RM client": "ok",
         "sealed forwarding": "ok",
         "udev rules installed": "ok",
@@ -150,6 +151,8 @@ def test_doctor_on_the_real_system(rules: Path) -> None:
     }, checks
     assert checks["udev rules installed"]["detail"] == str(rules)
     assert checks["kernel RM client"]["detail"] == "through nvsim_get_rm_ops"
+    # no channel group yet: nothing seen of GP_GET
+    assert checks["channel progress"]["detail"] == "GPU 0: controls effective, GP_GET unknown"
     assert checks["sealed forwarding"]["detail"] == (
         "through probes on nvsim:rm_ioctl, nvsim:uvm_api_*, nvsim:nv_get_file_private, fget"
         " and nvsim:nv_is_gpu_accessible"

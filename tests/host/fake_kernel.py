@@ -107,6 +107,8 @@ class FakeKernel(SysfsTree):
             k.GPU_OVERCOMMIT: int(overcommit),
             k.GPU_UTILIZATION: utilization,
             k.GPU_UNKNOWN_ESCAPES: "refuse",
+            k.GPU_CONTROLS: "effective",
+            k.GPU_GP_GET: "unknown",
         }
         if supported is not None:
             attrs[k.GPU_DRIVER_SUPPORTED] = int(supported)

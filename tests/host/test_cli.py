@@ -34,6 +34,7 @@ CHECKS = [
     "NVIDIA driver nodes",
     "qgpu GPUs",
     "backend driver supported",
+    "channel progress",
     "kernel RM client",
     "sealed forwarding",
     "udev rules installed",

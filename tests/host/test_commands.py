@@ -569,6 +569,17 @@ def test_doctor_reports_unsupported_and_unknown_driver(host: Host) -> None:
     assert row["status"] == "warn"
 
 
+def test_doctor_warns_when_gp_get_is_not_written_back(host: Host) -> None:
+    host.kernel.add_gpu(2)
+    rows = json.loads(host.invoke("-o", "json", "doctor").stdout)
+    row = next(r for r in rows if r["check"] == "channel progress")
+    assert row["status"] == "ok" and "controls effective, GP_GET unknown" in row["detail"], row
+    (host.kernel.root / "class/qgpu/gpu2/gp_get").write_text("still\n")
+    rows = json.loads(host.invoke("-o", "json", "doctor").stdout)
+    row = next(r for r in rows if r["check"] == "channel progress")
+    assert row["status"] == "warn" and "not written back" in row["detail"], row
+
+
 def test_commands_without_the_module_exit_3(tmp_path: os.PathLike[str]) -> None:
     from typer.testing import CliRunner
 
