@@ -17,6 +17,8 @@ two vCPUs on the two shared host cores the host preempts a vCPU for milliseconds
 that, not qgpu, was the tail of every latency (docs/design/compute-scheduling.md).
 inert_detect_* (controls_effective=N) time how soon fixed-share finds the controls inert, over
 QGPU_BENCH_DETECT_TRIALS fresh starts each (default 10).
+userd_blind_controls_effective_* run the share scenarios again with nvsim's userd_writeback=N:
+GP_GET in USERD never moves, as on Blackwell (kmod/nvsim/README.md), so qgpu sees no progress.
 The VM is emulated (TCG, 2 shared cores): the numbers are what this run measured, nothing more.
 """
 
@@ -57,6 +59,8 @@ NAME = os.environ.get("QGPU_BENCH_NAME", "sched")
 SAMPLE_S = 0.1
 # what nvsim-load keeps queued by default (its --queued-us): 50 ms of kernels
 QUEUED_US = 50_000
+# without USERD writeback only the share scenarios run again (not the latency ones)
+BLIND_SCENARIOS = ("fixed_", "best_effort_", "burst_1000us")
 SECONDS = 4.0
 SUFFIX = ["Y"]
 COLORS = [(31, 119, 180), (255, 127, 14), (44, 160, 44), (214, 39, 40), (148, 103, 189)]
@@ -631,9 +635,12 @@ def selected(all_names: list[str]) -> list[str]:
     return [n for n in all_names if any(n == w or n.startswith(w) for w in want)]
 
 
-def suite() -> dict[str, Any]:
+def suite(blind: bool = False) -> dict[str, Any]:
     todo = scenarios()
-    return {name: todo[name]() for name in selected(list(todo))}
+    names = selected(list(todo))
+    if blind:
+        names = [n for n in names if n.startswith(BLIND_SCENARIOS)]
+    return {name: todo[name]() for name in names}
 
 
 def main() -> int:
@@ -644,13 +651,19 @@ def main() -> int:
         "guest_cpus": os.cpu_count(),
     }
     # QGPU_BENCH_CONTROLS: which controls_effective settings to run (default "Y,N")
-    for eff in os.environ.get("QGPU_BENCH_CONTROLS", "Y,N").split(","):
-        write(NVSIM / "controls_effective", eff)
-        SUFFIX[0] = eff
-        try:
-            results[f"controls_effective_{eff}"] = suite()
-        finally:
-            write(NVSIM / "controls_effective", "Y")
+    # QGPU_BENCH_USERD: with nvsim's USERD writeback (Y), and without it (N, as on Blackwell:
+    # GP_GET in USERD never moves); N runs the share scenarios only (BLIND_SCENARIOS)
+    for userd in os.environ.get("QGPU_BENCH_USERD", "Y,N").split(","):
+        write(NVSIM / "userd_writeback", userd)
+        prefix = "" if userd == "Y" else "userd_blind_"
+        for eff in os.environ.get("QGPU_BENCH_CONTROLS", "Y,N").split(","):
+            write(NVSIM / "controls_effective", eff)
+            SUFFIX[0] = f"{eff}" if userd == "Y" else f"{eff}_userd_blind"
+            try:
+                results[f"{prefix}controls_effective_{eff}"] = suite(blind=userd != "Y")
+            finally:
+                write(NVSIM / "controls_effective", "Y")
+                write(NVSIM / "userd_writeback", "Y")
     # 64 instances of 1 %: the engine's round robin gives each 1/64, so nothing needs holding;
     # skewed: one of 37 % and 63 of 1 %, where the round robin's 1/64 is not enough and the
     # scheduler must switch windows

@@ -21,6 +21,6 @@ QGPU_BENCH_RESULTS=$top/build/bench scripts/vm.sh --timeout 1800 -- \
 # vCPUs on the two shared host cores the host preempts a vCPU for milliseconds, and that tail was
 # in every latency measured (docs/design/compute-scheduling.md, "Latency and the guest's vCPUs").
 QGPU_BENCH_RESULTS=$top/build/bench QGPU_BENCH_NAME=sched_latency_1cpu \
-	QGPU_BENCH_SCENARIOS=idle_reaction,online_offline,burst_wake \
+	QGPU_BENCH_SCENARIOS=idle_reaction,online_offline,burst_wake QGPU_BENCH_USERD=Y \
 	scripts/vm.sh --smp 1 --timeout 1800 -- .venv/bin/python bench/bench_sched.py || rc=$?
 exit $rc
