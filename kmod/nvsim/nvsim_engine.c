@@ -46,6 +46,8 @@
  * BLACKWELL_CHANNEL_GPFIFO_A on not at all; user space is to track progress with semaphore
  * releases of its own (nouveau's "USERD writeback" patch, Ben Skeggs, NVIDIA, 2025). N models
  * Blackwell: USERD's GP_GET stays as RM initialised it, and only a release says what was done.
+ * userd_writeback_us, when not 0, models the timer of Volta to Hopper instead: what completed is
+ * written back at most that long after (all channels the engine moved, every period).
  *
  * Scheduling. The runlist is the channel groups (TSGs) enabled by GPFIFO_SCHEDULE(1), in round
  * robin order. One TSG is on the engine at a time (the GPU is modelled as one engine that a kernel
@@ -83,7 +85,7 @@
  * whenever its thread runs: at every timeslice end while busy, and every 1 ms while idle with
  * anything on the runlist (the GPU's host polling USERD).
  *
- * userd_writeback (default Y): see Progress.
+ * userd_writeback (default Y), userd_writeback_us (default 0): see Progress.
  *
  * preempt_granularity_us (default 100): see Preemption.
  *
@@ -128,6 +130,11 @@ static bool userd_writeback = true;
 module_param(userd_writeback, bool, 0644);
 MODULE_PARM_DESC(userd_writeback,
 		 "The engine writes GP_GET to USERD as entries complete (N: never, as Blackwell; default Y)");
+
+static unsigned int userd_writeback_us;
+module_param(userd_writeback_us, uint, 0644);
+MODULE_PARM_DESC(userd_writeback_us,
+		 "With userd_writeback: GP_GET written back on a timer of this period instead of at each completion (0, the default: at each completion)");
 
 static unsigned int preempt_granularity_us = 100;
 module_param(preempt_granularity_us, uint, 0644);
@@ -229,6 +236,8 @@ struct nvsim_trace_ent {
  * @slice_start: when @cur's current timeslice began
  * @slice_end: when it ends
  * @preempt_at: when @cur is taken off the engine (a preemption point), or NVSIM_NO_TIME
+ * @wb_at: when the timer writes moved GP_GETs back to USERD (userd_writeback_us), or
+ *	NVSIM_NO_TIME when none moved since the last time
  * @busy_ns: GPU time kernels executed since load
  * @kernels: KERNEL entries completed since load
  * @notify_pending: non-stall notifications the thread has to deliver
@@ -258,6 +267,7 @@ struct nvsim_engine {
 	s64 slice_start;
 	s64 slice_end;
 	s64 preempt_at;
+	s64 wb_at;
 	u64 busy_ns;
 	u64 kernels;
 	unsigned int notify_pending;
@@ -453,14 +463,47 @@ static void nvsim_chan_account(struct nvsim_engine *e, struct nvsim_channel *cha
 	e->busy_ns += ns;
 }
 
+/* userd_writeback_us: @chan's GP_GET goes to USERD at the engine's next writeback. */
+static void nvsim_chan_wb_later(struct nvsim_engine *e, struct nvsim_channel *chan)
+{
+	chan->wb_pending = true;
+	if (e->wb_at != NVSIM_NO_TIME)
+		return;
+	e->wb_at = nvsim_now() + (s64)READ_ONCE(userd_writeback_us) * NSEC_PER_USEC;
+	nvsim_engine_kick(e);	/* the thread's next deadline: a doorbell may have completed it */
+}
+
+/* The timer's writeback, when due: every channel whose GP_GET moved since, to its USERD. */
+static void nvsim_engine_writeback(struct nvsim_engine *e, s64 now)
+{
+	struct nvsim_channel *chan;
+	struct nvsim_tsg *tsg;
+
+	if (e->wb_at == NVSIM_NO_TIME || (now < e->wb_at && READ_ONCE(userd_writeback_us)))
+		return;
+	e->wb_at = NVSIM_NO_TIME;
+	list_for_each_entry(tsg, &e->tsgs, all_node)
+		list_for_each_entry(chan, &tsg->channels, tsg_node) {
+			if (!chan->wb_pending)
+				continue;
+			chan->wb_pending = false;
+			if (READ_ONCE(userd_writeback))
+				nvsim_backing_write32(chan->userd,
+						      chan->userd_off + NVRM_USERD_GP_GET,
+						      chan->gp_get);
+		}
+}
+
 /* The entry at GP_GET is done: advance GP_GET and tell user space through USERD. */
 static void nvsim_chan_complete(struct nvsim_engine *e, struct nvsim_channel *chan, bool kernel)
 {
 	chan->gp_get = (chan->gp_get + 1) & (chan->entries - 1);
 	chan->in_entry = false;
-	if (READ_ONCE(userd_writeback))
+	if (READ_ONCE(userd_writeback) && !READ_ONCE(userd_writeback_us))
 		nvsim_backing_write32(chan->userd, chan->userd_off + NVRM_USERD_GP_GET,
 				      chan->gp_get);
+	else if (READ_ONCE(userd_writeback) && !chan->wb_pending)
+		nvsim_chan_wb_later(e, chan);
 	if (!kernel)
 		return;
 	chan->kernels++;
@@ -677,7 +720,8 @@ static int nvsim_engine_thread(void *data)
 		nvsim_engine_run_until(e, now);
 		if (!READ_ONCE(doorbell_required) && nvsim_engine_poll_puts(e))
 			nvsim_engine_run_until(e, now);
-		deadline = nvsim_engine_deadline(e, now);
+		nvsim_engine_writeback(e, now);
+		deadline = min(nvsim_engine_deadline(e, now), e->wb_at);
 		notify = e->notify_pending;
 		e->notify_pending = 0;
 		mutex_unlock(&e->lock);
@@ -1071,6 +1115,7 @@ int nvsim_engine_init(struct nvsim_gpu *gpu)
 	e->vt = nvsim_now();
 	e->slice_end = NVSIM_NO_TIME;
 	e->preempt_at = NVSIM_NO_TIME;
+	e->wb_at = NVSIM_NO_TIME;
 
 	e->proc = proc_create_single_data("engine", 0444, gpu->proc, nvsim_engine_show, e);
 	e->proc_busy = proc_create_single_data("busy", 0444, gpu->proc, nvsim_engine_busy_show, e);

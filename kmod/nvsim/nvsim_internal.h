@@ -300,7 +300,9 @@ struct nvsim_tsg {
  * @userd_off: byte offset of USERD in @userd
  * @token: its work-submit token, unique per GPU
  * @tsg_node: entry in @tsg->channels
- * @gp_get: next entry the engine fetches; written to USERD GPGet as entries complete
+ * @gp_get: next entry the engine fetches; written to USERD GPGet as entries complete, or at the
+ *	next writeback (userd_writeback_us)
+ * @wb_pending: @gp_get moved since USERD GPGet was last written (userd_writeback_us)
  * @gp_put: the GP_PUT the engine knows (read from USERD on a doorbell, or polled)
  * @enabled: schedulable (FIFO_DISABLE_CHANNELS and channel GPFIFO_SCHEDULE clear it)
  * @errored: RC'd by a bad entry; stops for good
@@ -329,6 +331,7 @@ struct nvsim_channel {
 	struct list_head tsg_node;
 	u32 gp_get;
 	u32 gp_put;
+	bool wb_pending;
 	bool enabled;
 	bool errored;
 	bool in_entry;

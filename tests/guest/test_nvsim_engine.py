@@ -301,6 +301,19 @@ def test_without_userd_writeback_only_releases_say_what_ran(
     assert wait_for(lambda: chan.gp_get() == 5)
 
 
+def test_userd_writeback_on_a_timer_writes_gp_get_late(
+    chan: Channel, params: Callable[[str, str], None]
+) -> None:
+    params("userd_writeback_us", "10000000")  # 10 s, as a Volta-to-Hopper timer, only longer
+    chan.submit(rm.kernel(1 * MS))
+    assert wait_for(lambda: chan_line(chan)["gp_get"] == 1)
+    assert chan.gp_get() == 0  # done, not yet written back
+    assert wait_for(lambda: chan.gp_get() == 1, timeout=60)
+    params("userd_writeback_us", "0")
+    chan.submit(rm.kernel(1 * MS))
+    assert wait_for(lambda: chan.gp_get() == 2)
+
+
 def test_run_tracks_its_kernels_without_userd_writeback(
     params: Callable[[str, str], None],
 ) -> None:
