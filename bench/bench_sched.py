@@ -654,9 +654,9 @@ def main() -> int:
     # QGPU_BENCH_USERD: with nvsim's USERD writeback (Y), and without it (N, as on Blackwell:
     # GP_GET in USERD never moves); N runs the share scenarios only (BLIND_SCENARIOS)
     for userd in os.environ.get("QGPU_BENCH_USERD", "Y,N").split(","):
-        write(NVSIM / "userd_writeback", userd)
         prefix = "" if userd == "Y" else "userd_blind_"
         for eff in os.environ.get("QGPU_BENCH_CONTROLS", "Y,N").split(","):
+            write(NVSIM / "userd_writeback", userd)
             write(NVSIM / "controls_effective", eff)
             SUFFIX[0] = f"{eff}" if userd == "Y" else f"{eff}_userd_blind"
             try:
