@@ -658,7 +658,7 @@ def main() -> int:
         for eff in os.environ.get("QGPU_BENCH_CONTROLS", "Y,N").split(","):
             write(NVSIM / "userd_writeback", userd)
             write(NVSIM / "controls_effective", eff)
-            SUFFIX[0] = f"{eff}" if userd == "Y" else f"{eff}_userd_blind"
+            SUFFIX[0] = eff if userd == "Y" else f"{eff}_userd_blind"
             try:
                 results[f"{prefix}controls_effective_{eff}"] = suite(blind=userd != "Y")
             finally:

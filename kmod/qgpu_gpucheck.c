@@ -6,7 +6,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
-#include <linux/cpumask.h>
 #include <linux/err.h>
 #include <linux/hashtable.h>
 #include <linux/kprobes.h>
@@ -17,6 +16,7 @@
 #include <linux/spinlock.h>
 
 #include "qgpu_gpucheck.h"
+#include "qgpu_kretprobe.h"
 
 /**
  * DOC: GPU-file check
@@ -63,19 +63,6 @@ static atomic64_t qgpu_gpucheck_answered;
 static struct kretprobe qgpu_gpucheck_krp;
 static char qgpu_gpucheck_symbol[MODULE_NAME_LEN + sizeof(":nv_is_gpu_accessible")];
 static bool qgpu_gpucheck_on;
-
-/*
- * Checks in flight at once that the kretprobe can follow: they do not sleep, so no more than
- * one a CPU; a check it cannot follow is the driver's own answer, a refusal.
- */
-#define QGPU_GPUCHECK_MAXACTIVE	64
-
-/* Where the probe can read the first argument and set the return value. */
-#if defined(CONFIG_X86_64) || defined(CONFIG_ARM64)
-#define QGPU_GPUCHECK_ARCH	true
-#else
-#define QGPU_GPUCHECK_ARCH	false
-#endif
 
 /* Register @c for the calling task. */
 static void qgpu_gpucheck_register(struct qgpu_gpucheck *c)
@@ -205,14 +192,15 @@ int qgpu_gpucheck_init(const struct module *backend)
 {
 	int ret;
 
-	if (!QGPU_GPUCHECK_ARCH || !IS_ENABLED(CONFIG_KRETPROBES) || !backend)
+	if (!QGPU_KRETPROBE_ARCH || !IS_ENABLED(CONFIG_KRETPROBES) || !backend)
 		return -EOPNOTSUPP;
 	snprintf(qgpu_gpucheck_symbol, sizeof(qgpu_gpucheck_symbol), "%s:nv_is_gpu_accessible",
 		 backend->name);
 	qgpu_gpucheck_krp.kp.symbol_name = qgpu_gpucheck_symbol;
 	qgpu_gpucheck_krp.entry_handler = qgpu_gpucheck_entry;
 	qgpu_gpucheck_krp.handler = qgpu_gpucheck_return;
-	qgpu_gpucheck_krp.maxactive = max_t(int, QGPU_GPUCHECK_MAXACTIVE, 2 * num_possible_cpus());
+	/* a check the probe cannot follow gets the driver's answer: a refusal */
+	qgpu_gpucheck_krp.maxactive = qgpu_kretprobe_maxactive();
 	ret = register_kretprobe(&qgpu_gpucheck_krp);
 	if (ret) {
 		pr_warn("the GPU-file check is met by a file installed in the caller's fd table: no probe on %s (%d)\n",

@@ -6,7 +6,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
-#include <linux/cpumask.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/hashtable.h>
@@ -19,6 +18,7 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
+#include "qgpu_kretprobe.h"
 #include "qgpu_lend.h"
 
 /**
@@ -57,16 +57,6 @@
 static DEFINE_RAW_SPINLOCK(qgpu_lend_lock);
 static DEFINE_HASHTABLE(qgpu_lends, 6);
 static atomic_t qgpu_lends_in_flight;
-
-/* Where the probes can read the arguments and set the return value. */
-#if defined(CONFIG_X86_64) || defined(CONFIG_ARM64)
-#define QGPU_LEND_ARCH	true
-#else
-#define QGPU_LEND_ARCH	false
-#endif
-
-/* Lookups in flight at once that a kretprobe can follow (they do not sleep). */
-#define QGPU_LEND_MAXACTIVE	64
 
 /**
  * struct qgpu_lend_probe - one kretprobe that answers lookups of lent files
@@ -317,7 +307,7 @@ static int qgpu_lend_probe_init(struct qgpu_lend_probe *p, const char *symbol,
 	p->krp.entry_handler = entry;
 	p->krp.handler = handler;
 	p->krp.data_size = sizeof(struct qgpu_lend_lookup);
-	p->krp.maxactive = max_t(int, QGPU_LEND_MAXACTIVE, 2 * num_possible_cpus());
+	p->krp.maxactive = qgpu_kretprobe_maxactive();
 	ret = register_kretprobe(&p->krp);
 	if (ret) {
 		pr_warn("%s are installed in the caller's fd table for the call: no probe on %s (%d)\n",
@@ -344,7 +334,7 @@ int qgpu_lend_init(const struct module *backend)
 	char symbol[sizeof(qgpu_lend_rm.symbol)];
 	int ret, ret_uvm;
 
-	if (!QGPU_LEND_ARCH || !IS_ENABLED(CONFIG_KRETPROBES) || !backend)
+	if (!QGPU_KRETPROBE_ARCH || !IS_ENABLED(CONFIG_KRETPROBES) || !backend)
 		return -EOPNOTSUPP;
 	snprintf(symbol, sizeof(symbol), "%s:nv_get_file_private", backend->name);
 	ret = qgpu_lend_probe_init(&qgpu_lend_rm, symbol, qgpu_lend_rm_entry,
