@@ -667,6 +667,8 @@ static long qgpu_rm_control(struct qgpu_file *qf, unsigned int cmd, unsigned lon
 		return ret;
 	if (qgpu_dmabuf_gpu_info(qf, cmd, arg, compat, &c, &ret))
 		return ret;
+	if (qgpu_disable_channels(qf, arg, &c, &ret))
+		return ret;
 	if (qgpu_sched_is_schedule_control(&c))
 		return qgpu_sched_control(qf, cmd, arg, compat, &c);
 	if (qgpu_export_control(qf, &c, arg, &ret))

@@ -40,6 +40,10 @@ long qgpu_sched_control(struct qgpu_file *qf, unsigned int cmd, unsigned long ar
 			const struct nvrm_control *c);
 void qgpu_sched_map_memory(struct qgpu_file *qf, const struct nvrm_nvos33_with_fd *pre);
 
+/* a tenant's FIFO_DISABLE_CHANNELS, kept to its own clients (qgpu_disable.c) */
+bool qgpu_disable_channels(struct qgpu_file *qf, unsigned long arg, const struct nvrm_control *c,
+			   long *ret);
+
 /* doorbell gating (qgpu_vma.c) */
 void qgpu_sched_ring(struct qgpu_sched_inst *si);
 void *qgpu_vma_prepare(struct qgpu_file *qf);

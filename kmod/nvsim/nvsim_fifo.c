@@ -271,19 +271,20 @@ static u32 nvsim_ctrl_work_submit_token(const struct nvsim_caller *caller,
 }
 
 /*
- * The channel entry @i of a FIFO_DISABLE_CHANNELS list names. Whether GSP checks that the listed
- * clients belong to the caller is unconfirmed; nvsim requires it of user callers (the client must
- * be bound to the same ctl file) and lets kernel callers name any client.
+ * The channel entry @i of a FIFO_DISABLE_CHANNELS list names. The listed client need not be the
+ * caller's: on an H200 with GSP firmware 580.159.04 an unprivileged process (uid nobody) disabled
+ * the channels of another user's process by naming its client and channel handles (NV_OK, the
+ * other's kernels stopped for as long as they stayed disabled). nvsim does the same; qgpu keeps
+ * tenants to their own clients.
  */
-static u32 nvsim_disable_list_channel(const struct nvsim_caller *caller,
-				      const struct nvsim_object *subdev,
+static u32 nvsim_disable_list_channel(const struct nvsim_object *subdev,
 				      const struct nvrm_fifo_disable_channels *p, u32 i,
 				      struct nvsim_channel **out)
 {
 	struct nvsim_client *client = nvsim_client_lookup(p->hclient_list[i]);
 	struct nvsim_object *obj;
 
-	if (!client || (!caller->kernel && client->owner != caller->owner))
+	if (!client)
 		return NVRM_ERR_INVALID_CLIENT;
 	obj = nvsim_object_lookup(client, p->hchannel_list[i]);
 	*out = nvsim_obj_channel(obj);
@@ -308,14 +309,14 @@ static u32 nvsim_ctrl_fifo_disable_channels(const struct nvsim_caller *caller,
 	    (p->runlist_preempt_event && !caller->kernel))
 		return NVRM_ERR_INVALID_ARGUMENT;
 	for (i = 0; i < p->num_channels; i++) {
-		status = nvsim_disable_list_channel(caller, obj, p, i, &chan);
+		status = nvsim_disable_list_channel(obj, p, i, &chan);
 		if (status)
 			return status;
 	}
 	if (!nvsim_engine_controls_effective())
 		return NVRM_OK;
 	for (i = 0; i < p->num_channels; i++) {
-		nvsim_disable_list_channel(caller, obj, p, i, &chan);
+		nvsim_disable_list_channel(obj, p, i, &chan);
 		nvsim_engine_channel_enable(chan, !p->disable,
 					    p->disable && !p->only_disable_scheduling);
 	}

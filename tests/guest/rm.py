@@ -478,6 +478,18 @@ CHANNEL_PARAMS_SIZE = 368  # 570+
 OP_NOP, OP_KERNEL, OP_KERNEL_NOTIFY, OP_SEM_RELEASE = 0x00, 0xA5, 0xA6, 0xA7
 
 
+def disable_channels_params(
+    pairs: list[tuple[int, int]], disable: bool = True, only_sched: bool = False
+) -> bytearray:
+    """NV2080_CTRL_FIFO_DISABLE_CHANNELS_PARAMS (536 B) for (hClient, hChannel) pairs."""
+    p = bytearray(536)
+    struct.pack_into("<BxxxIB", p, 0, disable, len(pairs), only_sched)
+    for i, (hclient, hchannel) in enumerate(pairs):
+        struct.pack_into("<I", p, 24 + 4 * i, hclient)
+        struct.pack_into("<I", p, 280 + 4 * i, hchannel)
+    return p
+
+
 def schedule_size() -> int:
     """NVA06C/NVA06F GPFIFO_SCHEDULE params: 2 B before 575, 3 B from 575."""
     return 3 if int(param("abi_version").split(".")[0]) >= 575 else 2

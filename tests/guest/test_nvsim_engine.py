@@ -178,17 +178,6 @@ def test_controls_check_size_class_and_arguments(chan: Channel) -> None:
     assert tsg_line(r, ch.tsg)["timeslice_us"] == 2500
 
 
-def disable_params(
-    pairs: list[tuple[int, int]], disable: bool = True, only_sched: bool = False
-) -> bytearray:
-    p = bytearray(536)
-    struct.pack_into("<BxxxIB", p, 0, disable, len(pairs), only_sched)
-    for i, (hclient, hchannel) in enumerate(pairs):
-        struct.pack_into("<I", p, 24 + 4 * i, hclient)
-        struct.pack_into("<I", p, 280 + 4 * i, hchannel)
-    return p
-
-
 def test_fifo_disable_channels_checks_its_list(proc: tuple[Rm, int, int]) -> None:
     r, dev, sub = proc
     ch = Channel(r, dev, sub)
@@ -196,22 +185,29 @@ def test_fifo_disable_channels_checks_its_list(proc: tuple[Rm, int, int]) -> Non
     try:
         odev, osub = other.device()
         och = Channel(other, odev, osub)
-        p = disable_params([(r.client, ch.channel)])
+        p = rm.disable_channels_params([(r.client, ch.channel)])
         struct.pack_into("<I", p, 4, 65)
         assert r.control(sub, rm.FIFO_DISABLE_CHANNELS, p) == rm.INVALID_ARGUMENT
-        p = disable_params([(r.client, ch.channel)])
+        p = rm.disable_channels_params([(r.client, ch.channel)])
         struct.pack_into("<Q", p, 16, 0x1000)  # pRunlistPreemptEvent: kernel callers only
         assert r.control(sub, rm.FIFO_DISABLE_CHANNELS, p) == rm.INVALID_ARGUMENT
-        foreign = disable_params([(other.client, och.channel)])
-        assert r.control(sub, rm.FIFO_DISABLE_CHANNELS, foreign) == rm.INVALID_CLIENT
-        assert r.control(sub, rm.FIFO_DISABLE_CHANNELS, disable_params([(r.client, ch.tsg)])) == (
-            rm.INVALID_CHANNEL
-        )
-        both = disable_params([(r.client, ch.channel), (other.client, och.channel)])
+        assert r.control(
+            sub, rm.FIFO_DISABLE_CHANNELS, rm.disable_channels_params([(r.client, ch.tsg)])
+        ) == (rm.INVALID_CHANNEL)
+        both = rm.disable_channels_params([(r.client, ch.channel), (0xC1D0BAD0, och.channel)])
         assert r.control(sub, rm.FIFO_DISABLE_CHANNELS, both) == rm.INVALID_CLIENT
         assert chan_line(ch)["enabled"] == 1, "a refused list changes nothing"
+        # Another client's channels may be named, as on GSP 580 (measured on an H200).
+        foreign = rm.disable_channels_params([(other.client, och.channel)])
+        assert r.control(sub, rm.FIFO_DISABLE_CHANNELS, foreign) == rm.OK
+        assert chan_line(och)["enabled"] == 0
+        foreign = rm.disable_channels_params([(other.client, och.channel)], disable=False)
+        assert r.control(sub, rm.FIFO_DISABLE_CHANNELS, foreign) == rm.OK
+        assert chan_line(och)["enabled"] == 1
         assert (
-            r.control(sub, rm.FIFO_DISABLE_CHANNELS, disable_params([(r.client, ch.channel)]))
+            r.control(
+                sub, rm.FIFO_DISABLE_CHANNELS, rm.disable_channels_params([(r.client, ch.channel)])
+            )
             == rm.OK
         )
         assert chan_line(ch)["enabled"] == 0
@@ -413,11 +409,11 @@ def test_preempt_is_counted_and_work_resumes(chan: Channel) -> None:
 def test_fifo_disable_channels_stops_and_enable_resumes(chan: Channel) -> None:
     r = chan.r
     long_work(chan)
-    off = disable_params([(r.client, chan.channel)])
+    off = rm.disable_channels_params([(r.client, chan.channel)])
     assert r.control(chan.sub, rm.FIFO_DISABLE_CHANNELS, off) == rm.OK
     first = settled(chan)
     assert settled(chan) == first, "a disabled channel kept running"
-    on = disable_params([(r.client, chan.channel)], disable=False)
+    on = rm.disable_channels_params([(r.client, chan.channel)], disable=False)
     assert r.control(chan.sub, rm.FIFO_DISABLE_CHANNELS, on) == rm.OK
     assert wait_for(lambda: chan.gp_get() > first[0])
 

@@ -7,11 +7,12 @@ import os
 import struct
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import rm
 from qgpu_sysfs import instance, instances, remove
-from rm import Rm
+from rm import Channel, Rm
 
 
 @pytest.fixture
@@ -47,6 +48,70 @@ def test_handles_of_one_instance_are_unusable_through_another(two: tuple[str, st
     finally:
         rb.close()
         ra.close()
+
+
+def chan_enabled(ch: Channel) -> int:
+    """Whether nvsim's engine may schedule the channel (its engine file, the ground truth)."""
+    for line in Path("/proc/driver/nvsim/gpu0/engine").read_text().splitlines():
+        words = line.split()
+        fields = dict(zip(words[::2], words[1::2], strict=True))
+        if words[0] == "chan" and int(fields["chan"], 0) == ch.token:
+            return int(fields["enabled"], 0)
+    raise AssertionError(f"channel {ch.token} not in the engine file")
+
+
+def test_fifo_disable_channels_reaches_only_the_tenants_own_clients(two: tuple[str, str]) -> None:
+    a, b = two
+    ra, rb, host = Rm(dev=a), Rm(dev=b), Rm()
+    made: list[Channel] = []
+    try:
+        da, sa = ra.device()
+        db, sb = rb.device()
+        cha = Channel(ra, da, sa)
+        made.append(cha)
+        chb = Channel(rb, db, sb)
+        made.append(chb)
+        _, hsub = host.device()
+        # RM takes any client's channels (measured on GSP 580): what a tenant must not reach.
+        off = rm.disable_channels_params([(rb.client, chb.channel)])
+        on = rm.disable_channels_params([(rb.client, chb.channel)], disable=False)
+        assert host.control(hsub, rm.FIFO_DISABLE_CHANNELS, off) == rm.OK
+        assert chan_enabled(chb) == 0
+        assert host.control(hsub, rm.FIFO_DISABLE_CHANNELS, on) == rm.OK
+        assert chan_enabled(chb) == 1
+        # Through instance a, b's channel is out of reach, alone or among a's own.
+        assert ra.control(sa, rm.FIFO_DISABLE_CHANNELS, off) == rm.INVALID_CLIENT
+        both = [(ra.client, cha.channel), (rb.client, chb.channel)]
+        assert (
+            ra.control(sa, rm.FIFO_DISABLE_CHANNELS, rm.disable_channels_params(both))
+            == rm.INVALID_CLIENT
+        )
+        assert (chan_enabled(cha), chan_enabled(chb)) == (1, 1), "a refused list changes nothing"
+        # A kernel caller's preempt event is refused as RM refuses it to user callers.
+        own = rm.disable_channels_params([(ra.client, cha.channel)])
+        event = bytearray(own)
+        struct.pack_into("<Q", event, 16, 0xFFFF888000000000)
+        assert ra.control(sa, rm.FIFO_DISABLE_CHANNELS, event) == rm.INSUFFICIENT_PERMISSIONS
+        assert ra.control(cha.tsg, rm.FIFO_DISABLE_CHANNELS, own) == rm.INVALID_OBJECT_HANDLE
+        assert chan_enabled(cha) == 1
+        # Its own channels a tenant disables and enables as before, XFER-wrapped too.
+        assert ra.control(sa, rm.FIFO_DISABLE_CHANNELS, own) == rm.OK
+        assert chan_enabled(cha) == 0
+        xa = Rm(dev=a, xfer=True)
+        try:
+            _, xsub = xa.device()
+            assert xa.control(xsub, rm.FIFO_DISABLE_CHANNELS, off) == rm.INVALID_CLIENT
+        finally:
+            xa.close()
+        assert chan_enabled(chb) == 1
+        own_on = rm.disable_channels_params([(ra.client, cha.channel)], disable=False)
+        assert ra.control(sa, rm.FIFO_DISABLE_CHANNELS, own_on) == rm.OK
+        assert chan_enabled(cha) == 1
+    finally:
+        for ch in made:
+            ch.close()
+        for r in (host, rb, ra):
+            r.close()
 
 
 def test_register_fd_only_takes_the_instances_own_ctl(two: tuple[str, str]) -> None:
