@@ -31,10 +31,10 @@
  * video memory, direct or XFER-wrapped (qgpu_escape.c unwraps XFER), at the size RM allocated.
  *
  * 1. Before forwarding, qgpu decodes its kernel copy of the request and reserves the requested
- *    size rounded to the page size attr asks for (qgpu_mem_reserve_size()). If that does not fit
- *    under ``mem_max`` the call is not forwarded: its status is NV_ERR_NO_MEMORY, ``events``
- *    counts it, pollers of ``events`` wake and the netlink ``oom`` event names the instance, the
- *    process (initial pid namespace) and the size.
+ *    size rounded as RM rounds it (page size, forced alignment: qgpu_mem_reserve_size()). If
+ *    that does not fit under ``mem_max`` the call is not forwarded: its status is
+ *    NV_ERR_NO_MEMORY, ``events`` counts it, pollers of ``events`` wake and the netlink ``oom``
+ *    event names the instance, the process (initial pid namespace) and the size.
  * 2. After RM succeeded, qgpu asks RM, through its own kernel client, what it created: one
  *    NV0041 GET_SURFACE_INFO (ADDR_SPACE_TYPE and PHYS_SIZE) on the new handle in the tenant's
  *    client (qgpu_mem_rm_query(); RM binds clients to files only for user calls, so a kernel
@@ -427,9 +427,9 @@ static long qgpu_mem_settle(struct qgpu_file *qf, const struct qgpu_mem_req *r, 
 
 /* Reserve before forwarding; false (status written) when it does not fit. */
 static bool qgpu_mem_reserve(struct qgpu_file *qf, struct qgpu_mem_req *r, u64 size, u32 attr,
-			     long *ret)
+			     u32 flags, u64 alignment, long *ret)
 {
-	u64 want = qgpu_mem_reserve_size(size, attr);
+	u64 want = qgpu_mem_reserve_size(size, attr, flags, alignment);
 
 	if (want && qgpu_mem_try_charge(qf->inst, want)) {
 		r->reserved = want;
@@ -476,7 +476,7 @@ static long qgpu_mem_rm_alloc_forward(struct qgpu_file *qf, unsigned int cmd, un
 	if (a->params_ptr && ap_size <= sizeof(ap) &&
 	    !copy_from_user(ap, u64_to_user_ptr(a->params_ptr), ap_size) &&
 	    !nvrm_mem_alloc_decode(abi, ap, ap_size, &m) && m.is_vidmem &&
-	    !qgpu_mem_reserve(qf, &r, m.size, m.attr, &ret))
+	    !qgpu_mem_reserve(qf, &r, m.size, m.attr, m.flags, m.alignment, &ret))
 		return ret;
 
 	ret = qgpu_forward_ioctl(qf->real, cmd, arg, compat);
@@ -581,7 +581,7 @@ static long qgpu_mem_vid_heap_forward(struct qgpu_file *qf, unsigned int cmd, un
 
 	if (v->alloc_flags & NVRM_ALLOC_FLAGS_MEMORY_HANDLE_PROVIDED)
 		r.handle = v->hmemory;
-	if (!qgpu_mem_reserve(qf, &r, v->size, v->attr, &ret))
+	if (!qgpu_mem_reserve(qf, &r, v->size, v->attr, v->alloc_flags, 0, &ret))
 		return ret;
 	ret = qgpu_forward_ioctl(qf->real, cmd, arg, compat);
 	if (ret || copy_from_user(&raw, (void __user *)arg, size) ||
@@ -658,7 +658,8 @@ long qgpu_mem_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long arg
 	if (decoded) {
 		nvrm_mem_alloc_as_user(abi, ap, ap_size);
 		/* Not video memory: RM refuses 0x40 for it, and there is nothing to reserve. */
-		if (m.is_vidmem && !qgpu_mem_reserve(qf, &r, m.size, m.attr, &ret))
+		if (m.is_vidmem &&
+		    !qgpu_mem_reserve(qf, &r, m.size, m.attr, m.flags, m.alignment, &ret))
 			return ret;
 	}
 	status = qgpu_kclient_alloc_in(a->hroot, a->hparent, NVRM_CLASS_NV01_MEMORY_LOCAL_USER,
@@ -721,7 +722,7 @@ long qgpu_mem_vid_heap_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned lo
 	if (status)
 		return put_user(status, r.ustatus) ? -EFAULT : 0;
 	nvrm_vidheap_as_user(raw, size);
-	if (!qgpu_mem_reserve(qf, &r, v->size, v->attr, &ret))
+	if (!qgpu_mem_reserve(qf, &r, v->size, v->attr, v->alloc_flags, 0, &ret))
 		return ret;
 	status = qgpu_kclient_vid_heap_in(raw);
 	if (status != NVRM_OK || nvrm_vidheap_decode(raw, size, &done)) {

@@ -4,6 +4,7 @@
  * 0 means unlimited, as in struct qgpu_create_req.
  */
 #include "nvrm/nvrm_abi.h"
+#include "nvrm/nvrm_decode.h"
 #include "qgpu_create_parse.h"
 #include "qgpu_mem_limit.h"
 
@@ -26,28 +27,19 @@ bool qgpu_mem_fits(u64 used, u64 max, u64 size)
  * qgpu_mem_reserve_size() - what qgpu reserves before RM allocates @size bytes of video memory
  * @size: the requested size
  * @attr: the request's NVOS32 attr (its PAGE_SIZE field)
+ * @flags: the request's NVOS32_ALLOC_FLAGS_*
+ * @alignment: the request's alignment
  *
- * RM rounds an allocation up to its page size: 4 KiB, 64 KiB (the default, "big" pages) or
- * 2 MiB (huge). qgpu reserves the request rounded the same way; what RM really allocated is
- * asked of RM afterwards and replaces the reservation.
+ * RM rounds an allocation up to its page size, or to a forced alignment above it
+ * (nvrm_mem_alloc_granule()). qgpu reserves the request rounded the same way; what RM really
+ * allocated is asked of RM afterwards and replaces the reservation.
  *
  * Return: the rounded size; 0 when rounding overflows 64 bits (refuse the call).
  */
-u64 qgpu_mem_reserve_size(u64 size, u32 attr)
+u64 qgpu_mem_reserve_size(u64 size, u32 attr, u32 flags, u64 alignment)
 {
-	u64 page;
+	u64 page = nvrm_mem_alloc_granule(attr, flags, alignment);
 
-	switch (NVRM_ATTR_GET(attr, PAGE_SIZE)) {
-	case NVRM_ATTR_PAGE_SIZE_4KB:
-		page = 4096;
-		break;
-	case NVRM_ATTR_PAGE_SIZE_HUGE:
-		page = 2ULL << 20;
-		break;
-	default:
-		page = 64ULL << 10;
-		break;
-	}
 	if (size > ~0ULL - (page - 1))
 		return 0;
 	return (size + page - 1) & ~(page - 1);

@@ -824,6 +824,40 @@ bool nvrm_mem_alloc_is_vidmem(u32 attr, u32 flags)
 }
 
 /**
+ * nvrm_mem_alloc_granule() - what RM rounds an allocation's size (and offset) up to
+ * @attr: NV_MEMORY_ALLOCATION_PARAMS.attr or NVOS32 attr (its PAGE_SIZE field)
+ * @flags: the matching flags (NVRM_ALLOC_FLAGS_*)
+ * @alignment: the requested alignment
+ *
+ * The page size attr asks for: 4 KiB, 2 MiB (huge) or 64 KiB (default and big). With
+ * ALIGNMENT_FORCE, a power-of-two alignment above it: libcuda 580 asks for its 2 MiB chunks that
+ * way with the default page size, and RM made a 3 MiB request 4 MiB and a 4.125 MiB one 6 MiB
+ * (traced on an H200 with 580.159.04, tests/unit/c/fixtures/).
+ *
+ * Return: the granule in bytes, a power of two.
+ */
+u64 nvrm_mem_alloc_granule(u32 attr, u32 flags, u64 alignment)
+{
+	u64 page;
+
+	switch (NVRM_ATTR_GET(attr, PAGE_SIZE)) {
+	case NVRM_ATTR_PAGE_SIZE_4KB:
+		page = 4096;
+		break;
+	case NVRM_ATTR_PAGE_SIZE_HUGE:
+		page = 2ULL << 20;
+		break;
+	default:
+		page = 64ULL << 10;
+		break;
+	}
+	if ((flags & NVRM_ALLOC_FLAGS_ALIGNMENT_FORCE) && alignment > page &&
+	    !(alignment & (alignment - 1)))
+		page = alignment;
+	return page;
+}
+
+/**
  * nvrm_mem_alloc_decode() - decode NV_MEMORY_ALLOCATION_PARAMS
  * @abi: driver profile
  * @buf: kernel copy of the alloc params (classes 0x40, 0x3E, 0x50A0, 0x90CE)

@@ -13,7 +13,6 @@
 
 #include <linux/highmem.h>
 #include <linux/mm.h>
-#include <linux/sizes.h>
 #include <linux/slab.h>
 
 #include "nvsim_internal.h"
@@ -168,19 +167,6 @@ static void nvsim_mem_release(struct nvsim_res *res)
 	kfree(mem);
 }
 
-/* Page size an allocation is rounded to, from its attr PAGE_SIZE field. */
-static u64 nvsim_mem_page_size(u32 attr)
-{
-	switch (NVRM_ATTR_GET(attr, PAGE_SIZE)) {
-	case NVRM_ATTR_PAGE_SIZE_4KB:
-		return SZ_4K;
-	case NVRM_ATTR_PAGE_SIZE_HUGE:
-		return SZ_2M;
-	default:
-		return SZ_64K;
-	}
-}
-
 /**
  * nvsim_mem_construct() - allocate a memory object's resource from its alloc params
  * @obj: the new object (class 0x40, 0x3E or 0x50A0; @obj->gpu set from its parent)
@@ -190,7 +176,8 @@ static u64 nvsim_mem_page_size(u32 attr)
  *
  * Class 0x40 must be placed in video memory and be physical (video_mem.c), and is charged to the
  * framebuffer; 0x3E is system memory; 0x50A0 is GPU address space only. The size is rounded up
- * to the page size attr asks for, and the rounded size is what is charged and written back.
+ * as RM rounds it (the page size attr asks for, or a forced alignment above it:
+ * nvrm_mem_alloc_granule()), and the rounded size is what is charged and written back.
  *
  * 0x40 and 0x3E check what only kernel callers may ask for as stdmemValidateParams() does
  * (nvrm_mem_alloc_user_status()), and a kernel caller's 0x40 with ALLOCATE_FROM_RESERVED_HEAP
@@ -220,7 +207,7 @@ u32 nvsim_mem_construct(struct nvsim_object *obj, void *ap, u32 ap_size, bool ke
 	}
 	if (obj->hclass == NVRM_CLASS_NV01_MEMORY_LOCAL_USER && !m.is_vidmem)
 		return NVRM_ERR_INVALID_ARGUMENT;
-	page = nvsim_mem_page_size(m.attr);
+	page = nvrm_mem_alloc_granule(m.attr, m.flags, m.alignment);
 	size = round_up(m.size, page);
 	if (size < m.size)
 		return NVRM_ERR_NO_MEMORY;

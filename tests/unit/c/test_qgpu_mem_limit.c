@@ -37,15 +37,22 @@ TEST(mem_reserve_rounds_to_the_page_size_attr_asks_for)
 	u32 huge = NVRM_ATTR_PAGE_SIZE_HUGE << NVRM_ATTR_PAGE_SIZE_SHIFT;
 	u32 big = NVRM_ATTR_PAGE_SIZE_BIG << NVRM_ATTR_PAGE_SIZE_SHIFT;
 
-	EXPECT_EQ(qgpu_mem_reserve_size(1, small), 4096);
-	EXPECT_EQ(qgpu_mem_reserve_size(4096, small), 4096);
-	EXPECT_EQ(qgpu_mem_reserve_size(4097, small), 8192);
-	EXPECT_EQ(qgpu_mem_reserve_size(1, 0), 64 * KIB);
-	EXPECT_EQ(qgpu_mem_reserve_size(64 * KIB + 1, big), 128 * KIB);
-	EXPECT_EQ(qgpu_mem_reserve_size(1, huge), 2 * MIB);
-	EXPECT_EQ(qgpu_mem_reserve_size(0, 0), 0);
-	EXPECT_EQ(qgpu_mem_reserve_size(~0ULL, small), 0);	/* overflow: refuse */
-	EXPECT_EQ(qgpu_mem_reserve_size(~0ULL - 4095, small), ~0ULL - 4095);
+	EXPECT_EQ(qgpu_mem_reserve_size(1, small, 0, 0), 4096);
+	EXPECT_EQ(qgpu_mem_reserve_size(4096, small, 0, 0), 4096);
+	EXPECT_EQ(qgpu_mem_reserve_size(4097, small, 0, 0), 8192);
+	EXPECT_EQ(qgpu_mem_reserve_size(1, 0, 0, 0), 64 * KIB);
+	EXPECT_EQ(qgpu_mem_reserve_size(64 * KIB + 1, big, 0, 0), 128 * KIB);
+	EXPECT_EQ(qgpu_mem_reserve_size(1, huge, 0, 0), 2 * MIB);
+	EXPECT_EQ(qgpu_mem_reserve_size(0, 0, 0, 0), 0);
+	EXPECT_EQ(qgpu_mem_reserve_size(~0ULL, small, 0, 0), 0);	/* overflow: refuse */
+	EXPECT_EQ(qgpu_mem_reserve_size(~0ULL - 4095, small, 0, 0), ~0ULL - 4095);
+	/* a forced alignment above the page size rounds too; a hint or a bad alignment does not */
+	EXPECT_EQ(qgpu_mem_reserve_size(3 * MIB, 0, NVRM_ALLOC_FLAGS_ALIGNMENT_FORCE, 2 * MIB),
+		  4 * MIB);
+	EXPECT_EQ(qgpu_mem_reserve_size(3 * MIB, 0, 0, 2 * MIB), 3 * MIB);
+	EXPECT_EQ(qgpu_mem_reserve_size(3 * MIB, 0, NVRM_ALLOC_FLAGS_ALIGNMENT_FORCE, 3 * MIB),
+		  3 * MIB);
+	EXPECT_EQ(qgpu_mem_reserve_size(5000, small, NVRM_ALLOC_FLAGS_ALIGNMENT_FORCE, 1024), 8192);
 }
 
 TEST(mem_sum_of_limits_without_overcommit)
