@@ -6,7 +6,6 @@
 #include <linux/uaccess.h>
 
 #include "qgpu_internal.h"
-#include "qgpu_kclient.h"
 #include "qgpu_rmtrack.h"
 #include "qgpu_sched.h"
 
@@ -23,6 +22,9 @@
  * lives in user memory that RM would read again after qgpu checked it, so qgpu reads it once and
  * issues its copy itself, through its kernel client on its own subdevice of the instance's GPU
  * (RM takes the tenant's clients from it as from anyone). The tenant's NVOS54 gets RM's status.
+ * The scheduler holds instances the same way, so it keeps the tenant's wishes apart from its own
+ * (qgpu_sched_tenant_disable()): while the instance is held, the tenant's enable waits for its
+ * release, and its release leaves the channels the tenant disabled alone.
  * A pRunlistPreemptEvent (kernel callers only) is NV_ERR_INSUFFICIENT_PERMISSIONS, as RM answers
  * user callers; a FINN-serialized list, which qgpu cannot read, is NV_ERR_NOT_SUPPORTED.
  */
@@ -56,7 +58,8 @@ static u32 qgpu_disable_check(struct qgpu_rmtrack *t, const struct nvrm_control 
  *
  * See DOC: a tenant's FIFO_DISABLE_CHANNELS.
  *
- * Context: process context; takes the tracker's lock, and the kernel client's within it.
+ * Context: process context; takes the tracker's lock, then the scheduler's mutex and the kernel
+ *	client's lock.
  * Return: true if @c was FIFO_DISABLE_CHANNELS (handled here, *@ret set).
  */
 bool qgpu_disable_channels(struct qgpu_file *qf, unsigned long arg, const struct nvrm_control *c,
@@ -65,7 +68,7 @@ bool qgpu_disable_channels(struct qgpu_file *qf, unsigned long arg, const struct
 	struct nvrm_nvos54 __user *u = (struct nvrm_nvos54 __user *)arg;
 	struct nvrm_fifo_disable_channels *p = NULL;
 	struct qgpu_rmtrack *t = qf->track;
-	u32 status, hsub;
+	u32 status;
 
 	if (c->cmd != NVRM_CTRL_CMD_FIFO_DISABLE_CHANNELS)
 		return false;
@@ -89,10 +92,7 @@ bool qgpu_disable_channels(struct qgpu_file *qf, unsigned long arg, const struct
 	mutex_lock(&t->lock);
 	status = qgpu_disable_check(t, c, p);
 	if (!status)
-		status = qgpu_kclient_subdevice(qf->inst->gpu, &hsub);
-	if (!status)
-		status = qgpu_kclient_control(hsub, NVRM_CTRL_CMD_FIFO_DISABLE_CHANNELS, p,
-					      sizeof(*p));
+		status = qgpu_sched_tenant_disable(qf, p);
 	mutex_unlock(&t->lock);
 out:
 	kfree(p);

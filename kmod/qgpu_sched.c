@@ -36,20 +36,29 @@
  * FIFO priority, like threaded interrupt handlers), so that busy tenant processes cannot delay a
  * decision, above all the hold of offline work when online work arrives. It acts in two places:
  *
- * - Channel groups: every KEPLER_CHANNEL_GROUP_A a tenant allocates through an instance's ctl
- *   node is duplicated into qgpu's kernel RM client (under qgpu's device of that GPU, the parent
- *   RM requires of a channel group); the duplicate is released exactly when RM frees the
- *   tenant's channel group (its tracker node's release). HOLD is GPFIFO_SCHEDULE(0) on each
- *   duplicate (off the runlist, preempted at the next preemption point), RUN is
- *   GPFIFO_SCHEDULE(1) on the ones the tenant itself had scheduled. A tenant's own
- *   GPFIFO_SCHEDULE (channel group or channel) is forwarded and, while its instance is held,
- *   undone at once. SET_TIMESLICE applies the GPU's ``timeslice_us`` to every duplicate.
+ * - Channels: qgpu remembers every channel a tenant allocates through an instance's ctl node
+ *   (until its tracker node's release). HOLD is NV2080 FIFO_DISABLE_CHANNELS(disable) listing
+ *   them, 64 a call, issued by qgpu's kernel client on its own subdevice of the GPU (RM takes
+ *   any client's channels in the list); RUN is FIFO_DISABLE_CHANNELS(enable) on those the tenant
+ *   did not disable itself (qgpu_disable.c keeps a tenant to its own channels and apart from
+ *   qgpu's holds). A channel made while its instance is held is held at once, and so is one whose
+ *   own GPFIFO_SCHEDULE the tenant issued while held. Measured on an H200 with GSP firmware
+ *   580.159.04 (session 17): FIFO_DISABLE_CHANNELS stops a spinning kernel and a stream of
+ *   kernels at once and resumes them where they were, the group's GPFIFO_SCHEDULE(1) does not
+ *   undo it, and a process that exits while disabled is torn down cleanly; whereas a group's
+ *   GPFIFO_SCHEDULE(0), what qgpu held with before, returns NV_OK and changes nothing.
+ * - Channel groups: every KEPLER_CHANNEL_GROUP_A a tenant allocates is duplicated into qgpu's
+ *   kernel RM client (under qgpu's device of that GPU, the parent RM requires of a channel
+ *   group); the duplicate is released exactly when RM frees the tenant's channel group (its
+ *   tracker node's release). SET_TIMESLICE applies the GPU's ``timeslice_us`` to every
+ *   duplicate.
  * - Doorbells: a mapping of a usermode object (the doorbell page) made through a GPU node has
  *   its fault and pfn_mkwrite handlers wrapped (qgpu_vma.c). A ring from a held instance sleeps
  *   (killable) until it may run; every ring tells the scheduler the instance has work.
  *
- * Whether channel-group controls work on a busy GPU with GSP firmware is not settled; with
- * controls inert only the doorbell gate acts, and work queued before the gate closed still runs.
+ * Whether the controls work on every GPU and firmware is not known (nvsim's controls_effective=N
+ * models a GPU where none does); with controls inert only the doorbell gate acts, and work
+ * queued before the gate closed still runs.
  * So qgpu watches: every channel whose USERD is a tenant's memory object has that USERD mapped
  * into the kernel (a duplicate of the memory in qgpu's kernel client, NV04_MAP_MEMORY), and at
  * each decision (under burst-share and best-effort, at most every QGPU_SCHED_SAMPLE_NS unless
@@ -64,9 +73,10 @@
  * written but not seen), or once GP_GET moves past it.
  *
  * Locking: qgpu_sched_gpu.mutex serialises decisions and the controls that carry them out, and
- * protects every instance's channel-group list and applied state. qgpu_sched_gpu.lock (a
- * spinlock, taken in fault handlers) protects the share state (struct qgpu_sc and each
- * instance's struct qgpu_sc_inst), the instance array, each instance's gate and channel list.
+ * protects every instance's channel-group list, applied state and its channels' tenant_disabled.
+ * qgpu_sched_gpu.lock (a spinlock, taken in fault handlers) protects the share state (struct
+ * qgpu_sc and each instance's struct qgpu_sc_inst), the instance array, each instance's gate and
+ * channel lists.
  * Lock order:
  * a tracker's lock, then the mutex, then the spinlock or the kernel client's lock; qgpu_lock
  * is never held with either (knob writes take it alone, then the spinlock).
@@ -124,6 +134,7 @@ enum qgpu_sched_gp_get {
  * @rotate: where in @insts the next release of several instances starts (under @mutex)
  * @gp_get: whether this GPU writes GP_GET back to USERD, as far as seen (written under @lock,
  *	read without it)
+ * @batch: the FIFO_DISABLE_CHANNELS list being issued (under @mutex)
  */
 struct qgpu_sched_gpu {
 	struct qgpu_gpu *gpu;
@@ -141,6 +152,7 @@ struct qgpu_sched_gpu {
 	u64 held_moves_since;
 	unsigned int rotate;
 	enum qgpu_sched_gp_get gp_get;
+	struct nvrm_fifo_disable_channels batch;
 };
 
 /**
@@ -151,10 +163,11 @@ struct qgpu_sched_gpu {
  * @link: entry in @sg->insts while live
  * @tsgs: its channel groups (struct qgpu_sched_tsg.link), under @sg->mutex
  * @chans: its channels whose USERD qgpu reads (struct qgpu_sched_chan.link), under @sg->lock
+ * @all_chans: all its channels, USERD read or not (struct qgpu_sched_chan.all), under @sg->lock
  * @gate: rings of a held instance wait here
  * @may_run: its doorbell is open (under @sg->lock)
  * @removed: the instance was removed: no more gating (under @sg->lock)
- * @applied: what its channel groups were last told: RUN (true) or HOLD (under @sg->mutex)
+ * @applied: what its channels were last told: RUN (true) or HOLD (under @sg->mutex)
  * @want: the latest decision, copied out of @sc under @sg->lock for the thread
  * @was_active: whether it was active at that decision (under @sg->mutex)
  * @held_at: when its groups were last held, 0 while they may run (under @sg->mutex)
@@ -169,6 +182,7 @@ struct qgpu_sched_inst {
 	struct list_head link;
 	struct list_head tsgs;
 	struct list_head chans;
+	struct list_head all_chans;
 	wait_queue_head_t gate;
 	bool may_run;
 	bool removed;
@@ -213,13 +227,19 @@ struct qgpu_sched_tsg {
 };
 
 /**
- * struct qgpu_sched_chan - a tenant's channel whose USERD qgpu reads
- * @link: entry in the instance's @chans, under the GPU's lock
+ * struct qgpu_sched_chan - a tenant's channel
+ * @link: entry in the instance's @chans while qgpu reads its USERD, under the GPU's lock
+ * @all: entry in the instance's @all_chans, under the GPU's lock
+ * @hclient: the tenant's client, which RM's FIFO_DISABLE_CHANNELS list names with @handle
+ * @handle: the channel's handle
+ * @tenant_disabled: the tenant disabled it with FIFO_DISABLE_CHANNELS (qgpu_disable.c): qgpu's
+ *	release leaves it disabled (under the GPU's mutex)
  * @si: the instance (a reference on its kobject while this lives)
  * @tsg: its channel group, or NULL (an implicit group of its own, or one qgpu does not hold)
- * @hmem: qgpu's duplicate of the channel's USERD memory, in its kernel client
+ * @hmem: qgpu's duplicate of the channel's USERD memory, in its kernel client (0: not read)
  * @linear: where RM mapped it into the kernel (the channel's USERD, for unmapping)
- * @userd: the same, for reading GP_GET and GP_PUT (the GPU writes it: I/O memory on a real GPU)
+ * @userd: the same, for reading GP_GET and GP_PUT (the GPU writes it: I/O memory on a real GPU);
+ *	NULL when qgpu does not read it (RM's own USERD, or mapping it failed)
  * @entries: the ring's length in entries (gpFifoEntries)
  * @gp_get: GP_GET at the last sample
  * @moved_at: when GP_GET last moved, or the instance last could ring (under the GPU's lock)
@@ -231,6 +251,10 @@ struct qgpu_sched_tsg {
  */
 struct qgpu_sched_chan {
 	struct list_head link;
+	struct list_head all;
+	u32 hclient;
+	u32 handle;
+	bool tenant_disabled;
 	struct qgpu_sched_inst *si;
 	struct qgpu_sched_tsg *tsg;
 	u32 hmem;
@@ -262,12 +286,35 @@ static void qgpu_sched_kick(struct qgpu_sched_gpu *sg)
 	wake_up_process(sg->thread);
 }
 
-static u32 qgpu_sched_tsg_schedule(struct qgpu_sched_gpu *sg, u32 hdup, bool enable)
+/* One FIFO_DISABLE_CHANNELS through qgpu's kernel client, on its subdevice of the GPU. */
+static u32 qgpu_sched_disable_call(struct qgpu_gpu *gpu, struct nvrm_fifo_disable_channels *p)
 {
-	struct nvrm_gpfifo_schedule p = { .enable = enable };
+	u32 hsub, status = qgpu_kclient_subdevice(gpu, &hsub);
 
-	return qgpu_kclient_control(hdup, NVRM_CTRL_CMD_NVA06C_GPFIFO_SCHEDULE, &p,
-				    sg->gpu->abi.gpfifo_schedule_size);
+	if (!status)
+		status = qgpu_kclient_control(hsub, NVRM_CTRL_CMD_FIFO_DISABLE_CHANNELS, p,
+					      sizeof(*p));
+	return status;
+}
+
+/*
+ * Issue @p; RM checks the whole list before it changes anything, so where it refuses it (a
+ * channel RM freed before qgpu's mirror let go of it) each channel goes alone.
+ */
+static void qgpu_sched_disable_list(struct qgpu_gpu *gpu, struct nvrm_fifo_disable_channels *p)
+{
+	u32 n = p->num_channels, i, hclient, handle;
+
+	if (!qgpu_sched_disable_call(gpu, p) || n < 2)
+		return;
+	p->num_channels = 1;
+	for (i = 0; i < n; i++) {
+		hclient = p->hclient_list[i];
+		handle = p->hchannel_list[i];
+		p->hclient_list[0] = hclient;
+		p->hchannel_list[0] = handle;
+		qgpu_sched_disable_call(gpu, p);
+	}
 }
 
 static u32 qgpu_sched_tsg_timeslice(u32 hdup, u32 us)
@@ -277,15 +324,54 @@ static u32 qgpu_sched_tsg_timeslice(u32 hdup, u32 us)
 	return qgpu_kclient_control(hdup, NVRM_CTRL_CMD_NVA06C_SET_TIMESLICE, &p, sizeof(p));
 }
 
-/* Tell every channel group of @si the instance's state. */
+/*
+ * Tell every channel of @si the instance's state: FIFO_DISABLE_CHANNELS, 64 channels a call,
+ * disables them to hold and enables them to run, but for those its tenant disabled itself.
+ */
 static void qgpu_sched_apply(struct qgpu_sched_inst *si, bool run)
 {
-	struct qgpu_sched_tsg *tsg;
+	struct nvrm_fifo_disable_channels *p = &si->sg->batch;
+	struct qgpu_sched_gpu *sg = si->sg;
+	struct qgpu_sched_chan *ch;
+	unsigned int skip = 0, i;
+	u32 n;
 
-	lockdep_assert_held(&si->sg->mutex);
-	list_for_each_entry(tsg, &si->tsgs, link)
-		if (tsg->tenant_enabled)
-			qgpu_sched_tsg_schedule(si->sg, tsg->hdup, run);
+	lockdep_assert_held(&sg->mutex);
+	do {
+		memset(p, 0, sizeof(*p));
+		p->disable = !run;
+		n = 0;
+		i = 0;
+		spin_lock(&sg->lock);
+		list_for_each_entry(ch, &si->all_chans, all) {
+			if (ch->tenant_disabled || i++ < skip)
+				continue;
+			if (n == NVRM_FIFO_DISABLE_CHANNELS_MAX_ENTRIES)
+				break;
+			p->hclient_list[n] = ch->hclient;
+			p->hchannel_list[n++] = ch->handle;
+		}
+		spin_unlock(&sg->lock);
+		if (!n)
+			break;
+		p->num_channels = n;
+		qgpu_sched_disable_list(sg->gpu, p);
+		skip += n;
+	} while (n == NVRM_FIFO_DISABLE_CHANNELS_MAX_ENTRIES);
+}
+
+/* Hold one channel of a held instance (new, or its tenant enabled it itself). */
+static void qgpu_sched_hold_chan(struct qgpu_sched_gpu *sg, struct qgpu_sched_chan *ch)
+{
+	struct nvrm_fifo_disable_channels *p = &sg->batch;
+
+	lockdep_assert_held(&sg->mutex);
+	memset(p, 0, sizeof(*p));
+	p->disable = 1;
+	p->num_channels = 1;
+	p->hclient_list[0] = ch->hclient;
+	p->hchannel_list[0] = ch->handle;
+	qgpu_sched_disable_call(sg->gpu, p);
 }
 
 static void qgpu_sched_event(struct qgpu_sched_gpu *sg, const char *what, const char *inst,
@@ -674,6 +760,7 @@ int qgpu_sched_inst_init(struct qgpu_instance *inst)
 	si->sg = sg;
 	INIT_LIST_HEAD(&si->tsgs);
 	INIT_LIST_HEAD(&si->chans);
+	INIT_LIST_HEAD(&si->all_chans);
 	init_waitqueue_head(&si->gate);
 	inst->sched = si;
 	mutex_lock(&sg->mutex);
@@ -724,7 +811,7 @@ void qgpu_sched_inst_free(struct qgpu_instance *inst)
 
 	if (!si)
 		return;
-	WARN_ON(!list_empty(&si->tsgs) || !list_empty(&si->chans));
+	WARN_ON(!list_empty(&si->tsgs) || !list_empty(&si->all_chans));
 	kfree(si);
 }
 
@@ -787,7 +874,7 @@ static const struct qgpu_rmnode_ops qgpu_sched_tsg_ops = {
 	.release = qgpu_sched_tsg_release,
 };
 
-/* Tracker node release: RM freed the tenant's channel; stop reading its USERD. */
+/* Tracker node release: RM freed the tenant's channel; forget it, stop reading its USERD. */
 static void qgpu_sched_chan_release(struct qgpu_rmnode *node)
 {
 	struct qgpu_sched_chan *ch = node->payload;
@@ -795,10 +882,14 @@ static void qgpu_sched_chan_release(struct qgpu_rmnode *node)
 	struct qgpu_sched_gpu *sg = ch->si->sg;
 
 	spin_lock(&sg->lock);
-	list_del(&ch->link);
+	list_del(&ch->all);
+	if (ch->userd)
+		list_del(&ch->link);
 	spin_unlock(&sg->lock);
-	qgpu_kclient_unmap(inst->gpu->kc_device, ch->hmem, ch->linear);
-	qgpu_kclient_free(ch->hmem);
+	if (ch->userd) {
+		qgpu_kclient_unmap(inst->gpu->kc_device, ch->hmem, ch->linear);
+		qgpu_kclient_free(ch->hmem);
+	}
 	kobject_put(&inst->kobj);
 	kfree(ch);
 	node->payload = NULL;
@@ -824,61 +915,82 @@ static bool qgpu_is_channel_class(u32 hclass)
 }
 
 /*
- * A channel: map its USERD (a memory object of the tenant's, hUserdMemory[0] at userdOffset[0])
+ * Map a channel's USERD (a memory object of the tenant's, hUserdMemory[0] at userdOffset[0])
  * into the kernel through a duplicate in qgpu's kernel client. The parameters are read after RM
  * read them: a tenant thread rewriting them in between can only point qgpu at another memory
  * object of its own client (the duplicate is made from the tenant's client), which misleads the
  * estimate of its own instance's use, and only while the controls are inert.
+ */
+static u32 qgpu_sched_chan_map(struct qgpu_instance *inst, struct qgpu_sched_chan *ch, u32 hroot,
+			       const struct nvrm_alloc *a)
+{
+	struct nvrm_channel_alloc_params p;
+	u32 hsub, status;
+
+	if (!a->params_ptr ||
+	    copy_from_user(&p, u64_to_user_ptr(a->params_ptr), offsetof(typeof(p), engine_type)) ||
+	    !p.huserd_memory[0] || !p.gp_fifo_entries)
+		return NVRM_ERR_NOT_SUPPORTED;	/* RM's own USERD: nothing qgpu can map */
+	status = qgpu_kclient_subdevice(inst->gpu, &hsub);
+	if (!status)
+		status = qgpu_kclient_dup(inst->gpu->kc_device, hroot, p.huserd_memory[0],
+					  &ch->hmem);
+	if (status)
+		return status;
+	status = qgpu_kclient_map(inst->gpu->kc_device, ch->hmem, p.userd_offset[0],
+				  NVRM_USERD_SIZE, &ch->linear);
+	if (status) {
+		qgpu_kclient_free(ch->hmem);
+		return status;
+	}
+	ch->userd = (void __iomem *)(uintptr_t)ch->linear;
+	ch->entries = p.gp_fifo_entries;
+	return NVRM_OK;
+}
+
+/*
+ * A channel: remember it, to hold and release it with its instance, and read its USERD where
+ * qgpu can. A channel made while its instance is held is held at once. Returns whether qgpu
+ * reads its USERD.
  */
 static bool qgpu_sched_chan_track(struct qgpu_file *qf, struct qgpu_rmnode *node, u32 hroot,
 				  const struct nvrm_alloc *a)
 {
 	struct qgpu_instance *inst = qf->inst;
 	struct qgpu_sched_inst *si = inst->sched;
-	struct nvrm_channel_alloc_params p;
 	struct qgpu_sched_chan *ch;
-	u32 hsub, status;
+	u32 status;
 
-	if (!a->params_ptr ||
-	    copy_from_user(&p, u64_to_user_ptr(a->params_ptr), offsetof(typeof(p), engine_type)) ||
-	    !p.huserd_memory[0] || !p.gp_fifo_entries)
-		return false;	/* RM's own USERD: nothing qgpu can map */
 	ch = kzalloc(sizeof(*ch), GFP_KERNEL);
 	if (!ch)
 		return false;
-	status = qgpu_kclient_subdevice(inst->gpu, &hsub);
-	if (!status)
-		status = qgpu_kclient_dup(inst->gpu->kc_device, hroot, p.huserd_memory[0],
-					  &ch->hmem);
-	if (status)
-		goto err;
-	status = qgpu_kclient_map(inst->gpu->kc_device, ch->hmem, p.userd_offset[0],
-				  NVRM_USERD_SIZE, &ch->linear);
-	if (status) {
-		qgpu_kclient_free(ch->hmem);
-		goto err;
-	}
-	ch->userd = (void __iomem *)(uintptr_t)ch->linear;
+	status = qgpu_sched_chan_map(inst, ch, hroot, a);
+	if (status && status != NVRM_ERR_NOT_SUPPORTED)
+		pr_warn_ratelimited("%s: cannot read the USERD of channel 0x%x: %s\n", inst->name,
+				    node->handle, nvrm_status_name(status));
 	ch->si = si;
-	ch->entries = p.gp_fifo_entries;
+	ch->hclient = hroot;
+	ch->handle = node->handle;
 	if (node->parent && node->parent->ops == &qgpu_sched_tsg_ops)
 		ch->tsg = node->parent->payload;
 	kobject_get(&inst->kobj);
+	mutex_lock(&si->sg->mutex);
 	spin_lock(&si->sg->lock);
-	ch->gp_get = readl(ch->userd + NVRM_USERD_GP_GET);
-	ch->put_known = readl(ch->userd + NVRM_USERD_GP_PUT);
-	ch->put_sampled = ch->put_known;
-	ch->put_seen = ch->put_known < ch->entries ? ch->put_known : 0;
-	list_add_tail(&ch->link, &si->chans);
+	list_add_tail(&ch->all, &si->all_chans);
+	if (ch->userd) {
+		ch->gp_get = readl(ch->userd + NVRM_USERD_GP_GET);
+		ch->put_known = readl(ch->userd + NVRM_USERD_GP_PUT);
+		ch->put_sampled = ch->put_known;
+		ch->put_seen = ch->put_known < ch->entries ? ch->put_known : 0;
+		list_add_tail(&ch->link, &si->chans);
+	}
 	spin_unlock(&si->sg->lock);
+	if (!si->applied)
+		qgpu_sched_hold_chan(si->sg, ch);
+	mutex_unlock(&si->sg->mutex);
 	node->payload = ch;
 	node->ops = &qgpu_sched_chan_ops;
-	return true;
-err:
-	pr_warn_ratelimited("%s: cannot read the USERD of channel 0x%x: %s\n", inst->name,
-			    node->handle, nvrm_status_name(status));
-	kfree(ch);
-	return false;
+	return !!ch->userd;
 }
 
 /**
@@ -1012,6 +1124,7 @@ long qgpu_sched_control(struct qgpu_file *qf, unsigned int cmd, unsigned long ar
 			const struct nvrm_control *c)
 {
 	struct qgpu_rmtrack *t = qf->track;
+	struct qgpu_sched_inst *si = qf->inst->sched;
 	struct qgpu_sched_tsg *tsg = NULL;
 	struct qgpu_rmnode *node;
 	u32 status;
@@ -1028,6 +1141,17 @@ long qgpu_sched_control(struct qgpu_file *qf, unsigned int cmd, unsigned long ar
 	if (ret || status != NVRM_OK)
 		goto out_unlock;
 	node = qgpu_rmtrack_find(t, c->hclient, c->hobject);
+	/*
+	 * A channel's own GPFIFO_SCHEDULE may enable it (nvsim's does; whether a real GPU's undoes
+	 * FIFO_DISABLE_CHANNELS is not known): in a held instance it is held again, whatever the
+	 * value qgpu read, which a sibling thread may have changed before RM read it.
+	 */
+	if (node && node->ops == &qgpu_sched_chan_ops && si) {
+		mutex_lock(&si->sg->mutex);
+		if (!si->applied && !((struct qgpu_sched_chan *)node->payload)->tenant_disabled)
+			qgpu_sched_hold_chan(si->sg, node->payload);
+		mutex_unlock(&si->sg->mutex);
+	}
 	if (node && c->cmd == NVRM_CTRL_CMD_NVA06F_GPFIFO_SCHEDULE)
 		node = enable ? node->parent : NULL;	/* a channel: its group joins the runlist */
 	if (node && node->ops == &qgpu_sched_tsg_ops)
@@ -1039,12 +1163,46 @@ long qgpu_sched_control(struct qgpu_file *qf, unsigned int cmd, unsigned long ar
 	if (enable && !tsg->tenant_enabled)
 		qgpu_sched_kick(tsg->si->sg);
 	tsg->tenant_enabled = enable;
-	if (enable && !tsg->si->applied)
-		qgpu_sched_tsg_schedule(tsg->si->sg, tsg->hdup, false);
 	mutex_unlock(&tsg->si->sg->mutex);
 out_unlock:
 	mutex_unlock(&t->lock);
 	return ret;
+}
+
+/**
+ * qgpu_sched_tenant_disable() - issue a tenant's own FIFO_DISABLE_CHANNELS, checked
+ * @qf: the ctl proxy (its tracker's lock held)
+ * @p: qgpu's copy of the list, every client in it the tenant's own (qgpu_disable.c)
+ *
+ * Each listed channel qgpu tracks remembers what its tenant wants, so that qgpu's release leaves
+ * the ones the tenant disabled alone. While the instance is held, an enable is remembered and
+ * answered NV_OK without reaching RM: the channels start with the instance's next release.
+ *
+ * Context: process context; takes the GPU scheduler's mutex and the kernel client's lock.
+ * Return: the RM status.
+ */
+u32 qgpu_sched_tenant_disable(struct qgpu_file *qf, struct nvrm_fifo_disable_channels *p)
+{
+	struct qgpu_sched_inst *si = qf->inst->sched;
+	struct qgpu_rmnode *node;
+	struct qgpu_sched_chan *ch;
+	u32 i, status = NVRM_OK;
+
+	lockdep_assert_held(&qf->track->lock);
+	if (!si)
+		return qgpu_sched_disable_call(qf->inst->gpu, p);
+	mutex_lock(&si->sg->mutex);
+	for (i = 0; i < p->num_channels; i++) {
+		node = qgpu_rmtrack_find(qf->track, p->hclient_list[i], p->hchannel_list[i]);
+		if (!node || node->ops != &qgpu_sched_chan_ops)
+			continue;
+		ch = node->payload;
+		ch->tenant_disabled = p->disable;
+	}
+	if (p->disable || si->applied)
+		status = qgpu_sched_disable_call(qf->inst->gpu, p);
+	mutex_unlock(&si->sg->mutex);
+	return status;
 }
 
 static bool qgpu_is_usermode_class(u32 hclass)

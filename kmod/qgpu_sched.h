@@ -11,6 +11,7 @@
 struct attribute_group;
 struct nvrm_alloc;
 struct nvrm_control;
+struct nvrm_fifo_disable_channels;
 struct nvrm_nvos33_with_fd;
 struct qgpu_file;
 struct qgpu_gpu;
@@ -43,6 +44,7 @@ void qgpu_sched_map_memory(struct qgpu_file *qf, const struct nvrm_nvos33_with_f
 /* a tenant's FIFO_DISABLE_CHANNELS, kept to its own clients (qgpu_disable.c) */
 bool qgpu_disable_channels(struct qgpu_file *qf, unsigned long arg, const struct nvrm_control *c,
 			   long *ret);
+u32 qgpu_sched_tenant_disable(struct qgpu_file *qf, struct nvrm_fifo_disable_channels *p);
 
 /* doorbell gating (qgpu_vma.c) */
 void qgpu_sched_ring(struct qgpu_sched_inst *si);

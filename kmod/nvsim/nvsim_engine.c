@@ -80,6 +80,13 @@
  * by some; GET_TIMESLICE still reads back the value set. GPFIFO_SCHEDULE(1) always takes effect
  * (nothing would ever run otherwise).
  *
+ * schedule_off_effective (default N): whether a TSG's GPFIFO_SCHEDULE(0) takes it off the
+ * runlist. Measured on an H200 with GSP firmware 580.159.04 (session 17): it returns NV_OK and
+ * changes nothing, while FIFO_DISABLE_CHANNELS stops the listed channels at once (and only its
+ * own enable starts them again), SET_TIMESLICE shares the engine between busy TSGs in proportion
+ * to their timeslices, and PREEMPT only moves a TSG to the back of the runlist. Y is the
+ * behaviour the headers describe.
+ *
  * doorbell_required (default Y): a channel sees a new GP_PUT only when its work-submit token is
  * written to the doorbell. N: the engine also re-reads GP_PUT of every channel of a runlisted TSG
  * whenever its thread runs: at every timeslice end while busy, and every 1 ms while idle with
@@ -103,6 +110,11 @@ static bool controls_effective = true;
 module_param(controls_effective, bool, 0644);
 MODULE_PARM_DESC(controls_effective,
 		 "TSG/channel scheduling controls take effect (N: NV_OK but ignored; default Y)");
+
+static bool schedule_off_effective;
+module_param(schedule_off_effective, bool, 0644);
+MODULE_PARM_DESC(schedule_off_effective,
+		 "a TSG's GPFIFO_SCHEDULE(0) takes it off the runlist (default N: NV_OK and ignored, as on an H200 with GSP 580)");
 
 static bool doorbell_required = true;
 
@@ -311,6 +323,11 @@ bool nvsim_engine_controls_effective(void)
 	return READ_ONCE(controls_effective);
 }
 
+bool nvsim_engine_schedule_off_effective(void)
+{
+	return READ_ONCE(controls_effective) && READ_ONCE(schedule_off_effective);
+}
+
 static s64 nvsim_now(void)
 {
 	return ktime_get_ns();
@@ -351,7 +368,8 @@ static bool nvsim_chan_refresh_put(struct nvsim_channel *chan)
 
 static bool nvsim_chan_has_work(const struct nvsim_channel *chan)
 {
-	return chan->enabled && !chan->errored && (chan->in_entry || chan->gp_get != chan->gp_put);
+	return chan->enabled && !chan->fifo_disabled && !chan->errored &&
+	       (chan->in_entry || chan->gp_get != chan->gp_put);
 }
 
 static bool nvsim_tsg_has_work(const struct nvsim_tsg *tsg)
@@ -960,6 +978,29 @@ void nvsim_engine_channel_enable(struct nvsim_channel *chan, bool enable, bool p
 }
 
 /**
+ * nvsim_engine_channel_fifo_disable() - FIFO_DISABLE_CHANNELS on one channel
+ * @chan: the channel
+ * @disable: disable it, until enabled this way again (a channel GPFIFO_SCHEDULE(0) disabled stays
+ *	so: the two are kept apart)
+ * @preempt: when disabling: if its kernel is executing, preempt its TSG off at the granularity
+ *	(without, the executing entry completes first)
+ *
+ * Context: under nvsim_rm_lock; takes the engine lock.
+ */
+void nvsim_engine_channel_fifo_disable(struct nvsim_channel *chan, bool disable, bool preempt)
+{
+	struct nvsim_engine *e = chan->tsg->engine;
+
+	mutex_lock(&e->lock);
+	nvsim_engine_sync(e);
+	chan->fifo_disabled = disable;
+	if (disable && preempt && e->cur_chan == chan)
+		nvsim_engine_request_preempt(e);
+	nvsim_engine_kick(e);
+	mutex_unlock(&e->lock);
+}
+
+/**
  * nvsim_engine_preempt() - PREEMPT: take a TSG off the engine; it goes to the back of the runlist
  * @tsg: the TSG
  * @wait: return only once it is off
@@ -1037,7 +1078,8 @@ static int nvsim_engine_show(struct seq_file *m, void *v)
 		list_for_each_entry(chan, &tsg->channels, tsg_node)
 			seq_printf(m, "chan %u tsg %u handle 0x%x gp_get %u gp_put %u enabled %d errored %d busy_ns %llu kernels %llu errors %llu\n",
 				   chan->token, tsg->id, chan->handle, chan->gp_get, chan->gp_put,
-				   chan->enabled, chan->errored, chan->busy_ns, chan->kernels,
+				   chan->enabled && !chan->fifo_disabled, chan->errored,
+				   chan->busy_ns, chan->kernels,
 				   chan->errors);
 	mutex_unlock(&e->lock);
 	return 0;

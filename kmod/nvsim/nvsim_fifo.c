@@ -190,13 +190,18 @@ err_free:
 	return status;
 }
 
-/* NVA06C GPFIFO_SCHEDULE: bSkipSubmit and bSkipEnable are accepted and ignored. */
+/*
+ * NVA06C GPFIFO_SCHEDULE: (1) puts the TSG on the runlist and enables its channels (not those
+ * FIFO_DISABLE_CHANNELS disabled); (0) returns NV_OK and changes nothing unless
+ * schedule_off_effective: on an H200 with GSP 580.159.04 neither a spinning kernel nor a stream of
+ * 100 us kernels slowed down. bSkipSubmit and bSkipEnable are accepted and ignored.
+ */
 static u32 nvsim_ctrl_tsg_schedule(const struct nvsim_caller *caller, struct nvsim_object *obj,
 				   void *buf)
 {
 	const struct nvrm_gpfifo_schedule *p = buf;
 
-	if (p->enable || nvsim_engine_controls_effective())
+	if (p->enable || nvsim_engine_schedule_off_effective())
 		nvsim_engine_schedule(nvsim_obj_tsg(obj), p->enable);
 	return NVRM_OK;
 }
@@ -204,7 +209,9 @@ static u32 nvsim_ctrl_tsg_schedule(const struct nvsim_caller *caller, struct nvs
 /*
  * NVA06F GPFIFO_SCHEDULE on a channel (UVM schedules each channel it adds to a TSG this way):
  * (1) enables the channel and puts its TSG on the runlist; (0) disables the channel (preempted
- * off at the granularity if running) and takes an implicit TSG off the runlist.
+ * off at the granularity if running) and takes an implicit TSG off the runlist. On an H200 with
+ * GSP 580.159.04, (0) on all of a CUDA context's channels stopped a spinning kernel and (1) did
+ * not bring it back within 5 s: nvsim's (1) does (a known difference).
  */
 static u32 nvsim_ctrl_channel_schedule(const struct nvsim_caller *caller,
 				       struct nvsim_object *obj, void *buf)
@@ -317,8 +324,7 @@ static u32 nvsim_ctrl_fifo_disable_channels(const struct nvsim_caller *caller,
 		return NVRM_OK;
 	for (i = 0; i < p->num_channels; i++) {
 		nvsim_disable_list_channel(obj, p, i, &chan);
-		nvsim_engine_channel_enable(chan, !p->disable,
-					    p->disable && !p->only_disable_scheduling);
+		nvsim_engine_channel_fifo_disable(chan, p->disable, !p->only_disable_scheduling);
 	}
 	return NVRM_OK;
 }

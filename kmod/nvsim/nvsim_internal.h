@@ -304,7 +304,10 @@ struct nvsim_tsg {
  *	next writeback (userd_writeback_us)
  * @wb_pending: @gp_get moved since USERD GPGet was last written (userd_writeback_us)
  * @gp_put: the GP_PUT the engine knows (read from USERD on a doorbell, or polled)
- * @enabled: schedulable (FIFO_DISABLE_CHANNELS and channel GPFIFO_SCHEDULE clear it)
+ * @enabled: enabled by GPFIFO_SCHEDULE (channel GPFIFO_SCHEDULE(0) clears it, (1) and the TSG's
+ *	GPFIFO_SCHEDULE(1) set it)
+ * @fifo_disabled: disabled by FIFO_DISABLE_CHANNELS, until it enables the channel again: a
+ *	GPFIFO_SCHEDULE(1) of its TSG does not (measured on an H200, GSP 580.159.04)
  * @errored: RC'd by a bad entry; stops for good
  * @in_entry: the entry at @gp_get has started and has @remaining_ns left
  * @remaining_ns: GPU time left of the current KERNEL entry
@@ -333,6 +336,7 @@ struct nvsim_channel {
 	u32 gp_put;
 	bool wb_pending;
 	bool enabled;
+	bool fifo_disabled;
 	bool errored;
 	bool in_entry;
 	u64 remaining_ns;
@@ -494,8 +498,10 @@ int nvsim_engine_add_channel(struct nvsim_channel *chan);
 void nvsim_engine_remove_channel(struct nvsim_channel *chan);
 void nvsim_engine_schedule(struct nvsim_tsg *tsg, bool enable);
 void nvsim_engine_channel_enable(struct nvsim_channel *chan, bool enable, bool preempt);
+void nvsim_engine_channel_fifo_disable(struct nvsim_channel *chan, bool disable, bool preempt);
 u32 nvsim_engine_preempt(struct nvsim_tsg *tsg, bool wait, u32 timeout_us);
 void nvsim_engine_set_timeslice(struct nvsim_tsg *tsg, u64 us);
 bool nvsim_engine_controls_effective(void);
+bool nvsim_engine_schedule_off_effective(void);
 
 #endif /* NVSIM_INTERNAL_H */

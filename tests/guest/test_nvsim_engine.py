@@ -366,7 +366,29 @@ def long_work(ch: Channel, n: int = 200, us: int = 10 * MS) -> None:
     assert wait_for(lambda: tsg_line(ch.r, ch.tsg)["busy_ns"] > 0)
 
 
-def test_schedule_disable_stops_work_and_enable_restarts_it(chan: Channel) -> None:
+def test_schedule_disable_is_inert_and_does_not_undo_disable_channels(chan: Channel) -> None:
+    """As measured on an H200 with GSP 580.159.04 (kmod/nvsim/README.md, schedule_off_effective)."""
+    long_work(chan)
+    assert chan.schedule(False) == rm.OK
+    assert tsg_line(chan.r, chan.tsg)["runlist"] == 1
+    first = chan.gp_get()
+    assert wait_for(lambda: chan.gp_get() > first), "GPFIFO_SCHEDULE(0) stopped the work"
+    r = chan.r
+    off = rm.disable_channels_params([(r.client, chan.channel)])
+    assert r.control(chan.sub, rm.FIFO_DISABLE_CHANNELS, off) == rm.OK
+    held = settled(chan)
+    assert chan.schedule(True) == rm.OK
+    assert chan_line(chan)["enabled"] == 0, "the group's GPFIFO_SCHEDULE(1) enabled the channel"
+    assert settled(chan) == held
+    on = rm.disable_channels_params([(r.client, chan.channel)], disable=False)
+    assert r.control(chan.sub, rm.FIFO_DISABLE_CHANNELS, on) == rm.OK
+    assert wait_for(lambda: chan.gp_get() > held[0])
+
+
+def test_schedule_disable_stops_work_and_enable_restarts_it(
+    chan: Channel, params: Callable[[str, str], None]
+) -> None:
+    params("schedule_off_effective", "Y")
     long_work(chan)
     assert chan.schedule(False) == rm.OK
     assert tsg_line(chan.r, chan.tsg)["runlist"] == 0
@@ -430,7 +452,10 @@ def kernel_tsg_op(op: str) -> dict[str, int]:
     return {k: int(v, 0) for k, v in (w.split("=") for w in words)}
 
 
-def test_kernel_dup_of_a_tsg_schedules_and_times_it(chan: Channel) -> None:
+def test_kernel_dup_of_a_tsg_schedules_and_times_it(
+    chan: Channel, params: Callable[[str, str], None]
+) -> None:
+    params("schedule_off_effective", "Y")  # the headers' model; inert by default, as measured
     r = chan.r
     tsg_id = tsg_line(r, chan.tsg)["tsg"]
     loaded = insmod("qgpu_kclient_test", f"hclient={r.client}", f"hobject={chan.tsg}", "keep=1")

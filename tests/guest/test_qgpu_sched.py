@@ -1,7 +1,7 @@
 """qgpu's compute scheduler: policies, classes, knobs, channel-group controls and the doorbell gate.
 
-Behaviour only, never timing thresholds (the VM is slow and shared): what is held is off the
-runlist (nvsim's engine file, the ground truth), a held doorbell ring waits, everything finishes,
+Behaviour only, never timing thresholds (the VM is slow and shared): what is held has its channels
+disabled (nvsim's engine file, the ground truth), a held doorbell ring waits, everything finishes,
 nothing hangs or leaks, and the kernel log stays clean. bench/bench_sched.py measures the shares.
 """
 
@@ -44,6 +44,21 @@ def engine_tsgs() -> list[dict[str, int]]:
 def tsg_of(r: Rm, handle: int) -> dict[str, int]:
     (t,) = [t for t in engine_tsgs() if t["client"] == r.client and t["handle"] == handle]
     return t
+
+
+def engine_chans() -> list[dict[str, int]]:
+    out = []
+    for line in ENGINE.read_text().splitlines():
+        w = line.split()
+        if w[0] == "chan":
+            out.append({k: int(v, 0) for k, v in zip(w[::2], w[1::2], strict=True)})
+    return out
+
+
+def held(ch: Channel) -> bool:
+    """qgpu holds a channel with FIFO_DISABLE_CHANNELS: the engine may not schedule it."""
+    (c,) = [c for c in engine_chans() if c["chan"] == ch.token]
+    return c["enabled"] == 0
 
 
 def wait_for(cond: Callable[[], bool], timeout: float = 30.0) -> bool:
@@ -196,21 +211,54 @@ def test_online_work_holds_offline_channel_groups() -> None:
         try:
             ch.submit(rm.kernel(100))
             assert wait_for(lambda: ch.gp_get() == 1)
-            assert tsg_of(r, ch.tsg)["runlist"] == 1
+            assert not held(ch)
             p = load(on, 3)
-            # online work arrived: the offline group leaves the runlist
-            assert wait_for(lambda: tsg_of(r, ch.tsg)["runlist"] == 0)
+            # online work arrived: the offline channels are disabled
+            assert wait_for(lambda: held(ch))
             # the tenant scheduling it again is undone while it is held
             assert ch.schedule(True) == rm.OK
-            assert tsg_of(r, ch.tsg)["runlist"] == 0 or p.poll() is not None
+            assert held(ch) or p.poll() is not None
             finished(p)
             # online is idle again: offline is back
-            assert wait_for(lambda: tsg_of(r, ch.tsg)["runlist"] == 1)
+            assert wait_for(lambda: not held(ch))
             assert int(iknob("on", "gpu_time_ns")) > 0
         finally:
             ch.close()
             r.close()
     # the duplicates went with the tenants' groups
+    assert wait_for(lambda: not engine_tsgs()), engine_tsgs()
+
+
+def test_a_held_tenant_cannot_enable_its_own_channels() -> None:
+    """qgpu holds with FIFO_DISABLE_CHANNELS; the tenant's own enables wait for its release."""
+    with instances("off core=50 class=offline", "on core=50 class=online") as (off, on):
+        r, ch = channel(off)
+        mine = Channel(r, ch.dev, ch.sub)
+        try:
+            ch.submit(rm.kernel(100))
+            assert wait_for(lambda: ch.gp_get() == 1)
+            # the tenant disables one of its channels itself: qgpu's release leaves it so
+            own = rm.disable_channels_params([(r.client, mine.channel)])
+            assert r.control(ch.sub, rm.FIFO_DISABLE_CHANNELS, own) == rm.OK
+            assert held(mine)
+            p = load(on, 4)
+            assert wait_for(lambda: held(ch))
+            enable = rm.disable_channels_params([(r.client, ch.channel)], disable=False)
+            assert r.control(ch.sub, rm.FIFO_DISABLE_CHANNELS, enable) == rm.OK
+            assert held(ch) or p.poll() is not None, "the tenant's enable undid the hold"
+            assert ch.schedule(True) == rm.OK
+            assert held(ch) or p.poll() is not None, "the group's GPFIFO_SCHEDULE(1) undid it"
+            sched = bytearray(rm.schedule_size())
+            sched[0] = 1
+            assert r.control(ch.channel, rm.CHANNEL_SCHEDULE, sched) == rm.OK
+            assert held(ch) or p.poll() is not None, "the channel's GPFIFO_SCHEDULE(1) undid it"
+            finished(p)
+            assert wait_for(lambda: not held(ch))
+            assert held(mine), "qgpu's release enabled a channel its tenant had disabled"
+        finally:
+            mine.close()
+            ch.close()
+            r.close()
     assert wait_for(lambda: not engine_tsgs()), engine_tsgs()
 
 
@@ -245,7 +293,7 @@ def test_work_queued_without_a_ring_is_activity() -> None:
                 assert wait_for(lambda: int(iknob("qoff", "gpu_time_ns")) > 0), "counted idle"
                 p = load(on, 2)
                 assert wait_for(lambda: int(iknob("qoff", "preemptions")) >= 1)
-                assert tsg_of(r, ch.tsg)["runlist"] == 0 or p.poll() is not None
+                assert held(ch) or p.poll() is not None
                 finished(p)
                 assert int(iknob("qoff", "throttled_ns")) > 0
             finally:
@@ -290,7 +338,7 @@ def test_a_held_ring_waits_until_its_instance_may_run() -> None:
         r, ch = channel(off)
         p = load(on, 30)
         try:
-            assert wait_for(lambda: tsg_of(r, ch.tsg)["runlist"] == 0)
+            assert wait_for(lambda: held(ch))
             child = fork_ring(ch)
             assert wait_for(lambda: waiting_at_doorbell(child) or exited(child))
             assert not exited(child), "a held instance's ring went through"
@@ -310,7 +358,7 @@ def test_process_exit_while_held_at_the_doorbell() -> None:
         r, ch = channel(off)
         p = load(on, 20)
         try:
-            assert wait_for(lambda: tsg_of(r, ch.tsg)["runlist"] == 0)
+            assert wait_for(lambda: held(ch))
             child = fork_ring(ch)
             time.sleep(0.3)
             os.kill(child, signal.SIGKILL)
@@ -328,7 +376,7 @@ def test_instance_removal_while_scheduled() -> None:
         r, ch = channel(off)
         p = load(on, 20)
         try:
-            assert wait_for(lambda: tsg_of(r, ch.tsg)["runlist"] == 0)
+            assert wait_for(lambda: held(ch))
             child = fork_ring(ch)
             time.sleep(0.3)
             remove("roff", force=True)  # the gate opens: the ring goes through
@@ -435,7 +483,7 @@ def test_burst_share_leaves_a_round_robin_that_suffices_alone() -> None:
     """Burst-share holds nothing while the engine's round robin gives everyone its guarantee.
 
     50 % with two busy groups and an idle one, 20 % with one busy group: 2/4 and 1/4 of the round
-    robin are enough, so no group leaves the runlist and nobody is preempted. Once the tenant sets
+    robin are enough, so no channel is disabled and nobody is preempted. Once the tenant sets
     a timeslice of its own on one of its groups the turns are no longer equal: qgpu schedules the
     shares itself again, and the 20 % instance is held once it has had its budget in a period.
     """
@@ -448,8 +496,8 @@ def test_burst_share_leaves_a_round_robin_that_suffices_alone() -> None:
             time.sleep(0.5)
             held = [iknob("ra", "preemptions"), iknob("rb", "preemptions")]
             for _ in range(50):
-                tsgs = engine_tsgs()
-                assert len(tsgs) == 4 and all(t["runlist"] == 1 for t in tsgs), tsgs
+                chans = engine_chans()
+                assert len(chans) == 4 and all(c["enabled"] == 1 for c in chans), chans
                 time.sleep(0.02)
             assert [iknob("ra", "preemptions"), iknob("rb", "preemptions")] == held
             ts = bytearray(struct.pack("<Q", 1024))
