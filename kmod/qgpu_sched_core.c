@@ -123,6 +123,7 @@ void qgpu_sc_init(struct qgpu_sc *sc)
 {
 	memset(sc, 0, sizeof(*sc));
 	sc->policy = QGPU_POLICY_BEST_EFFORT;
+	sc->base_period_ns = QGPU_SC_PERIOD_NS;
 	sc->period_ns = QGPU_SC_PERIOD_NS;
 }
 
@@ -299,7 +300,7 @@ static void qgpu_sc_new_period(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v
 	unsigned int k;
 
 	/* Many instances: a longer period, so that windows stay worth a switch. */
-	sc->period_ns = QGPU_SC_PERIOD_NS;
+	sc->period_ns = sc->base_period_ns;
 	if ((u64)n * QGPU_SC_PERIOD_PER_INST_NS > sc->period_ns)
 		sc->period_ns = (u64)n * QGPU_SC_PERIOD_PER_INST_NS;
 	if (!sc->period_end || now - sc->period_end >= sc->period_ns)
@@ -468,9 +469,10 @@ static u64 qgpu_sc_relax(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, unsi
  * @now: the time
  *
  * Sets every instance's @run. Under fixed-share and burst-share one instance owns an exclusive
- * window of its budget, at most QGPU_SC_MAX_WINDOW_NS at once (so that a waking instance waits
- * no longer than that, however long the period), chosen round robin among the eligible ones:
- * while an active online instance has budget, the active online instances with budget; else,
+ * window of its budget, at most one period_us (@sc->base_period_ns) at once (so that a waking
+ * instance waits no longer than that, however long the period), chosen round robin among the
+ * eligible ones: while an active online instance has budget, the active online instances with
+ * budget; else,
  * under fixed-share, every instance with budget, and under burst-share the active ones with
  * budget of the highest class that has an active instance, and of those only the ones a joint
  * window would leave short (the rest run together in one, when no one owns a window). With no
@@ -574,8 +576,8 @@ u64 qgpu_sc_decide(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, unsigned i
 				owner = i;
 		}
 		if (owner) {
-			sc->window_end = now + (owner->budget_ns < (s64)QGPU_SC_MAX_WINDOW_NS ?
-						(u64)owner->budget_ns : QGPU_SC_MAX_WINDOW_NS);
+			sc->window_end = now + (owner->budget_ns < (s64)sc->base_period_ns ?
+						(u64)owner->budget_ns : sc->base_period_ns);
 			sc->cursor = owner;
 		}
 	}
@@ -602,8 +604,8 @@ u64 qgpu_sc_decide(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, unsigned i
 		}
 	}
 	/* ...or after one window's length, when it went before a member that needs its own */
-	if (waking && now + QGPU_SC_MAX_WINDOW_NS < next)
-		next = now + QGPU_SC_MAX_WINDOW_NS;
+	if (waking && now + sc->base_period_ns < next)
+		next = now + sc->base_period_ns;
 	if (owner && sc->window_end < next)
 		next = sc->window_end;
 	return next;

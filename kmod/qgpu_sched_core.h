@@ -25,10 +25,15 @@ enum qgpu_policy {
 	QGPU_POLICIES,
 };
 
-#define QGPU_SC_PERIOD_NS	10000000ull	/* the scheduling period: 10 ms... */
+#define QGPU_SC_PERIOD_NS	10000000ull	/* the scheduling period: 10 ms (period_us)... */
 #define QGPU_SC_PERIOD_PER_INST_NS 2000000ull	/* ...or 2 ms per instance, if longer */
-/* the longest exclusive window at once; a larger budget is used in several turns */
-#define QGPU_SC_MAX_WINDOW_NS	QGPU_SC_PERIOD_NS
+/*
+ * period_us may be set from 1 ms to 1 s. The longest exclusive window at once is one period (the
+ * knob's, not lengthened per instance): a larger budget is used in several turns, and a waking
+ * instance waits at most that long.
+ */
+#define QGPU_SC_PERIOD_MIN_NS	1000000ull
+#define QGPU_SC_PERIOD_MAX_NS	1000000000ull
 /* a ring keeps an instance active for this much GPU time */
 #define QGPU_SC_ACTIVE_NS	50000000ull
 /* the most unused budget carried into the next period */
@@ -95,7 +100,10 @@ struct qgpu_sc_inst {
  *	fixed-share cannot own exclusive windows: every instance pays its estimated engine use
  *	(struct qgpu_sc_inst.groups_busy, the engine's round robin assumed) and may submit work
  *	only while its budget is positive; overruns carry into later periods.
- * @period_ns: the period length (QGPU_SC_PERIOD_NS, longer with more than 5 instances)
+ * @base_period_ns: the period_us knob (QGPU_SC_PERIOD_NS by default): the period with few
+ *	instances, and the longest exclusive window
+ * @period_ns: the period length (@base_period_ns, or QGPU_SC_PERIOD_PER_INST_NS per instance if
+ *	longer)
  * @period_end: when the current period ends (absolute ns); 0 before the first decision
  * @owner: the instance owning the current exclusive window, or NULL
  * @window_end: when that window ends at the latest (its budget may end it earlier)
@@ -117,6 +125,7 @@ struct qgpu_sc_inst {
 struct qgpu_sc {
 	enum qgpu_policy policy;
 	bool inert;
+	u64 base_period_ns;
 	u64 period_ns;
 	u64 period_end;
 	struct qgpu_sc_inst *owner;

@@ -38,6 +38,7 @@ GPU_DRIVER_SUPPORTED: Final = "driver_supported"  # ro 0|1 (optional; see the do
 GPU_ID: Final = "gpu_id"  # ro
 GPU_POLICY: Final = "policy"  # rw best-effort|fixed-share|burst-share
 GPU_TIMESLICE: Final = "timeslice_us"  # rw int
+GPU_PERIOD: Final = "period_us"  # rw int, 1000..1000000 (optional: newer modules)
 GPU_OVERCOMMIT: Final = "overcommit"  # rw 0|1
 GPU_UTILIZATION: Final = "utilization"  # ro percent over the last second
 GPU_UNKNOWN_ESCAPES: Final = "unknown_escapes"  # rw allow|refuse
@@ -65,12 +66,13 @@ REMOVE_FORCE: Final = "force"
 
 # The knobs qgpuctl writes to change a GPU or a running instance (besides create/remove).
 # An older module may lack some or publish them read-only; see docs/kernel-interface.md.
-GPU_SETTABLE: Final = (GPU_POLICY, GPU_TIMESLICE, GPU_OVERCOMMIT, GPU_UNKNOWN_ESCAPES)
+GPU_SETTABLE: Final = (GPU_POLICY, GPU_TIMESLICE, GPU_PERIOD, GPU_OVERCOMMIT, GPU_UNKNOWN_ESCAPES)
 INST_SETTABLE: Final = (INST_MEM_MAX, INST_CORE, INST_CLASS, INST_MANAGED, INST_DMABUF)
 # The issue that makes each of them live, for messages about a module that lacks it.
 ARRIVES_WITH: Final = {
     GPU_POLICY: "compute scheduling",
     GPU_TIMESLICE: "compute scheduling",
+    GPU_PERIOD: "the scheduling period knob",
     GPU_OVERCOMMIT: "memory limits",
     INST_MEM_MAX: "memory limits",
     INST_MANAGED: "memory limits",
@@ -103,6 +105,9 @@ CREATE_KNOB_DEFAULTS: Final = {INST_MANAGED: MANAGED_DEFAULT, INST_DMABUF: DMABU
 WITHOUT_KNOB: Final = "allow"
 CORE_MIN: Final = 1
 CORE_MAX: Final = 100
+# period_us bounds (kmod/qgpu_sched_core.h QGPU_SC_PERIOD_MIN_NS, _MAX_NS)
+PERIOD_MIN_US: Final = 1000
+PERIOD_MAX_US: Final = 1000000
 
 # Instance names as the kernel accepts them: unique across all GPUs.
 KERNEL_NAME_RE: Final = re.compile(r"[a-z0-9][a-z0-9_.-]{0,31}")

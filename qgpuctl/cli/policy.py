@@ -20,7 +20,15 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 
-COLUMNS = ("gpu", "policy", "timeslice_us", "overcommit", "unknown_escapes", "core_guaranteed")
+COLUMNS = (
+    "gpu",
+    "policy",
+    "timeslice_us",
+    "period_us",
+    "overcommit",
+    "unknown_escapes",
+    "core_guaranteed",
+)
 
 
 def _row(gpu: GpuState, table: bool) -> dict[str, Any]:
@@ -28,6 +36,7 @@ def _row(gpu: GpuState, table: bool) -> dict[str, Any]:
         "gpu": gpu.index,
         "policy": gpu.policy,
         "timeslice_us": gpu.timeslice_us,
+        "period_us": gpu.period_us,
         "overcommit": gpu.overcommit,
         "unknown_escapes": gpu.unknown_escapes,
         "core_guaranteed": f"{gpu.core_used}%" if table else gpu.core_used,
@@ -57,9 +66,20 @@ def set_(
         int | None,
         typer.Option("--timeslice-us", min=1, help="Scheduling time slice in microseconds."),
     ] = None,
+    period_us: Annotated[
+        int | None,
+        typer.Option(
+            "--period-us",
+            min=k.PERIOD_MIN_US,
+            max=k.PERIOD_MAX_US,
+            help="Scheduling period in microseconds (default 10000): each instance's share of it, "
+            "and the longest exclusive window. Longer periods switch less often: on a real GPU "
+            "each switch costs about 1 ms of the controls' latency.",
+        ),
+    ] = None,
     output: OutputOverride = None,
 ) -> None:
-    """Set a GPU's policy (and time slice) live; all or nothing.
+    """Set a GPU's policy (and time slice, period) live; all or nothing.
 
     fixed-share and burst-share need the guarantees on the GPU to add up to 100% or less.
     """
@@ -74,6 +94,8 @@ def set_(
     wanted = [(k.GPU_POLICY, policy.value)]
     if timeslice_us is not None:
         wanted.append((k.GPU_TIMESLICE, str(timeslice_us)))
+    if period_us is not None:
+        wanted.append((k.GPU_PERIOD, str(period_us)))
     for attr, value in wanted:
         if attr not in target.settable:
             feature = k.ARRIVES_WITH.get(attr)
@@ -91,6 +113,8 @@ def set_(
             ctl.write_gpu(target.minor, k.GPU_POLICY, policy.value)
         if timeslice_us is not None and target.timeslice_us != timeslice_us:
             ctl.write_gpu(target.minor, k.GPU_TIMESLICE, str(timeslice_us))
+        if period_us is not None and target.period_us != period_us:
+            ctl.write_gpu(target.minor, k.GPU_PERIOD, str(period_us))
     except QgpuError:
         ctl.rollback_writes()
         raise

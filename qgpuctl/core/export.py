@@ -54,6 +54,7 @@ def export_policy(state: State, select_by: SelectBy = SelectBy.INDEX) -> PolicyF
                 path=f"gpus[{i}]",
                 policy=gpu.policy,
                 timeslice_us=gpu.timeslice_us,
+                period_us=gpu.period_us,
                 overcommit=gpu.overcommit,
                 unknown_escapes=gpu.unknown_escapes,
             )

@@ -4,7 +4,7 @@
 
 * an instance listed in the file is created if missing, and its ``mem``,
   ``core``, ``class``, ``managed`` and ``dmabuf`` are set live where they differ;
-* a GPU knob given in the file (``policy``, ``timeslice_us``, ``overcommit``,
+* a GPU knob given in the file (``policy``, ``timeslice_us``, ``period_us``, ``overcommit``,
   ``unknown_escapes``) is written where it differs; one left out is left alone;
 * an instance that is *not* listed is kept and reported, and deleted only with
   ``--prune`` (mig-parted's rule: apply converges what the file names, it does
@@ -185,6 +185,7 @@ class Plan:
 _POLICY_KEYS = {
     k.GPU_POLICY: "policy",
     k.GPU_TIMESLICE: "timeslice_us",
+    k.GPU_PERIOD: "period_us",
     k.GPU_OVERCOMMIT: "overcommit",
     k.GPU_UNKNOWN_ESCAPES: "unknown_escapes",
     k.INST_MEM_MAX: "mem",
@@ -389,6 +390,11 @@ def _gpu_knobs(spec: GpuSpec, gpu: GpuState, plan: Plan) -> None:
         k.GPU_TIMESLICE,
         None if gpu.timeslice_us is None else str(gpu.timeslice_us),
         None if spec.timeslice_us is None else str(spec.timeslice_us),
+    )
+    knob(
+        k.GPU_PERIOD,
+        None if gpu.period_us is None else str(gpu.period_us),
+        None if spec.period_us is None else str(spec.period_us),
     )
     knob(k.GPU_UNKNOWN_ESCAPES, gpu.unknown_escapes, spec.unknown_escapes)
 

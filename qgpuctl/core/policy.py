@@ -7,6 +7,7 @@ Format (``version: v1``; reference in ``policies/README.md``)::
       - selector: {index: 0}          # or {uuid: GPU-...}, or the word all
         policy: burst-share           # optional: left alone when absent
         timeslice_us: 1024            # optional
+        period_us: 10000              # optional: 1000..1000000
         overcommit: false             # optional
         unknown_escapes: refuse       # optional
         instances:                    # required (may be []): exactly these instances
@@ -100,6 +101,7 @@ class GpuSpec:
     path: str
     policy: str | None = None
     timeslice_us: int | None = None
+    period_us: int | None = None
     overcommit: bool | None = None
     unknown_escapes: str | None = None
 
@@ -223,7 +225,7 @@ def _selector(value: Any, path: str) -> Selector:
 _INSTANCE_REQUIRED: Final = ("name", "mem", "core")
 _INSTANCE_OPTIONAL: Final = ("class", "managed", "dmabuf")
 _GPU_REQUIRED: Final = ("selector", "instances")
-_GPU_OPTIONAL: Final = ("policy", "timeslice_us", "overcommit", "unknown_escapes")
+_GPU_OPTIONAL: Final = ("policy", "timeslice_us", "period_us", "overcommit", "unknown_escapes")
 
 
 def _instance(data: Any, path: str) -> InstanceSpec:
@@ -262,6 +264,11 @@ def _gpu(data: Any, path: str) -> GpuSpec:
         if "timeslice_us" not in data
         else _int(data["timeslice_us"], f"{path}.timeslice_us", 1)
     )
+    period = (
+        None
+        if "period_us" not in data
+        else _int(data["period_us"], f"{path}.period_us", k.PERIOD_MIN_US, k.PERIOD_MAX_US)
+    )
     overcommit = data.get("overcommit")
     if overcommit is not None and not isinstance(overcommit, bool):
         raise PolicyError(f"{path}.overcommit", f"expected true or false, got {_kind(overcommit)}")
@@ -288,6 +295,7 @@ def _gpu(data: Any, path: str) -> GpuSpec:
         path=path,
         policy=policy,
         timeslice_us=timeslice,
+        period_us=period,
         overcommit=overcommit,
         unknown_escapes=escapes,
     )
@@ -354,6 +362,8 @@ def policy_to_data(policy: PolicyFile) -> dict[str, Any]:
             entry["policy"] = gpu.policy
         if gpu.timeslice_us is not None:
             entry["timeslice_us"] = gpu.timeslice_us
+        if gpu.period_us is not None:
+            entry["period_us"] = gpu.period_us
         if gpu.overcommit is not None:
             entry["overcommit"] = gpu.overcommit
         if gpu.unknown_escapes is not None:

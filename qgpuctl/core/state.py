@@ -85,6 +85,7 @@ class GpuState:
     gpu_id: str | None
     policy: str | None
     timeslice_us: int | None
+    period_us: int | None
     overcommit: bool | None
     utilization: int | None
     unknown_escapes: str | None
@@ -269,6 +270,7 @@ def read_gpu(sysfs: SysfsReader, minor: int) -> GpuState:
         gpu_id=attr(k.GPU_ID),
         policy=attr(k.GPU_POLICY),
         timeslice_us=_int(attr(k.GPU_TIMESLICE)),
+        period_us=_int(attr(k.GPU_PERIOD)),
         overcommit=_bool01(attr(k.GPU_OVERCOMMIT)),
         utilization=_int(attr(k.GPU_UTILIZATION)),
         unknown_escapes=attr(k.GPU_UNKNOWN_ESCAPES),

@@ -99,7 +99,7 @@ LOADS: list[subprocess.Popen[str]] = []
 
 @pytest.fixture(autouse=True)
 def best_effort() -> Iterator[None]:
-    """Every test starts and ends under best-effort with the default timeslice.
+    """Every test starts and ends under best-effort with the default timeslice and period.
 
     Loads a failed test left behind are killed and reaped: running on, they would skew the next
     tests, and an unreaped Popen warns when collected, which fails whatever test is running then.
@@ -113,6 +113,7 @@ def best_effort() -> Iterator[None]:
         p.communicate()
     set_knob("policy", "best-effort")
     set_knob("timeslice_us", "1024")
+    set_knob("period_us", "10000")
 
 
 # Small memory limits: the GPU's limits must fit its memory (overcommit is off by default).
@@ -174,6 +175,16 @@ def test_gpu_knobs_validate() -> None:
     assert knob("timeslice_us") == "2000"
     for bad in ("0", "-1", "abc", "60000001", "1.5"):
         assert refused(set_knob, "timeslice_us", bad) == errno.EINVAL, bad
+    assert knob("period_us") == "10000"
+    try:
+        for good in ("1000", "1000000", "20000"):
+            set_knob("period_us", good)
+            assert knob("period_us") == good
+        for bad in ("999", "1000001", "0", "-5", "abc", "", "1e4"):
+            assert refused(set_knob, "period_us", bad) == errno.EINVAL, bad
+        assert knob("period_us") == "20000", "a refused write changed the knob"
+    finally:
+        set_knob("period_us", "10000")
     assert 0 <= int(knob("utilization")) <= 100
 
 

@@ -83,6 +83,7 @@ class FakeKernel(SysfsTree):
         supported: bool | None = True,
         policy: str = "best-effort",
         timeslice_us: int = 1024,
+        period_us: int | None = 10000,
         overcommit: bool = False,
         max_instances: int = 16,
         utilization: int = 0,
@@ -110,6 +111,8 @@ class FakeKernel(SysfsTree):
             k.GPU_CONTROLS: "effective",
             k.GPU_GP_GET: "unknown",
         }
+        if period_us is not None:  # None: a module from before the knob
+            attrs[k.GPU_PERIOD] = period_us
         if supported is not None:
             attrs[k.GPU_DRIVER_SUPPORTED] = int(supported)
         if create_keys is not None:
@@ -270,6 +273,10 @@ class FakeKernel(SysfsTree):
             self._set(gpu / attr, value)
         elif attr == k.GPU_TIMESLICE:
             if not value.isdigit() or int(value) < 1:
+                raise _Refusal(errno.EINVAL)
+            self._set(gpu / attr, int(value))
+        elif attr == k.GPU_PERIOD:
+            if not value.isdigit() or not k.PERIOD_MIN_US <= int(value) <= k.PERIOD_MAX_US:
                 raise _Refusal(errno.EINVAL)
             self._set(gpu / attr, int(value))
         elif attr == k.GPU_OVERCOMMIT:

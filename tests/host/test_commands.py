@@ -256,20 +256,30 @@ def test_policy_show_and_set(host: Host) -> None:
     host.invoke("create", "b", "--mem", "1G", "--core", "60", "--gpu", "0")
     r = host.invoke("policy", "set", "0", "fixed-share")
     assert r.exit_code == EXIT_USAGE and "120%" in one_line(r.stderr)
-    r = host.invoke("-o", "json", "policy", "set", "1", "burst-share", "--timeslice-us", "500")
+    r = host.invoke(
+        "-o", "json", "policy", "set", "1", "burst-share", "--timeslice-us", "500",
+        "--period-us", "20000",
+    )  # fmt: skip
     assert r.exit_code == 0, r.stderr
     assert json.loads(r.stdout) == [
         {
             "gpu": 1,
             "policy": "burst-share",
             "timeslice_us": 500,
+            "period_us": 20000,
             "overcommit": False,
             "unknown_escapes": "refuse",
             "core_guaranteed": 0,
         }
     ]
     r = host.invoke("policy", "show", "0")
-    assert r.stdout.splitlines()[1].split() == ["0", "best-effort", "1024", "no", "refuse", "120%"]
+    assert r.stdout.splitlines()[1].split() == [
+        "0", "best-effort", "1024", "10000", "no", "refuse", "120%",
+    ]  # fmt: skip
+    # out of range: refused before anything is written
+    r = host.invoke("policy", "set", "1", "best-effort", "--period-us", "999")
+    assert r.exit_code == EXIT_USAGE
+    assert host.kernel._get(host.kernel._gpu(1) / "policy") == "burst-share"
 
 
 POLICY = """\

@@ -105,6 +105,8 @@ BAD: list[tuple[object, str, str]] = [
     ({"version": "v1", "gpus": [_gpu(policy="fair")]}, "gpus[0].policy", "expected one of"),
     ({"version": "v1", "gpus": [_gpu(timeslice_us=0)]}, "gpus[0].timeslice_us", "range"),
     ({"version": "v1", "gpus": [_gpu(timeslice_us="1ms")]}, "gpus[0].timeslice_us", "integer"),
+    ({"version": "v1", "gpus": [_gpu(period_us=999)]}, "gpus[0].period_us", "1000..1000000"),
+    ({"version": "v1", "gpus": [_gpu(period_us=1000001)]}, "gpus[0].period_us", "range"),
     ({"version": "v1", "gpus": [_gpu(overcommit="yes")]}, "gpus[0].overcommit", "true or false"),
     (
         {"version": "v1", "gpus": [_gpu(unknown_escapes="maybe")]},

@@ -157,6 +157,30 @@ TEST(sched_fixed_share_holds_outlast_the_grace)
 	EXPECT_GE(longest_hold(&s, 0, 200 * MS), 17 * MS);
 }
 
+/*
+ * period_us: a longer period keeps the shares and switches less often, its windows as long as the
+ * period allows (a real GPU's controls cost about 1 ms a switch).
+ */
+TEST(sched_period_knob_lengthens_windows_and_keeps_shares)
+{
+	static const u32 core[] = { 30, 70 };
+	u64 got[MAXI], total = 2000 * MS;
+	struct sim s;
+
+	sim_init(&s, QGPU_POLICY_FIXED_SHARE, 2, core, NULL);
+	sim_run(&s, 100 * MS, NULL);
+	EXPECT_LE(longest_hold(&s, 0, 500 * MS), 15 * MS);	/* 7 ms windows, A B | B A */
+	sim_init(&s, QGPU_POLICY_FIXED_SHARE, 2, core, NULL);
+	s.sc.base_period_ns = 50 * MS;
+	sim_run(&s, 100 * MS, NULL);
+	sim_run(&s, total, got);
+	EXPECT_GE(pct(got[0], total), 29.5);
+	EXPECT_LE(pct(got[0], total), 30.5);
+	EXPECT_EQ(s.sc.period_ns, 50 * MS);
+	/* the 70 % instance's 35 ms come in one window: the other waits that long */
+	EXPECT_GE(longest_hold(&s, 0, 500 * MS), 30 * MS);
+}
+
 TEST(sched_fixed_share_caps_a_lone_instance)
 {
 	static const u32 core[] = { 30, 70 };
