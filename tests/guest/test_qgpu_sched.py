@@ -32,13 +32,18 @@ ENGINE = Path("/proc/driver/nvsim/gpu0/engine")
 NVSIM = Path("/sys/module/nvsim/parameters")
 
 
-def engine_tsgs() -> list[dict[str, int]]:
+def engine_lines(kind: str) -> list[dict[str, int]]:
+    """The engine file's lines of one kind ("tsg", "chan"), as {field: value}."""
     out = []
     for line in ENGINE.read_text().splitlines():
         w = line.split()
-        if w[0] == "tsg":
+        if w[0] == kind:
             out.append({k: int(v, 0) for k, v in zip(w[::2], w[1::2], strict=True)})
     return out
+
+
+def engine_tsgs() -> list[dict[str, int]]:
+    return engine_lines("tsg")
 
 
 def tsg_of(r: Rm, handle: int) -> dict[str, int]:
@@ -47,12 +52,7 @@ def tsg_of(r: Rm, handle: int) -> dict[str, int]:
 
 
 def engine_chans() -> list[dict[str, int]]:
-    out = []
-    for line in ENGINE.read_text().splitlines():
-        w = line.split()
-        if w[0] == "chan":
-            out.append({k: int(v, 0) for k, v in zip(w[::2], w[1::2], strict=True)})
-    return out
+    return engine_lines("chan")
 
 
 def held(ch: Channel) -> bool:
