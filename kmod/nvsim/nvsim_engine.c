@@ -48,6 +48,12 @@
  * Blackwell: USERD's GP_GET stays as RM initialised it, and only a release says what was done.
  * userd_writeback_us, when not 0, models the timer of Volta to Hopper instead: what completed is
  * written back at most that long after (all channels the engine moved, every period).
+ * gp_get_ahead (default 1): the host fetches entries ahead of execution, and GP_GET says what it
+ * fetched: while an entry executes, USERD's GP_GET is past it and gp_get_ahead more (as far as
+ * GP_PUT goes), written when the entry starts and when a doorbell brings more while it runs; it
+ * never moves back. Measured on an H200 with GSP 580.159.04: GP_GET passed an isolated kernel's
+ * entry 13-18 us after the doorbell, long before it completed, and back to back it ran one entry
+ * past the executing kernel. 0: GP_GET passes an entry only when it completes.
  *
  * Scheduling. The runlist is the channel groups (TSGs) enabled by GPFIFO_SCHEDULE(1), in round
  * robin order. One TSG is on the engine at a time (the GPU is modelled as one engine that a kernel
@@ -142,6 +148,11 @@ static bool userd_writeback = true;
 module_param(userd_writeback, bool, 0644);
 MODULE_PARM_DESC(userd_writeback,
 		 "The engine writes GP_GET to USERD as entries complete (N: never, as Blackwell; default Y)");
+
+static unsigned int gp_get_ahead = 1;
+module_param(gp_get_ahead, uint, 0644);
+MODULE_PARM_DESC(gp_get_ahead,
+		 "Entries the host fetches past the executing one: USERD's GP_GET passes them before the kernel before them completes (1, the default, as on an H200 with GSP 580; 0: GP_GET moves as entries complete)");
 
 static unsigned int userd_writeback_us;
 module_param(userd_writeback_us, uint, 0644);
@@ -346,6 +357,8 @@ static s64 nvsim_tsg_slice_ns(const struct nvsim_tsg *tsg)
 }
 
 /* Read GP_PUT from USERD; an index outside the ring RCs the channel. */
+static void nvsim_chan_show(struct nvsim_channel *chan);
+
 static bool nvsim_chan_refresh_put(struct nvsim_channel *chan)
 {
 	u32 put = nvsim_backing_read32(chan->userd, chan->userd_off + NVRM_USERD_GP_PUT);
@@ -363,6 +376,9 @@ static bool nvsim_chan_refresh_put(struct nvsim_channel *chan)
 	if (put == chan->gp_put)
 		return false;
 	chan->gp_put = put;
+	/* the host takes more entries of the channel it is executing at once */
+	if (chan->in_entry && chan->tsg->engine->cur == chan->tsg)
+		nvsim_chan_show(chan);
 	return true;
 }
 
@@ -481,6 +497,37 @@ static void nvsim_chan_account(struct nvsim_engine *e, struct nvsim_channel *cha
 	e->busy_ns += ns;
 }
 
+/*
+ * What USERD's GP_GET says of @chan: past the entries the host has fetched. While an entry
+ * executes, the host has taken it and gp_get_ahead more (as far as GP_PUT goes); GP_GET never
+ * moves back, so a kernel's completion does not take back the entries fetched behind it.
+ */
+static u32 nvsim_chan_shown(struct nvsim_channel *chan)
+{
+	u32 mask = chan->entries - 1;
+	u32 queued = (chan->gp_put - chan->gp_get) & mask;
+	u32 fetched = READ_ONCE(gp_get_ahead);
+	/* the executing entry and as many after it; none past GP_GET without fetch-ahead */
+	u32 ahead = chan->in_entry && fetched ? min(1 + fetched, queued) : 0;
+	u32 shown = (chan->gp_shown - chan->gp_get) & mask;
+
+	if (shown > ahead && shown <= queued)
+		ahead = shown;
+	chan->gp_shown = (chan->gp_get + ahead) & mask;
+	return chan->gp_shown;
+}
+
+/* Tell user space through USERD what the host has taken (at once, without the timer). */
+static void nvsim_chan_show(struct nvsim_channel *chan)
+{
+	u32 before = chan->gp_shown;
+
+	if (nvsim_chan_shown(chan) != before && READ_ONCE(userd_writeback) &&
+	    !READ_ONCE(userd_writeback_us))
+		nvsim_backing_write32(chan->userd, chan->userd_off + NVRM_USERD_GP_GET,
+				      chan->gp_shown);
+}
+
 /* userd_writeback_us: @chan's GP_GET goes to USERD at the engine's next writeback. */
 static void nvsim_chan_wb_later(struct nvsim_engine *e, struct nvsim_channel *chan)
 {
@@ -508,7 +555,7 @@ static void nvsim_engine_writeback(struct nvsim_engine *e, s64 now)
 			if (READ_ONCE(userd_writeback))
 				nvsim_backing_write32(chan->userd,
 						      chan->userd_off + NVRM_USERD_GP_GET,
-						      chan->gp_get);
+						      nvsim_chan_shown(chan));
 		}
 }
 
@@ -518,8 +565,7 @@ static void nvsim_chan_complete(struct nvsim_engine *e, struct nvsim_channel *ch
 	chan->gp_get = (chan->gp_get + 1) & (chan->entries - 1);
 	chan->in_entry = false;
 	if (READ_ONCE(userd_writeback) && !READ_ONCE(userd_writeback_us))
-		nvsim_backing_write32(chan->userd, chan->userd_off + NVRM_USERD_GP_GET,
-				      chan->gp_get);
+		nvsim_chan_show(chan);
 	else if (READ_ONCE(userd_writeback) && !chan->wb_pending)
 		nvsim_chan_wb_later(e, chan);
 	if (!kernel)
@@ -572,8 +618,10 @@ static bool nvsim_chan_fetch(struct nvsim_engine *e, struct nvsim_channel *chan)
 		chan->remaining_ns = NVSIM_GP_DURATION_NS(entry);
 		chan->executed_ns = 0;
 		chan->notify = NVSIM_GP_OPCODE(entry) == NVSIM_GP_OP_KERNEL_NOTIFY;
-		if (chan->remaining_ns)
+		if (chan->remaining_ns) {
+			nvsim_chan_show(chan);
 			return true;
+		}
 		nvsim_chan_complete(e, chan, true);
 		return false;
 	default:

@@ -302,6 +302,8 @@ struct nvsim_tsg {
  * @tsg_node: entry in @tsg->channels
  * @gp_get: next entry the engine fetches; written to USERD GPGet as entries complete, or at the
  *	next writeback (userd_writeback_us)
+ * @gp_shown: what USERD GPGet says: @gp_get, or past it by the entries the host has fetched
+ *	(gp_get_ahead); never moves back
  * @wb_pending: @gp_get moved since USERD GPGet was last written (userd_writeback_us)
  * @gp_put: the GP_PUT the engine knows (read from USERD on a doorbell, or polled)
  * @enabled: enabled by GPFIFO_SCHEDULE (channel GPFIFO_SCHEDULE(0) clears it, (1) and the TSG's
@@ -333,6 +335,7 @@ struct nvsim_channel {
 
 	struct list_head tsg_node;
 	u32 gp_get;
+	u32 gp_shown;
 	u32 gp_put;
 	bool wb_pending;
 	bool enabled;

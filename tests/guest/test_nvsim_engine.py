@@ -366,6 +366,28 @@ def long_work(ch: Channel, n: int = 200, us: int = 10 * MS) -> None:
     assert wait_for(lambda: tsg_line(ch.r, ch.tsg)["busy_ns"] > 0)
 
 
+def test_gp_get_passes_what_the_host_fetched(
+    chan: Channel, params: Callable[[str, str], None]
+) -> None:
+    """USERD's GP_GET passes the running kernel and the next, as on an H200 (gp_get_ahead=1)."""
+    chan.submit(*[rm.kernel(10 * MS)] * 3)
+    assert wait_for(lambda: chan_line(chan)["gp_get"] >= 1)  # the first completed...
+    line = chan_line(chan)
+    if line["gp_get"] == 1:  # ...the second runs: the host has taken the third too
+        assert chan.gp_get() == 3
+    assert wait_for(lambda: chan_line(chan)["gp_get"] == 3)
+    assert chan.gp_get() == 3
+    params("gp_get_ahead", "0")
+    busy = tsg_line(chan.r, chan.tsg)["busy_ns"]
+    chan.submit(rm.kernel(2000 * MS))
+    assert wait_for(lambda: tsg_line(chan.r, chan.tsg)["busy_ns"] > busy)
+    assert chan.gp_get() == 3, "gp_get_ahead=0: GP_GET passes an entry only when it completes"
+    params("gp_get_ahead", "1")
+    chan.submit(rm.kernel(1))  # a doorbell while a kernel runs: the host takes it at once
+    assert wait_for(lambda: chan.gp_get() == 5)
+    assert chan_line(chan)["gp_get"] == 3, "the long kernel is still running"
+
+
 def test_schedule_disable_is_inert_and_does_not_undo_disable_channels(chan: Channel) -> None:
     """As measured on an H200 with GSP 580.159.04 (kmod/nvsim/README.md, schedule_off_effective)."""
     long_work(chan)

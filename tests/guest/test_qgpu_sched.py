@@ -291,14 +291,16 @@ def test_work_queued_without_a_ring_is_activity() -> None:
     slower than that (TCG on a loaded host, a round robin of many groups) left a busy offline
     instance counted idle, so holding it for online work was neither a preemption nor throttling.
     With doorbell_required=N the engine takes GP_PUT without a ring, which makes the case exact:
-    qgpu sees this kernel only in the channel's USERD.
+    qgpu sees these kernels only in the channel's USERD. Three of them: the host has already
+    taken the running one and the next (GP_GET is past them, gp_get_ahead=1, as on an H200), so
+    only the third still shows as queued. A lone long kernel is invisible there once it runs.
     """
     write(NVSIM / "doorbell_required", "N")
     try:
         with instances("qoff core=50 class=offline", "qon core=50 class=online") as (off, on):
             r, ch = channel(off)
             try:
-                ch.push(rm.kernel(20_000_000))
+                ch.push(*[rm.kernel(20_000_000)] * 3)
                 ch.publish()
                 assert wait_for(lambda: tsg_of(r, ch.tsg)["busy_ns"] > 0)
                 assert wait_for(lambda: int(iknob("qoff", "gpu_time_ns")) > 0), "counted idle"
