@@ -309,6 +309,9 @@ def first_after(ev: list[Event], kind: str, pid: int, at: int) -> int | None:
     return None
 
 
+PROBE_SEM = 0x8000  # a word of the probe channel's ring memory, past the ring, before USERD
+
+
 class Probe:
     """One short kernel from this process: user-side and engine-side (nvsim trace) times."""
 
@@ -322,12 +325,14 @@ class Probe:
         handler, which runs after qgpu's doorbell gate (and so after a decision qgpu takes
         there).
         """
-        self.ch.push(rm.kernel(100))
+        # done when a semaphore release after the kernel lands: USERD's GP_GET passes an entry
+        # when the host fetches it, before the kernel completes (nvsim's gp_get_ahead)
+        self.n += 1
+        self.ch.push(rm.kernel(100), rm.sem_release(PROBE_SEM, self.n))
         self.ch.publish()
         t0 = time.monotonic_ns()
         self.ch.ring()
-        self.n += 1
-        while self.ch.gp_get() != self.n % 1024:
+        while self.ch.word(PROBE_SEM) != self.n:
             pass
         done = (time.monotonic_ns() - t0) / 1e6 - 0.1
         return t0, done, trace()
@@ -403,13 +408,14 @@ def online_offline(kernel_us: int) -> dict[str, Any]:
 
     Ground truth from nvsim's engine trace (README "Trace"), timed from just before the online
     process's doorbell store: the offline process's TSG leaving the engine (0 when it was not on
-    it), qgpu's GPFIFO_SCHEDULE(0) of it, the online TSG getting the engine. Also the old
-    measure: the online kernel's completion seen by polling GP_GET, minus its 100 us (it adds
-    nvsim's doorbell worker and this process's polling).
+    it), the online TSG getting the engine (qgpu holds with FIFO_DISABLE_CHANNELS, which nvsim's
+    trace does not record: the group's going off the engine is what shows). Also the old
+    measure: the online kernel's completion seen by polling a semaphore release after it, minus
+    its 100 us (it adds nvsim's doorbell worker and this process's polling).
     """
     insts = Insts([("oon", 50, "online"), ("ooff", 50, "offline")])
     me = os.getpid()
-    lat, off_lat, on_lat, del_lat = [], [], [], []
+    lat, off_lat, on_lat = [], [], []
     on_engine = 0
     try:
         p = load("/dev/qgpu/ooff", probing_s(1.0, 0.3), kernel_us)
@@ -424,9 +430,6 @@ def online_offline(kernel_us: int) -> dict[str, Any]:
             on = first_after(ev, "on", me, t0)
             if on is not None:
                 on_lat.append((on - t0) / 1e6)
-            rl = first_after(ev, "runlist_del", p.pid, t0)
-            if rl is not None:
-                del_lat.append((rl - t0) / 1e6)
         p.kill()
         p.wait()
         # throughput of online alone vs with offline co-located
@@ -443,15 +446,11 @@ def online_offline(kernel_us: int) -> dict[str, Any]:
             "online doorbell store -> offline TSG off the engine (nvsim trace)", off_lat
         ),
         "offline_on_engine_at_ring": on_engine,
-        "offline_runlist_del_after_ring_ms": latency(
-            "online doorbell store -> qgpu's GPFIFO_SCHEDULE(0) of offline (nvsim trace)",
-            del_lat,
-        ),
         "online_on_after_ring_ms": latency(
             "online doorbell store -> online TSG on the engine (nvsim trace)", on_lat
         ),
         "online_kernel_done_ms": latency(
-            "user side (old measure): online kernel completion seen by polling GP_GET - 100us",
+            "user side (old measure): online kernel completion seen by a semaphore release - 100us",
             lat,
         ),
         "online_kernels_per_s_alone": alone,
@@ -483,7 +482,7 @@ def idle_reaction(dev: str) -> dict[str, Any]:
         "on_after_ring_ms": latency(
             "doorbell store -> TSG on the idle engine (nvsim trace)", on_lat
         ),
-        "kernel_done_ms": latency("kernel completion seen by polling GP_GET - 100us", lat),
+        "kernel_done_ms": latency("kernel completion seen by a semaphore release - 100us", lat),
     }
 
 
