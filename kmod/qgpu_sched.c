@@ -1345,8 +1345,8 @@ static ssize_t period_us_show(struct device *dev, struct device_attribute *attr,
 
 /*
  * The scheduling period: each instance's share of it, and the longest exclusive window. Longer
- * periods switch less often; on a real GPU each switch costs the controls' latency (about 1 ms
- * for a disable and an enable on an H200 with GSP 580), so short turns come out long.
+ * periods switch less often; on a real GPU each switch costs the controls' latency (1.1-2.3 ms
+ * for an enable and a disable on an H200 with GSP 580), so short turns come out long.
  */
 static ssize_t period_us_store(struct device *dev, struct device_attribute *attr,
 			       const char *buf, size_t count)

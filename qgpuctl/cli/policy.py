@@ -74,7 +74,7 @@ def set_(
             max=k.PERIOD_MAX_US,
             help="Scheduling period in microseconds (default 10000): each instance's share of it, "
             "and the longest exclusive window. Longer periods switch less often: on a real GPU "
-            "each switch costs about 1 ms of the controls' latency.",
+            "each switch costs 1-2 ms of the controls' latency.",
         ),
     ] = None,
     output: OutputOverride = None,
