@@ -249,8 +249,9 @@ u32 nvsim_event_construct(const struct nvsim_caller *caller, struct nvsim_object
 	lockdep_assert_held(&nvsim_rm_lock);
 	if (!p)
 		return NVRM_ERR_INVALID_ARGUMENT;
-	src_client = p->hparent_client == obj->client->root.handle ? obj->client :
-		     nvsim_client_lookup(p->hparent_client);
+	/* 0 names the allocating client (event_api.c, 525-595); any other client is taken */
+	src_client = !p->hparent_client || p->hparent_client == obj->client->root.handle ?
+		     obj->client : nvsim_client_lookup(p->hparent_client);
 	src = src_client ? nvsim_object_lookup(src_client, p->hsrc_resource) : NULL;
 	if (!src)
 		return NVRM_ERR_INVALID_OBJECT_HANDLE;

@@ -385,6 +385,7 @@ struct nvsim_client *nvsim_client_lookup(u32 hclient);
 struct nvsim_object *nvsim_object_lookup(struct nvsim_client *client, u32 handle);
 bool nvsim_is_channel_class(u32 hclass);
 bool nvsim_is_memory_class(u32 hclass);
+u32 os_memcpy_from_user(void *to, const void *from, u32 n);
 int nvsim_copy_in(const struct nvsim_caller *caller, void *dst, u64 ptr, size_t n);
 int nvsim_copy_out(const struct nvsim_caller *caller, u64 ptr, const void *src, size_t n);
 void *nvsim_dup_in(const struct nvsim_caller *caller, u64 ptr, size_t n);

@@ -66,6 +66,19 @@ struct nvsim_object *nvsim_object_lookup(struct nvsim_client *client, u32 handle
 	return xa_load(&client->objects, handle);
 }
 
+/*
+ * The driver's os_memcpy_from_user() (os-interface.c, 525-595): RM copies every parameter block
+ * behind a pointer from user space through it (rmapiParamsAcquire() via portMemExCopyFromUser()).
+ * Same name, arguments and result, and never inlined, so that a probe placed on the driver's
+ * (qgpu's sealed forwarding) is placed on nvsim's the same way.
+ */
+noinline u32 os_memcpy_from_user(void *to, const void *from, u32 n)
+{
+	if (copy_from_user(to, u64_to_user_ptr((u64)(uintptr_t)from), n))
+		return NVRM_ERR_INVALID_ADDRESS;
+	return NVRM_OK;
+}
+
 /* Parameters embedded behind pointers are user memory, or kernel memory for kernel clients. */
 int nvsim_copy_in(const struct nvsim_caller *caller, void *dst, u64 ptr, size_t n)
 {
@@ -75,7 +88,9 @@ int nvsim_copy_in(const struct nvsim_caller *caller, void *dst, u64 ptr, size_t 
 		memcpy(dst, (const void *)(uintptr_t)ptr, n);
 		return 0;
 	}
-	return copy_from_user(dst, u64_to_user_ptr(ptr), n) ? -EFAULT : 0;
+	if (n > U32_MAX)
+		return -EFAULT;
+	return os_memcpy_from_user(dst, (const void *)(uintptr_t)ptr, n) ? -EFAULT : 0;
 }
 
 int nvsim_copy_out(const struct nvsim_caller *caller, u64 ptr, const void *src, size_t n)
