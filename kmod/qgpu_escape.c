@@ -384,25 +384,79 @@ static bool qgpu_rm_alloc_result(struct qgpu_file *qf, unsigned long arg, u32 si
 	return true;
 }
 
-/* RM_ALLOC: a device allocation gets the GPU-file treatment; what RM made is mirrored. */
+/* Whether RM allocated: its status in qgpu's copy @buf of a sealed call (no other is RM's). */
+static bool qgpu_rm_alloc_ok(struct qgpu_file *qf, long ret, bool sealed, const void *buf,
+			     u32 size)
+{
+	struct nvrm_alloc done;
+
+	return !ret && sealed && !nvrm_alloc_decode(&qf->inst->gpu->abi, buf, size, &done) &&
+	       done.status == NVRM_OK;
+}
+
+/* An RM_ALLOC qgpu answers itself with @status, as RM would have: nothing was allocated. */
+static long qgpu_rm_alloc_refuse(struct qgpu_file *qf, unsigned long arg, u32 size, void *buf,
+				 u32 status)
+{
+	nvrm_alloc_set_status(&qf->inst->gpu->abi, buf, size, status);
+	return copy_to_user((void __user *)arg, buf, size) ? -EFAULT : 0;
+}
+
+/*
+ * RM_ALLOC on a GPU node, which the driver takes for event classes only: nothing to mirror, but
+ * the event's parent client must be the caller's (DOC: client handles in parameters).
+ */
+static long qgpu_rm_alloc_untracked(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
+				    u32 size, bool compat, void *buf, const struct nvrm_alloc *a)
+{
+	struct qgpu_seal seal;
+	void *cparams;
+	bool sealed;
+	u32 status;
+	long ret;
+
+	status = qgpu_clients_alloc_begin(qf, a, &seal, &cparams);
+	if (status)
+		return qgpu_rm_alloc_refuse(qf, arg, size, buf, status);
+	if (!cparams)
+		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	ret = qgpu_forward_sealed(qf->real, cmd, arg, compat, buf, &sealed);
+	qgpu_clients_alloc_end(&seal, cparams, qgpu_rm_alloc_ok(qf, ret, sealed, buf, size));
+	return ret;
+}
+
+/*
+ * RM_ALLOC: a device allocation gets the GPU-file treatment; what RM made is mirrored. Client
+ * handles in the class parameters must be the tenant's (DOC: client handles in parameters).
+ */
 static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,
 			  bool compat)
 {
 	u8 buf[sizeof(struct nvrm_nvos64_v535)];
 	struct qgpu_rmtrack *t = qf->track;
 	struct qgpu_rmnode *node;
+	struct qgpu_seal seal;
 	struct nvrm_alloc a;
+	void *cparams;
 	long ret, done;
 	bool sealed;
+	u32 status;
 	u32 hnew;
 
-	if (!t || size > sizeof(buf) || copy_from_user(buf, (void __user *)arg, size) ||
+	if (size > sizeof(buf) || copy_from_user(buf, (void __user *)arg, size) ||
 	    nvrm_alloc_decode(&qf->inst->gpu->abi, buf, size, &a))
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	if (!t)
+		return qgpu_rm_alloc_untracked(qf, cmd, arg, size, compat, buf, &a);
 	mutex_lock(&t->lock);
 	qgpu_mem_alloc_begin(qf->inst);
 	if (a.hclass == NVRM_CLASS_NV01_MEMORY_LOCAL_USER) {
 		ret = qgpu_mem_rm_alloc(qf, cmd, arg, size, compat, &a);
+		goto out_unlock;
+	}
+	status = qgpu_clients_alloc_begin(qf, &a, &seal, &cparams);
+	if (status) {
+		ret = qgpu_rm_alloc_refuse(qf, arg, size, buf, status);
 		goto out_unlock;
 	}
 	/*
@@ -416,6 +470,7 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 		ret = qgpu_forward_gpu_visible(qf, cmd, arg, compat, buf, &sealed);
 	else
 		ret = qgpu_forward_sealed(qf->real, cmd, arg, compat, buf, &sealed);
+	qgpu_clients_alloc_end(&seal, cparams, qgpu_rm_alloc_ok(qf, ret, sealed, buf, size));
 	/* Sealed, what RM made is mirrored even where the copy to the tenant failed. */
 	if ((sealed || !ret) && qgpu_rm_alloc_result(qf, arg, size, buf, sealed, &hnew)) {
 		node = qgpu_rmtrack_add(t, a.hroot, a.hparent, hnew, a.hclass);
@@ -668,6 +723,8 @@ static long qgpu_rm_control(struct qgpu_file *qf, unsigned int cmd, unsigned lon
 	if (qgpu_dmabuf_gpu_info(qf, cmd, arg, compat, &c, &ret))
 		return ret;
 	if (qgpu_disable_channels(qf, arg, &c, &ret))
+		return ret;
+	if (qgpu_clients_control(qf, cmd, arg, compat, &c, &ret))
 		return ret;
 	if (qgpu_sched_is_schedule_control(&c))
 		return qgpu_sched_control(qf, cmd, arg, compat, &c);

@@ -218,6 +218,14 @@ long qgpu_forward_ioctl(struct file *real, unsigned int cmd, unsigned long arg, 
 long qgpu_forward_control(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, bool compat,
 			  const struct nvrm_control *c, u32 *status);
 
+/* qgpu_clients.c: client handles in a tenant's parameters (DOC: client handles in parameters) */
+struct qgpu_seal;
+bool qgpu_clients_control(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, bool compat,
+			  const struct nvrm_control *c, long *ret);
+u32 qgpu_clients_alloc_begin(struct qgpu_file *qf, const struct nvrm_alloc *a,
+			     struct qgpu_seal *seal, void **params);
+void qgpu_clients_alloc_end(struct qgpu_seal *seal, void *params, bool rm_ok);
+
 /* qgpu_dmabuf.c: EXPORT_TO_DMABUF_FD on GPU nodes, and the dma-buf capability instances report */
 long qgpu_dmabuf_export(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,
 			bool compat);

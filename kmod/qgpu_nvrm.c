@@ -4,3 +4,4 @@
  * in Kbuild because nvsim.ko links the same source and an object may belong to one module only.
  */
 #include "nvrm/nvrm_decode.c"
+#include "nvrm/nvrm_clients.c"

@@ -48,10 +48,16 @@
  * qgpu's copy, on return it keeps the status, so UVM maps, unmaps and frees exactly what qgpu's
  * model records, and qgpu reads the status from the handler rather than from tenant memory.
  *
- * Only the parameters the ioctl itself carries are sealed. Memory they point to (an RM_ALLOC's
- * class parameters, an RM_CONTROL's parameters) RM still reads from the caller: what qgpu
- * decides from such memory it does itself through its kernel client (video-memory allocations,
- * duplicates, exports), or it is within what the sealed class or command allows anyway.
+ * The parameters the ioctl itself carries are sealed this way. Memory they point to (an
+ * RM_ALLOC's class parameters, an RM_CONTROL's parameters) RM copies with os_memcpy_from_user()
+ * (param_copy.c, rmapiParamsAcquire(), through portMemExCopyFromUser(); 525-595; nvsim the same).
+ * Where qgpu decides on that memory and forwards the call (the client handles of
+ * qgpu_clients.c), it seals it too: a kretprobe on the backend's os_memcpy_from_user, for the
+ * registered task's first copy from the registered user address, replaces what RM copied with
+ * qgpu's copy once the copy succeeded (the copy must still come from the tenant's memory, so a
+ * bad pointer fails as before). What qgpu decides on other such memory it does itself through
+ * its kernel client (video-memory allocations, duplicates, exports), or it is within what the
+ * sealed class or command allows anyway.
  * Lookups of fd arguments are answered the same way (DOC: lent files, qgpu_lend.c).
  *
  * The probe acts on the registered task's first matching entry only; every other caller of
@@ -73,6 +79,7 @@
 /* Where a seal is placed: rm_ioctl, or one of UVM's handlers (qgpu_seal_uvm_handlers). */
 enum qgpu_seal_site {
 	QGPU_SEAL_RM,
+	QGPU_SEAL_RM_PARAMS,
 	QGPU_SEAL_UVM_CREATE_EXTERNAL_RANGE,
 	QGPU_SEAL_UVM_MAP_EXTERNAL_ALLOCATION,
 	QGPU_SEAL_UVM_UNMAP_EXTERNAL,
@@ -98,30 +105,6 @@ static const struct {
 	{ "uvm_api_unregister_gpu_va_space", NVRM_UVM_UNREGISTER_GPU_VASPACE },
 };
 
-/**
- * struct qgpu_seal - one sealed forward in flight, on its caller's stack
- * @node: in qgpu_seals, keyed by @task
- * @task: the calling task; only its own entry to the site is sealed
- * @params: qgpu's copy of the parameters, which the driver reads and writes instead of its own
- * @site: where
- * @nr: the escape number the driver passes rm_ioctl as cmd (QGPU_SEAL_RM)
- * @size: the parameters' size (QGPU_SEAL_RM)
- * @status: what the UVM handler returned, once @returned
- * @hit: the site was entered with @params
- * @returned: a UVM handler entered with @params returned
- */
-struct qgpu_seal {
-	struct hlist_node node;
-	struct task_struct *task;
-	void *params;
-	enum qgpu_seal_site site;
-	u32 nr;
-	u32 size;
-	u32 status;
-	bool hit;
-	bool returned;
-};
-
 /* A kretprobe on one UVM handler; its site is its place in qgpu_seal_uvm. */
 struct qgpu_seal_uvm_probe {
 	struct kretprobe krp;
@@ -137,6 +120,17 @@ static atomic64_t qgpu_seal_missed;
 static struct kprobe qgpu_seal_kp;
 static char qgpu_seal_symbol[MODULE_NAME_LEN + sizeof(":rm_ioctl")];
 static bool qgpu_seal_on;
+
+static struct kretprobe qgpu_seal_params_krp;
+static char qgpu_seal_params_symbol[MODULE_NAME_LEN + sizeof(":os_memcpy_from_user")];
+static bool qgpu_seal_params_on;
+static atomic64_t qgpu_seal_params_missed;
+
+/* What the params kretprobe keeps from os_memcpy_from_user(to, from, n)'s entry to its return. */
+struct qgpu_seal_params_copy {
+	void *to;
+	u32 n;
+};
 
 static struct qgpu_seal_uvm_probe qgpu_seal_uvm[QGPU_SEAL_UVM_SITES];
 static char qgpu_seal_uvm_module[MODULE_NAME_LEN];
@@ -188,8 +182,8 @@ static struct qgpu_seal *qgpu_seal_find(enum qgpu_seal_site site)
 	struct qgpu_seal *s;
 
 	hash_for_each_possible(qgpu_seals, s, node, (unsigned long)current)
-		if (s->task == current)
-			return s->site == site ? s : NULL;
+		if (s->task == current && s->site == site)
+			return s;
 	return NULL;
 }
 
@@ -208,6 +202,48 @@ static int qgpu_seal_pre(struct kprobe *kp, struct pt_regs *regs)
 	    (u32)regs_get_kernel_argument(regs, QGPU_SEAL_ARG_SIZE) == s->size) {
 		qgpu_seal_set_data(regs, s->params);
 		s->hit = true;
+	}
+	raw_spin_unlock_irqrestore(&qgpu_seal_lock, flags);
+	return 0;
+}
+
+/*
+ * os_memcpy_from_user(to, from, n)'s entry: the registered task's copy from its registered
+ * address is followed to its return. Nonzero (no return probe) for every other copy.
+ */
+static int qgpu_seal_params_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct qgpu_seal_params_copy *c = (struct qgpu_seal_params_copy *)ri->data;
+	struct qgpu_seal *s;
+	unsigned long flags;
+	int ret = 1;
+
+	if (!atomic_read(&qgpu_seals_in_flight))
+		return 1;
+	raw_spin_lock_irqsave(&qgpu_seal_lock, flags);
+	s = qgpu_seal_find(QGPU_SEAL_RM_PARAMS);
+	if (s && !s->hit && regs_get_kernel_argument(regs, 1) == s->uptr) {
+		c->to = (void *)regs_get_kernel_argument(regs, 0);
+		c->n = (u32)regs_get_kernel_argument(regs, 2);
+		s->hit = true;
+		ret = 0;
+	}
+	raw_spin_unlock_irqrestore(&qgpu_seal_lock, flags);
+	return ret;
+}
+
+/* Its return: a copy that succeeded (NV_OK) now holds qgpu's parameters instead. */
+static int qgpu_seal_params_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct qgpu_seal_params_copy *c = (struct qgpu_seal_params_copy *)ri->data;
+	struct qgpu_seal *s;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&qgpu_seal_lock, flags);
+	s = qgpu_seal_find(QGPU_SEAL_RM_PARAMS);
+	if (s && s->hit && !s->returned && (u32)regs_return_value(regs) == 0) {
+		memcpy(c->to, s->params, min(c->n, s->size));
+		s->returned = true;
 	}
 	raw_spin_unlock_irqrestore(&qgpu_seal_lock, flags);
 	return 0;
@@ -398,10 +434,95 @@ long qgpu_forward_uvm_sealed(struct file *real, unsigned int cmd, unsigned long 
 	return qgpu_seal_copy_back(ret, true, arg, params, size);
 }
 
+/**
+ * qgpu_seal_params_begin() - have RM read qgpu's copy of the parameters a call points to
+ * @s: the registration, on the caller's stack until qgpu_seal_params_end()
+ * @uptr: the tenant's address of them, as the forwarded call passes it to RM
+ * @copy: qgpu's copy, @size bytes, that RM is to use (RM writes its results to @uptr itself)
+ * @size: its size
+ *
+ * For the calling task's next forward (DOC: sealed forwarding). Without the probe it does
+ * nothing, and RM reads @uptr.
+ *
+ * Context: process context.
+ */
+void qgpu_seal_params_begin(struct qgpu_seal *s, u64 uptr, void *copy, u32 size)
+{
+	*s = (struct qgpu_seal){
+		.task = current, .params = copy, .site = QGPU_SEAL_RM_PARAMS, .size = size,
+		.uptr = uptr,
+	};
+	if (!READ_ONCE(qgpu_seal_params_on))
+		return;
+	raw_spin_lock_irq(&qgpu_seal_lock);
+	hash_add(qgpu_seals, &s->node, (unsigned long)current);
+	atomic_inc(&qgpu_seals_in_flight);
+	raw_spin_unlock_irq(&qgpu_seal_lock);
+	s->registered = true;
+}
+
+/**
+ * qgpu_seal_params_end() - end qgpu_seal_params_begin()'s registration
+ * @s: the registration
+ * @rm_ok: RM answered NV_OK; a call that succeeded without RM copying @uptr is counted as
+ *	missed (one RM refused before copying, an unknown control say, read nothing)
+ *
+ * Context: process context.
+ * Return: whether RM used qgpu's copy.
+ */
+bool qgpu_seal_params_end(struct qgpu_seal *s, bool rm_ok)
+{
+	if (!s->registered)
+		return false;
+	raw_spin_lock_irq(&qgpu_seal_lock);
+	atomic_dec(&qgpu_seals_in_flight);
+	hash_del(&s->node);
+	raw_spin_unlock_irq(&qgpu_seal_lock);
+	if (!s->returned && rm_ok)
+		atomic64_inc(&qgpu_seal_params_missed);
+	return s->returned;
+}
+
+/* Whether the parameters calls point to are sealed: the kretprobe is placed. */
+bool qgpu_seal_params_ready(void)
+{
+	return READ_ONCE(qgpu_seal_params_on);
+}
+
 /* Whether forwards are sealed: the probe is placed. */
 bool qgpu_seal_ready(void)
 {
 	return READ_ONCE(qgpu_seal_on);
+}
+
+/* Sleeping RM calls in flight at once whose parameter copy the kretprobe can follow. */
+#define QGPU_SEAL_PARAMS_MAXACTIVE	128
+
+/* The kretprobe on the backend's os_memcpy_from_user; without it the status line says "-". */
+static void qgpu_seal_params_init(const struct module *backend)
+{
+	int ret;
+
+	if (!IS_ENABLED(CONFIG_KRETPROBES)) {
+		pr_warn("parameters behind calls are not sealed: no kretprobes\n");
+		return;
+	}
+	snprintf(qgpu_seal_params_symbol, sizeof(qgpu_seal_params_symbol),
+		 "%s:os_memcpy_from_user", backend->name);
+	qgpu_seal_params_krp.kp.symbol_name = qgpu_seal_params_symbol;
+	qgpu_seal_params_krp.entry_handler = qgpu_seal_params_entry;
+	qgpu_seal_params_krp.handler = qgpu_seal_params_return;
+	qgpu_seal_params_krp.data_size = sizeof(struct qgpu_seal_params_copy);
+	qgpu_seal_params_krp.maxactive = QGPU_SEAL_PARAMS_MAXACTIVE;
+	ret = register_kretprobe(&qgpu_seal_params_krp);
+	if (ret) {
+		pr_warn("parameters behind calls are not sealed: no probe on %s (%d)\n",
+			qgpu_seal_params_symbol, ret);
+		return;
+	}
+	WRITE_ONCE(qgpu_seal_params_on, true);
+	pr_info("parameters behind calls sealed through a probe on %s\n",
+		qgpu_seal_params_symbol);
 }
 
 /**
@@ -426,6 +547,7 @@ int qgpu_seal_init(const struct module *backend)
 		return ret;
 	WRITE_ONCE(qgpu_seal_on, true);
 	pr_info("forwards sealed through a probe on %s\n", qgpu_seal_symbol);
+	qgpu_seal_params_init(backend);
 	return 0;
 }
 
@@ -481,6 +603,10 @@ void qgpu_seal_exit(void)
 			krps[i] = &qgpu_seal_uvm[i].krp;
 		unregister_kretprobes(krps, QGPU_SEAL_UVM_SITES);
 	}
+	if (qgpu_seal_params_on) {
+		WRITE_ONCE(qgpu_seal_params_on, false);
+		unregister_kretprobe(&qgpu_seal_params_krp);
+	}
 	if (!qgpu_seal_on)
 		return;
 	WRITE_ONCE(qgpu_seal_on, false);
@@ -503,4 +629,8 @@ void qgpu_seal_show(struct seq_file *m)
 	seq_printf(m, "seal_uvm: %s%s (%lld missed)\n",
 		   qgpu_seal_uvm_on ? qgpu_seal_uvm_module : "-",
 		   qgpu_seal_uvm_on ? ":uvm_api_*" : "", nmissed);
+	/* a registered copy the kretprobe had no free instance for is missed as well */
+	seq_printf(m, "seal_params: %s (%lld missed)\n",
+		   qgpu_seal_params_on ? qgpu_seal_params_symbol : "-",
+		   (long long)atomic64_read(&qgpu_seal_params_missed));
 }

@@ -6,17 +6,50 @@
 #ifndef QGPU_SEAL_H
 #define QGPU_SEAL_H
 
+#include <linux/list.h>
 #include <linux/types.h>
 
 struct file;
 struct module;
 struct seq_file;
+struct task_struct;
+
+/**
+ * struct qgpu_seal - one sealed forward in flight, on its caller's stack
+ * @node: in qgpu_seals, keyed by @task
+ * @task: the calling task; only its own entry to the site is sealed
+ * @params: qgpu's copy of the parameters, which the driver reads and writes instead of its own
+ * @site: where (enum qgpu_seal_site, qgpu_seal.c)
+ * @nr: the escape number the driver passes rm_ioctl as cmd (QGPU_SEAL_RM)
+ * @size: the parameters' size (QGPU_SEAL_RM, QGPU_SEAL_RM_PARAMS)
+ * @uptr: the tenant's address of the parameters RM copies (QGPU_SEAL_RM_PARAMS)
+ * @status: what the UVM handler returned, once @returned
+ * @hit: the site was entered with @params
+ * @returned: a UVM handler entered with @params returned; RM's copy of @uptr was replaced
+ * @registered: in qgpu_seals (qgpu_seal_params_begin() registers only where the probe is)
+ */
+struct qgpu_seal {
+	struct hlist_node node;
+	struct task_struct *task;
+	void *params;
+	int site;
+	u32 nr;
+	u32 size;
+	u64 uptr;
+	u32 status;
+	bool hit;
+	bool returned;
+	bool registered;
+};
 
 int qgpu_seal_init(const struct module *backend);
 int qgpu_seal_uvm_init(const struct module *uvm);
 void qgpu_seal_exit(void);
 void qgpu_seal_show(struct seq_file *m);
 bool qgpu_seal_ready(void);
+bool qgpu_seal_params_ready(void);
+void qgpu_seal_params_begin(struct qgpu_seal *s, u64 uptr, void *copy, u32 size);
+bool qgpu_seal_params_end(struct qgpu_seal *s, bool rm_ok);
 long qgpu_forward_sealed(struct file *real, unsigned int cmd, unsigned long arg, bool compat,
 			 void *params, bool *sealed);
 long qgpu_forward_sealed_nocopy(struct file *real, unsigned int cmd, unsigned long arg,

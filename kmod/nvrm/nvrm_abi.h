@@ -767,6 +767,15 @@ struct nvrm_unix_event {
 #define NVRM_CLASS_NV50_P2P			0x503Bu	/* cl503b.h */
 
 /*
+ * Classes whose alloc params name another RM client (session 18 audit, 595.45.04 / 580.142):
+ * NV83DE_ALLOC_PARAMETERS 12 B, hAppClient@4; NVB2CC_ALLOC_PARAMETERS 8 B, hClientTarget@0;
+ * NV_FLA_MEMORY_ALLOCATION_PARAMS 56 B, hExportClient@48 (class registered for users in 570-580,
+ * gone from 590). NV0080 (hClientShare@4, hTargetClient@8) and NV0005 (hParentClient@0) below.
+ */
+#define NVRM_CLASS_MAXWELL_PROFILER_DEVICE	0xB2CCu	/* clb2cc.h */
+#define NVRM_CLASS_NV01_MEMORY_FLA		0x00F3u	/* cl00f3.h */
+
+/*
  * 7. Alloc parameter structs (RM copies sizeof(per-class struct) for the running version)
  */
 
@@ -1208,6 +1217,42 @@ struct nvrm_fifo_disable_channels {
 	u32 hclient_list[NVRM_FIFO_DISABLE_CHANNELS_MAX_ENTRIES];	/* @24 */
 	u32 hchannel_list[NVRM_FIFO_DISABLE_CHANNELS_MAX_ENTRIES];	/* @280 */
 };
+
+/*
+ * Controls whose parameters name RM clients other than the caller's (audited session 18 from
+ * 595.45.04's ctrl headers and exported-method tables, compared with 580.142; offsets and sizes
+ * by offsetof/sizeof of NVIDIA's structs, x86-64). All are NON_PRIVILEGED: a user may issue them,
+ * and kernel RM checks no named client against the caller (the GSP-routed ones go to the firmware
+ * as they are). qgpu keeps a tenant to its own clients in them (nvrm_clients.c).
+ */
+/* ctrl2080fifo.h, 595 (0x2080111C 595 only) */
+/* 520 B: numChannels@0, hClientList[64]@4 */
+#define NVRM_CTRL_CMD_FIFO_DISABLE_CHANNELS_FOR_KEY_ROTATION 0x2080111Au
+#define NVRM_CTRL_CMD_FIFO_ROTATE_KEYS			0x2080111Cu	/* 520 B: as above */
+/* 1552 B: hClient@0 */
+#define NVRM_CTRL_CMD_FIFO_GET_CHANNEL_GROUP_UNIQUE_ID_INFO 0x20801123u
+/* 1540 B: hClients[128]@0, numChannels@1024 */
+#define NVRM_CTRL_CMD_FIFO_QUERY_CHANNEL_UNIQUE_ID	0x20801124u
+/* 580 (gone from 590): 132 B: numChannels@0, {hClient, hChannel}[16]@4 */
+#define NVRM_CTRL_CMD_FIFO_BIND_ENGINES			0x20801103u
+/* ctrl2080gpu.h */
+#define NVRM_CTRL_CMD_GPU_EXEC_REG_OPS			0x20800122u	/* 48 B: hClientTarget@0 */
+#define NVRM_CTRL_CMD_GPU_MIGRATABLE_OPS		0x208001A6u /* 1832 B: hClientTarget@0 */
+/* ctrl2080gr.h */
+#define NVRM_CTRL_CMD_GR_CTXSW_ZCULL_MODE		0x20801205u	/* 16 B: hShareClient@4 */
+#define NVRM_CTRL_CMD_GR_CTXSW_ZCULL_BIND		0x20801208u	/* 24 B: hClient@0 */
+#define NVRM_CTRL_CMD_GR_CTXSW_PM_BIND			0x20801209u	/* 40 B: hClient@0 */
+#define NVRM_CTRL_CMD_GR_CTXSW_PREEMPTION_BIND		0x20801211u	/* 112 B: hClient@4 */
+#define NVRM_CTRL_CMD_GR_CTXSW_SETUP_BIND		0x2080123Au	/* 16 B: hClient@0 */
+/* ctrl208f/ctrl208ffifo.h (NV20_SUBDEVICE_DIAG), ctrl503c.h (NV50_THIRD_PARTY_P2P) */
+#define NVRM_CTRL_CMD_NV208F_FIFO_GET_CHANNEL_STATE	0x208F0403u	/* 16 B: hClient@4 */
+#define NVRM_CTRL_CMD_NV503C_REGISTER_PID		0x503C0106u	/* 4 B: hClient@0 */
+/*
+ * ctrl5080.h (NV50_DEFERRED_API_CLASS): a bundle of commands, each with its own client fields,
+ * that RM (595: the kernel part for V2, then GSP) runs later. qgpu does not forward them.
+ */
+#define NVRM_CTRL_CMD_NV5080_DEFERRED_API		0x50800101u
+#define NVRM_CTRL_CMD_NV5080_DEFERRED_API_V2		0x50800103u
 
 /* Other scheduling controls named by the reference (ctrl2080*.h, ctrl0080fifo.h) */
 #define NVRM_CTRL_CMD_FIFO_RUNLIST_SET_SCHED_POLICY	0x20801115u

@@ -175,6 +175,10 @@ PROC_RM_CLIENT: Final = "rm_client"
 PROC_SEAL: Final = "seal"
 # The same for UVM's handlers ("nvidia_uvm:uvm_api_*"); "(N missed)": calls no probe followed.
 PROC_SEAL_UVM: Final = "seal_uvm"
+# Where the probe that seals the parameters behind a forwarded call sits
+# ("nvidia:os_memcpy_from_user"), "-" for none; "(N missed)": checked calls RM completed
+# without copying them through it.
+PROC_SEAL_PARAMS: Final = "seal_params"
 # Where the probe that lends fd arguments sits ("nvidia:nv_get_file_private"), "-" for none
 # (the real files are then installed in the tenant's fd table for the call); then
 # "(N missed, M lent)".

@@ -229,6 +229,13 @@ _SEAL_PROBES: tuple[tuple[str, str], ...] = (
         " mapped that qgpu no longer charges; see the kernel log (dmesg | grep 'UVM calls')",
     ),
     (
+        k.PROC_SEAL_PARAMS,
+        "the parameters behind forwarded calls are not sealed: a tenant that races its own"
+        " call can name another tenant's RM client after qgpu checked it (an event on its"
+        " objects, a device in its address space); see the kernel log"
+        " (dmesg | grep 'parameters behind calls')",
+    ),
+    (
         k.PROC_SEAL_FD,
         "fd arguments are not lent: qgpu puts the real file in the tenant's fd table for the"
         " call, where another thread of the tenant can take it; see the kernel log"
@@ -268,7 +275,8 @@ def check_seal(status: str | None) -> Check:
     it in the tenant's fd table, where another thread could take it; with its probe on
     ``fget``, so does nvidia-uvm for its own fd arguments; with its probe on
     ``nv_is_gpu_accessible``, RM's check that the caller holds a file of the GPU is answered
-    without one.
+    without one; with its probe on ``os_memcpy_from_user``, RM reads the parameters qgpu checked
+    for client handles (an event's parent, a device's VA-space share) from qgpu's copy.
     """
     name = "sealed forwarding"
     if status is None:

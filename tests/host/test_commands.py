@@ -504,16 +504,18 @@ def test_doctor_warns_without_a_kernel_rm_client(
         (
             "qgpu 0.1.0\nseal: nvidia:rm_ioctl (0 missed)\n"
             "seal_uvm: nvidia_uvm:uvm_api_* (0 missed)\n"
+            "seal_params: nvidia:os_memcpy_from_user (0 missed)\n"
             "seal_fd: nvidia:nv_get_file_private (0 missed, 3 lent)\n"
             "seal_uvm_fd: fget (0 missed, 1 lent)\n"
             "seal_gpu: nvidia:nv_is_gpu_accessible (0 missed, 2 answered)\n",
             "ok",
-            "probes on nvidia:rm_ioctl, nvidia_uvm:uvm_api_*, nvidia:nv_get_file_private, fget"
-            " and nvidia:nv_is_gpu_accessible",
+            "probes on nvidia:rm_ioctl, nvidia_uvm:uvm_api_*, nvidia:os_memcpy_from_user,"
+            " nvidia:nv_get_file_private, fget and nvidia:nv_is_gpu_accessible",
         ),
         (
             "qgpu 0.1.0\nseal: nvidia:rm_ioctl (0 missed)\n"
             "seal_uvm: nvidia_uvm:uvm_api_* (0 missed)\n"
+            "seal_params: nvidia:os_memcpy_from_user (0 missed)\n"
             "seal_fd: nvidia:nv_get_file_private (0 missed, 3 lent)\n"
             "seal_uvm_fd: - (0 missed, 0 lent)\n"
             "seal_gpu: nvidia:nv_is_gpu_accessible (0 missed, 2 answered)\n",
@@ -523,6 +525,7 @@ def test_doctor_warns_without_a_kernel_rm_client(
         (
             "qgpu 0.1.0\nseal: nvidia:rm_ioctl (0 missed)\n"
             "seal_uvm: nvidia_uvm:uvm_api_* (0 missed)\n"
+            "seal_params: nvidia:os_memcpy_from_user (0 missed)\n"
             "seal_fd: nvidia:nv_get_file_private (0 missed, 3 lent)\n"
             "seal_uvm_fd: fget (0 missed, 1 lent)\n"
             "seal_gpu: - (0 missed, 0 answered)\n",
@@ -532,6 +535,7 @@ def test_doctor_warns_without_a_kernel_rm_client(
         (
             "qgpu 0.1.0\nseal: nvidia:rm_ioctl (0 missed)\n"
             "seal_uvm: nvidia_uvm:uvm_api_* (0 missed)\n"
+            "seal_params: nvidia:os_memcpy_from_user (0 missed)\n"
             "seal_fd: nvidia:nv_get_file_private (0 missed, 3 lent)\n"
             "seal_uvm_fd: fget (0 missed, 1 lent)\n",
             "warn",
@@ -539,13 +543,21 @@ def test_doctor_warns_without_a_kernel_rm_client(
         ),
         (
             "qgpu 0.1.0\nseal: nvidia:rm_ioctl (0 missed)\n"
-            "seal_uvm: nvidia_uvm:uvm_api_* (0 missed)\nseal_fd: - (0 missed, 0 lent)\n",
+            "seal_uvm: nvidia_uvm:uvm_api_* (0 missed)\n"
+            "seal_params: nvidia:os_memcpy_from_user (0 missed)\nseal_fd: - (0 missed, 0 lent)\n",
             "warn",
             "fd arguments are not lent",
         ),
         (
             "qgpu 0.1.0\nseal: nvidia:rm_ioctl (0 missed)\n"
-            "seal_uvm: nvidia_uvm:uvm_api_* (0 missed)\n",
+            "seal_uvm: nvidia_uvm:uvm_api_* (0 missed)\nseal_params: - (0 missed)\n",
+            "warn",
+            "can name another tenant's RM client",
+        ),
+        (
+            "qgpu 0.1.0\nseal: nvidia:rm_ioctl (0 missed)\n"
+            "seal_uvm: nvidia_uvm:uvm_api_* (0 missed)\n"
+            "seal_params: nvidia:os_memcpy_from_user (0 missed)\n",
             "warn",
             "fd arguments are not lent",
         ),

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qgpu: a tenant's controls and allocations that name other RM clients, kept to its own clients.
+ */
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "nvrm/nvrm_clients.h"
+#include "qgpu_internal.h"
+#include "qgpu_rmtrack.h"
+#include "qgpu_seal.h"
+
+/**
+ * DOC: client handles in parameters
+ *
+ * RM checks the client an RM_CONTROL or RM_ALLOC is issued on against the calling file, but some
+ * controls and classes name further clients in their parameters, and RM looks those up by
+ * handle, checking nothing (the audit in nvrm_clients.c): an event on another client's object
+ * (NV01_EVENT_OS_EVENT's hParentClient), a device in another client's GPU address space
+ * (NV01_DEVICE_0's hClientShare), GR context binds, register operations and channel queries on
+ * another client's channels. Client handles are small and predictable, so one tenant could
+ * reach into every other.
+ *
+ * qgpu lets a tenant name only 0, the client the call is issued on, and, on a ctl node, clients
+ * allocated through the same file. Anything else is NV_ERR_INVALID_CLIENT, as if the client did
+ * not exist; nothing is forwarded, and the operator gets the netlink event ``refused``. A
+ * parameter block of another size than the one audited is NV_ERR_INVALID_PARAM_STRUCT (RM's own
+ * answer to a wrong size), a FINN-serialized one, which qgpu cannot read, NV_ERR_NOT_SUPPORTED,
+ * and so are NV5080 DEFERRED_API(_V2), whose bundled commands carry client fields of their own.
+ *
+ * The parameters are user memory that RM copies after qgpu checked them. qgpu checks its own
+ * copy of the leading bytes that hold every client field (nvrm_clients_span()) and has RM use
+ * that copy for them (DOC: sealed forwarding, the parameters behind a call), so a sibling thread
+ * that writes another client there after the check changes nothing; and it holds
+ * the file's tracker lock across the call, so no client it allowed is freed, and its handle
+ * reused, meanwhile. Without that probe (``seal_params: -`` in /proc/qgpu/status, and qgpuctl
+ * doctor warns) the check is made and the call forwarded, and a tenant that races its own call
+ * can still name another client.
+ */
+
+/* Whether @h may be named in a call issued on @hclient through a file tracked by @t (or NULL). */
+static bool qgpu_clients_own(struct qgpu_rmtrack *t, u32 hclient, u32 h)
+{
+	return h == hclient || (t && qgpu_rmtrack_find(t, h, h));
+}
+
+/**
+ * qgpu_clients_check() - are the clients @params names the caller's own?
+ * @qf: the proxy the call came through
+ * @hclient: the client the call is issued on
+ * @f: where @params names clients
+ * @params: qgpu's copy of the parameters, nvrm_clients_span(@f) bytes
+ * @what: what the call is, for the operator
+ *
+ * Context: the tracker's lock held, where @qf has a tracker.
+ * Return: NVRM_OK, or NVRM_ERR_INVALID_CLIENT (the operator told).
+ */
+static u32 qgpu_clients_check(struct qgpu_file *qf, u32 hclient,
+			      const struct nvrm_client_fields *f, const void *params,
+			      const char *what)
+{
+	u32 handles[NVRM_CLIENTS_MAX];
+	char msg[96];
+	u32 i, n;
+
+	n = nvrm_clients_named(f, params, handles);
+	for (i = 0; i < n; i++) {
+		if (qgpu_clients_own(qf->track, hclient, handles[i]))
+			continue;
+		snprintf(msg, sizeof(msg), "%s naming RM client 0x%08x, not its own", what,
+			 handles[i]);
+		qgpu_mem_knob_refused(qf->inst, msg);
+		return NVRM_ERR_INVALID_CLIENT;
+	}
+	return NVRM_OK;
+}
+
+/**
+ * qgpu_clients_control() - a tenant's RM_CONTROL that names clients, if @c is one
+ * @qf: the proxy
+ * @cmd: the command (the direct one for an unwrapped XFER)
+ * @arg: the tenant's NVOS54 (user pointer)
+ * @compat: use the backend's compat_ioctl
+ * @c: the decoded control
+ * @ret: what the ioctl returns, when handled
+ *
+ * See DOC: client handles in parameters.
+ *
+ * Context: process context; takes the tracker's lock.
+ * Return: true if @c was such a control (handled here, *@ret set).
+ */
+bool qgpu_clients_control(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, bool compat,
+			  const struct nvrm_control *c, long *ret)
+{
+	struct nvrm_nvos54 __user *u = (struct nvrm_nvos54 __user *)arg;
+	const struct nvrm_client_fields *f = nvrm_control_client_fields(c->cmd);
+	bool forwarded = false;
+	struct qgpu_seal seal;
+	char what[32];
+	u32 status, span;
+	void *p;
+
+	if (!f && !nvrm_control_refused_for_tenants(c->cmd))
+		return false;
+	*ret = 0;
+	if (!f || c->finn_serialized)
+		status = NVRM_ERR_NOT_SUPPORTED;
+	else if (!c->params_ptr || c->params_size != f->size)
+		status = NVRM_ERR_INVALID_PARAM_STRUCT;
+	else
+		status = NVRM_OK;
+	if (status)
+		goto out;
+	span = nvrm_clients_span(f);
+	p = memdup_user(u64_to_user_ptr(c->params_ptr), span);
+	if (IS_ERR(p)) {
+		status = NVRM_ERR_INVALID_ADDRESS;	/* RM's copy of it would fail the same */
+		goto out;
+	}
+	snprintf(what, sizeof(what), "RM control 0x%08x", c->cmd);
+	if (qf->track)
+		mutex_lock(&qf->track->lock);
+	status = qgpu_clients_check(qf, c->hclient, f, p, what);
+	if (!status) {
+		/* RM answers, into the tenant's NVOS54 */
+		qgpu_seal_params_begin(&seal, c->params_ptr, p, span);
+		*ret = qgpu_forward_control(qf, cmd, arg, compat, c, &status);
+		qgpu_seal_params_end(&seal, !*ret && status == NVRM_OK);
+		forwarded = true;
+	}
+	if (qf->track)
+		mutex_unlock(&qf->track->lock);
+	kfree(p);
+	if (forwarded)
+		return true;
+out:
+	if (put_user(status, &u->status))
+		*ret = -EFAULT;
+	return true;
+}
+
+/**
+ * qgpu_clients_alloc_begin() - check an RM_ALLOC whose class parameters name clients
+ * @qf: the proxy
+ * @a: the decoded allocation
+ * @seal: set up so that RM reads what was checked, for the forward that follows
+ * @params: set to qgpu's copy, for qgpu_clients_alloc_end(); NULL where the class names none
+ *
+ * See DOC: client handles in parameters. The caller forwards the call only for NVRM_OK, between
+ * this and qgpu_clients_alloc_end().
+ *
+ * Context: process context; the tracker's lock held, where @qf has a tracker.
+ * Return: NVRM_OK, or the status to answer instead of forwarding.
+ */
+u32 qgpu_clients_alloc_begin(struct qgpu_file *qf, const struct nvrm_alloc *a,
+			     struct qgpu_seal *seal, void **params)
+{
+	const struct nvrm_client_fields *f = nvrm_alloc_client_fields(a->hclass);
+	u32 status, span;
+	char what[32];
+	void *p;
+
+	*params = NULL;
+	if (!f || !a->params_ptr)
+		return NVRM_OK;	/* no parameters: RM names no other client, or refuses */
+	span = nvrm_clients_span(f);
+	p = memdup_user(u64_to_user_ptr(a->params_ptr), span);
+	if (IS_ERR(p))
+		return NVRM_ERR_INVALID_ADDRESS;
+	snprintf(what, sizeof(what), "RM_ALLOC of class 0x%04x", a->hclass);
+	status = qgpu_clients_check(qf, a->hroot, f, p, what);
+	if (status) {
+		kfree(p);
+		return status;
+	}
+	qgpu_seal_params_begin(seal, a->params_ptr, p, span);
+	*params = p;
+	return NVRM_OK;
+}
+
+/**
+ * qgpu_clients_alloc_end() - the forward that qgpu_clients_alloc_begin() allowed returned
+ * @seal: as set up there
+ * @params: qgpu's copy, or NULL
+ * @rm_ok: RM allocated the object (its own status, NV_OK)
+ */
+void qgpu_clients_alloc_end(struct qgpu_seal *seal, void *params, bool rm_ok)
+{
+	if (!params)
+		return;
+	qgpu_seal_params_end(seal, rm_ok);
+	kfree(params);
+}

@@ -1,0 +1,185 @@
+"""Client handles in a tenant's parameters (kmod/qgpu_clients.c, DOC: client handles in
+parameters): a control or allocation may name only the tenant's own RM clients.
+
+RM (and nvsim, as GSP does) takes an event on any client's object, a device in any client's
+address space, and the GR binds, register operations and channel queries of the audited controls
+(kmod/nvrm/nvrm_clients.c) on any client's channel. Through an instance, naming a client the
+tenant did not allocate through the same ctl file is NV_ERR_INVALID_CLIENT, and RM never sees
+it, not even when a sibling thread writes it into the parameters after qgpu checked them.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import re
+import struct
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+import rm
+from qgpu_sysfs import instance
+from rm import Rm
+from test_qgpu_seal import raw_ioctl, sibling
+
+VICTIM_SUB = 0x5EC0B0B0  # the victim's subdevice handle, which the tenant's client lacks
+PM_BIND, PM_BIND_SIZE = 0x20801209, 40  # NV2080 GR_CTXSW_PM_BIND: hClient@0, hChannel@4
+PREEMPTION_BIND, PREEMPTION_BIND_SIZE = 0x20801211, 112  # hClient@4
+QUERY_UNIQUE_ID, QUERY_UNIQUE_ID_SIZE = 0x20801124, 1540  # hClients[128]@0, numChannels@1024
+ROUNDS = 400
+
+
+@contextmanager
+def victim_and_tenant(name: str, xfer: bool = False) -> Iterator[tuple[Rm, Rm, int]]:
+    """Another process's client straight on the driver, with a subdevice the tenant's client
+    has no handle for, and a tenant through an instance with its own device and subdevice."""
+    victim = Rm()
+    try:
+        status, vdev = victim.alloc(
+            victim.client, victim.client, rm.DEVICE, struct.pack("<I52x", 0)
+        )
+        assert status == rm.OK, hex(status)
+        status, _ = victim.alloc(
+            victim.client, vdev, rm.SUBDEVICE, struct.pack("<I", 0), VICTIM_SUB
+        )
+        assert status == rm.OK, hex(status)
+        with instance(name, opts="mem=64M") as d:
+            tenant = Rm(dev=d, xfer=xfer)
+            try:
+                _, sub = tenant.device()
+                assert tenant.os_event(rm.ALLOC_OS_EVENT, tenant.ctl) == rm.OK
+                yield victim, tenant, sub
+            finally:
+                tenant.close()
+    finally:
+        victim.close()
+
+
+def event_params(parent_client: int, src: int, key_fd: int) -> bytes:
+    """NV0005_ALLOC_PARAMETERS: hParentClient, hSrcResource, hClass, notifyIndex, data (the
+    ALLOC_OS_EVENT key)."""
+    return struct.pack("<IIIIQ", parent_client, src, rm.OS_EVENT, 0, key_fd)
+
+
+def test_the_status_names_the_params_probe() -> None:
+    text = Path("/proc/qgpu/status").read_text()
+    assert re.search(r"^seal_params: nvsim:os_memcpy_from_user \(0 missed\)$", text, re.M), text
+
+
+def test_an_event_on_another_clients_object_is_refused() -> None:
+    with victim_and_tenant("clev") as (victim, tenant, sub):
+        # nvsim takes it straight, as RM does: the hole qgpu closes
+        direct = Rm()
+        try:
+            _, dsub = direct.device()
+            assert direct.os_event(rm.ALLOC_OS_EVENT, direct.ctl) == rm.OK
+            params = event_params(victim.client, VICTIM_SUB, direct.ctl)
+            assert direct.alloc(direct.client, dsub, rm.OS_EVENT, params)[0] == rm.OK
+        finally:
+            direct.close()
+
+        params = event_params(victim.client, VICTIM_SUB, tenant.ctl)
+        status, _ = tenant.alloc(tenant.client, sub, rm.OS_EVENT, params)
+        assert status == rm.INVALID_CLIENT
+        # the same through the GPU node, which takes event allocations too
+        ptr = tenant.buffer(params)
+        buf = bytearray(
+            rm.NVOS64.pack(tenant.client, sub, 0, rm.OS_EVENT, ptr, 0, 0, 0, 0xFFFFFFFF)
+        )
+        tenant.call(tenant.gpu_fd, rm.RM_ALLOC, buf)
+        assert rm.NVOS64.unpack(buf)[8] == rm.INVALID_CLIENT
+        # its own parent client, and 0 (the caller's), still work
+        for parent in (tenant.client, 0):
+            status, ev = tenant.alloc(
+                tenant.client, sub, rm.OS_EVENT, event_params(parent, sub, tenant.ctl)
+            )
+            assert status == rm.OK, hex(status)
+            assert tenant.free(ev) == rm.OK
+
+
+def test_a_device_in_another_clients_address_space_is_refused() -> None:
+    with victim_and_tenant("cldev") as (victim, tenant, _):
+        share = struct.pack("<II48x", 0, victim.client)  # deviceId 0, hClientShare
+        assert tenant.alloc(tenant.client, tenant.client, rm.DEVICE, share)[0] == rm.INVALID_CLIENT
+        target = struct.pack("<III44x", 0, 0, victim.client)  # hTargetClient
+        assert tenant.alloc(tenant.client, tenant.client, rm.DEVICE, target)[0] == rm.INVALID_CLIENT
+        # its own client (what CUDA names), 0 (nvidia-smi), and a second client of the same
+        # ctl file are the tenant's own
+        status, second = tenant.alloc(0, 0, rm.ROOT_CLIENT)
+        assert status == rm.OK
+        for pick in (lambda c: c, lambda c: 0, lambda c: second):
+            status, client = tenant.alloc(0, 0, rm.ROOT_CLIENT)
+            assert status == rm.OK
+            own = struct.pack("<II48x", 0, pick(client))
+            status, _ = tenant.alloc(client, client, rm.DEVICE, own)
+            assert status == rm.OK, hex(status)
+
+
+@pytest.mark.parametrize("xfer", [False, True], ids=["direct", "xfer"])
+def test_controls_naming_another_client_never_reach_rm(xfer: bool) -> None:
+    with victim_and_tenant("clctl", xfer) as (victim, tenant, sub):
+        with instance("clother", opts="mem=64M") as d:
+            other = Rm(dev=d)
+            try:
+                for foreign in (victim.client, other.client):
+                    pm = bytearray(PM_BIND_SIZE)
+                    struct.pack_into("<II", pm, 0, foreign, 0x5C000001)
+                    assert tenant.control(sub, PM_BIND, pm) == rm.INVALID_CLIENT
+                    pre = bytearray(PREEMPTION_BIND_SIZE)
+                    struct.pack_into("<I", pre, 4, foreign)
+                    assert tenant.control(sub, PREEMPTION_BIND, pre) == rm.INVALID_CLIENT
+                    query = bytearray(QUERY_UNIQUE_ID_SIZE)
+                    struct.pack_into("<II", query, 0, tenant.client, foreign)
+                    struct.pack_into("<I", query, 1024, 2)
+                    assert tenant.control(sub, QUERY_UNIQUE_ID, query) == rm.INVALID_CLIENT
+                # past numChannels nothing is named; the tenant's own client is forwarded
+                query = bytearray(QUERY_UNIQUE_ID_SIZE)
+                struct.pack_into("<II", query, 0, tenant.client, victim.client)
+                struct.pack_into("<I", query, 1024, 1)
+                assert tenant.control(sub, QUERY_UNIQUE_ID, query) == rm.NOT_SUPPORTED  # nvsim's
+                pm = bytearray(PM_BIND_SIZE)
+                struct.pack_into("<I", pm, 0, tenant.client)
+                assert tenant.control(sub, PM_BIND, pm) == rm.NOT_SUPPORTED
+                # another size than the audited one is answered by qgpu, not nvsim
+                assert tenant.control(sub, PM_BIND, bytearray(PM_BIND_SIZE + 8)) == (
+                    rm.INVALID_PARAM_STRUCT
+                )
+            finally:
+                other.close()
+
+
+def test_a_parent_client_rewritten_after_the_check_never_reaches_rm() -> None:
+    """The tenant names its own client as the event's parent, with the victim's subdevice as
+    the source object, which its own client lacks: RM must refuse every round. A sibling keeps
+    rewriting the parent to the victim's client; had RM read that after qgpu's check, the event
+    would land on the victim's subdevice (NV_OK). With seal=0 the sibling wins rounds."""
+    with victim_and_tenant("clrace") as (victim, tenant, sub):
+        won = 0
+        with sibling(24, [(0, (victim.client, tenant.client))]) as params:
+            for i in range(ROUNDS):
+                ctypes.memmove(params, event_params(tenant.client, VICTIM_SUB, tenant.ctl), 24)
+                req = ctypes.create_string_buffer(
+                    rm.NVOS64.pack(
+                        tenant.client,
+                        sub,
+                        0xE0000000 + i,
+                        rm.OS_EVENT,
+                        ctypes.addressof(params),
+                        0,
+                        0,
+                        0,
+                        0xFFFFFFFF,
+                    ),
+                    rm.NVOS64.size,
+                )
+                assert raw_ioctl(tenant.ctl, rm.RM_ALLOC, req) == 0
+                status = rm.NVOS64.unpack(req.raw)[8]
+                if status == rm.OK:
+                    won += 1
+                    assert tenant.free(0xE0000000 + i) == rm.OK
+                else:
+                    assert status in (rm.INVALID_CLIENT, rm.INVALID_OBJECT_HANDLE), hex(status)
+        assert won == 0, f"{won} of {ROUNDS} events landed on the victim's subdevice"
+    text = Path("/proc/qgpu/status").read_text()
+    assert re.search(r"^seal_params: \S+ \(0 missed\)$", text, re.M), text
