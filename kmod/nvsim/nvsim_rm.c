@@ -431,12 +431,33 @@ out_free_obj:
 	return status;
 }
 
-static u32 nvsim_object_alloc(const struct nvsim_caller *caller, struct nvrm_alloc *a)
+/**
+ * nvsim_rm_alloc_call() - allocate a client or an object
+ * @caller: the call (user call through a ctl file, or a kernel client)
+ * @a: decoded NVOS21/NVOS64; @a->hnew is updated with the new handle on success
+ *
+ * The class's parameters are copied in before nvsim_rm_lock is taken and back after it is let
+ * go, as RM copies them outside its locks (serverAllocApiCopyIn() before serverTopLock_Prologue(),
+ * rs_server.c, 525-595): a caller whose memory stalls the copy (userfaultfd) stalls its own call,
+ * not every other.
+ *
+ * Context: process context; takes nvsim_rm_lock.
+ * Return: an RM status.
+ */
+u32 nvsim_rm_alloc_call(const struct nvsim_caller *caller, struct nvrm_alloc *a)
 {
-	u32 ap_size, status;
+	u32 ap_size = 0, status;
 	void *ap = NULL;
 
-	lockdep_assert_held(&nvsim_rm_lock);
+	switch (a->hclass) {
+	case NVRM_CLASS_NV01_ROOT:
+	case NVRM_CLASS_NV01_ROOT_NON_PRIV:
+	case NVRM_CLASS_NV01_ROOT_CLIENT:
+		mutex_lock(&nvsim_rm_lock);
+		status = nvsim_client_alloc(caller, a);
+		mutex_unlock(&nvsim_rm_lock);
+		return status;
+	}
 	/* RM copies the class's params at its own size for this version, never the caller's. */
 	ap_size = nvrm_abi_alloc_params_size(&nvsim_abi, a->hclass);
 	if (ap_size && a->params_ptr) {
@@ -444,37 +465,12 @@ static u32 nvsim_object_alloc(const struct nvsim_caller *caller, struct nvrm_all
 		if (!ap)
 			return NVRM_ERR_INVALID_ADDRESS;
 	}
+	mutex_lock(&nvsim_rm_lock);
 	status = nvsim_rm_alloc_locked(caller, a, ap, ap_size);
+	mutex_unlock(&nvsim_rm_lock);
 	if (!status && ap && nvsim_copy_out(caller, a->params_ptr, ap, ap_size))
 		pr_debug("alloc params copy-back failed\n");	/* as RM: the object stays */
 	kfree(ap);
-	return status;
-}
-
-/**
- * nvsim_rm_alloc_call() - allocate a client or an object
- * @caller: the call (user call through a ctl file, or a kernel client)
- * @a: decoded NVOS21/NVOS64; @a->hnew is updated with the new handle on success
- *
- * Context: process context; takes nvsim_rm_lock.
- * Return: an RM status.
- */
-u32 nvsim_rm_alloc_call(const struct nvsim_caller *caller, struct nvrm_alloc *a)
-{
-	u32 status;
-
-	mutex_lock(&nvsim_rm_lock);
-	switch (a->hclass) {
-	case NVRM_CLASS_NV01_ROOT:
-	case NVRM_CLASS_NV01_ROOT_NON_PRIV:
-	case NVRM_CLASS_NV01_ROOT_CLIENT:
-		status = nvsim_client_alloc(caller, a);
-		break;
-	default:
-		status = nvsim_object_alloc(caller, a);
-		break;
-	}
-	mutex_unlock(&nvsim_rm_lock);
 	return status;
 }
 
@@ -834,6 +830,9 @@ static u32 nvsim_control_size(const struct nvsim_control *ctrl)
  *
  * paramsSize must equal the control's size for this ABI version (NV_ERR_INVALID_PARAM_STRUCT
  * otherwise, as resControlLookup does). The control's params are copied back only on success.
+ * A known control's params of the right size are copied in before nvsim_rm_lock is taken and back
+ * after it is let go, as RM copies them outside its locks (serverControlApiCopyIn() before
+ * serverTopLock_Prologue(), rs_server.c, 525-595); the statuses come in the order they did.
  *
  * Context: process context; takes nvsim_rm_lock.
  * Return: an RM status.
@@ -846,6 +845,10 @@ u32 nvsim_rm_control_call(const struct nvsim_caller *caller, const struct nvrm_c
 	void *buf = NULL;
 	u32 status;
 
+	ctrl = nvsim_control_lookup(c->cmd);
+	if (ctrl && !c->finn_serialized && c->params_ptr &&
+	    c->params_size == nvsim_control_size(ctrl))
+		buf = nvsim_dup_in(caller, c->params_ptr, c->params_size);
 	mutex_lock(&nvsim_rm_lock);
 	status = nvsim_client_get(caller, c->hclient, &client);
 	if (status)
@@ -855,7 +858,6 @@ u32 nvsim_rm_control_call(const struct nvsim_caller *caller, const struct nvrm_c
 		status = NVRM_ERR_INVALID_OBJECT_HANDLE;
 		goto out_unlock;
 	}
-	ctrl = nvsim_control_lookup(c->cmd);
 	if (!ctrl || !nvsim_control_class_ok(ctrl, obj->hclass) || c->finn_serialized) {
 		status = NVRM_ERR_NOT_SUPPORTED;
 		goto out_unlock;
@@ -864,16 +866,15 @@ u32 nvsim_rm_control_call(const struct nvsim_caller *caller, const struct nvrm_c
 		status = NVRM_ERR_INVALID_PARAM_STRUCT;
 		goto out_unlock;
 	}
-	buf = nvsim_dup_in(caller, c->params_ptr, c->params_size);
 	if (!buf) {
 		status = NVRM_ERR_INVALID_ADDRESS;
 		goto out_unlock;
 	}
 	status = ctrl->handler(caller, obj, buf);
-	if (!status && nvsim_copy_out(caller, c->params_ptr, buf, c->params_size))
-		status = NVRM_ERR_INVALID_ADDRESS;
 out_unlock:
 	mutex_unlock(&nvsim_rm_lock);
+	if (!status && nvsim_copy_out(caller, c->params_ptr, buf, c->params_size))
+		status = NVRM_ERR_INVALID_ADDRESS;
 	kfree(buf);
 	return status;
 }
