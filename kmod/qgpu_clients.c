@@ -33,9 +33,12 @@
  * that copy for them (DOC: sealed forwarding, the parameters behind a call), so a sibling thread
  * that writes another client there after the check changes nothing; and it holds
  * the file's tracker lock across the call, so no client it allowed is freed, and its handle
- * reused, meanwhile. Without that probe (``seal_params: -`` in /proc/qgpu/status, and qgpuctl
- * doctor warns) the check is made and the call forwarded, and a tenant that races its own call
- * can still name another client.
+ * reused, meanwhile. Such forwards go one at a time per instance (struct qgpu_instance
+ * .params_seal), and the probe's pool has an entry for every instance and CPU, so a tenant that
+ * stalls RM's copy on its own memory (userfaultfd) cannot drain the pool and have a later copy
+ * go unsealed; it only stalls its own instance's next such call, killably. Without that probe
+ * (``seal_params: -`` in /proc/qgpu/status, and qgpuctl doctor warns) the check is made and the
+ * call forwarded, and a tenant that races its own call can still name another client.
  */
 
 /* Whether @h may be named in a call issued on @hclient through a file tracked by @t (or NULL). */
@@ -122,10 +125,14 @@ bool qgpu_clients_control(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 		mutex_lock(&qf->track->lock);
 	status = qgpu_clients_check(qf, c->hclient, f, p, what);
 	if (!status) {
-		/* RM answers, into the tenant's NVOS54 */
-		qgpu_seal_params_begin(&seal, c->params_ptr, p, span);
-		*ret = qgpu_forward_control(qf, cmd, arg, compat, c, &status);
-		qgpu_seal_params_end(&seal, !*ret && status == NVRM_OK);
+		*ret = mutex_lock_killable(&qf->inst->params_seal);
+		if (!*ret) {
+			/* RM answers, into the tenant's NVOS54 */
+			qgpu_seal_params_begin(&seal, c->params_ptr, p, span);
+			*ret = qgpu_forward_control(qf, cmd, arg, compat, c, &status);
+			qgpu_seal_params_end(&seal, !*ret && status == NVRM_OK);
+			mutex_unlock(&qf->inst->params_seal);
+		}
 		forwarded = true;
 	}
 	if (qf->track)
@@ -145,49 +152,57 @@ out:
  * @a: the decoded allocation
  * @seal: set up so that RM reads what was checked, for the forward that follows
  * @params: set to qgpu's copy, for qgpu_clients_alloc_end(); NULL where the class names none
+ * @status: NVRM_OK, or the status to answer instead of forwarding
  *
- * See DOC: client handles in parameters. The caller forwards the call only for NVRM_OK, between
- * this and qgpu_clients_alloc_end().
+ * See DOC: client handles in parameters. The caller forwards the call only where this returns 0
+ * with *@status NVRM_OK, and then calls qgpu_clients_alloc_end().
  *
- * Context: process context; the tracker's lock held, where @qf has a tracker.
- * Return: NVRM_OK, or the status to answer instead of forwarding.
+ * Context: process context; the tracker's lock held, where @qf has a tracker. Takes the
+ *	instance's params_seal until qgpu_clients_alloc_end() where *@params is set.
+ * Return: 0, or -EINTR (killed while another forward of the instance waited on RM).
  */
-u32 qgpu_clients_alloc_begin(struct qgpu_file *qf, const struct nvrm_alloc *a,
-			     struct qgpu_seal *seal, void **params)
+int qgpu_clients_alloc_begin(struct qgpu_file *qf, const struct nvrm_alloc *a,
+			     struct qgpu_seal *seal, void **params, u32 *status)
 {
 	const struct nvrm_client_fields *f = nvrm_alloc_client_fields(a->hclass);
-	u32 status, span;
 	char what[32];
+	u32 span;
 	void *p;
 
 	*params = NULL;
+	*status = NVRM_OK;
 	if (!f || !a->params_ptr)
-		return NVRM_OK;	/* no parameters: RM names no other client, or refuses */
+		return 0;	/* no parameters: RM names no other client, or refuses */
 	span = nvrm_clients_span(f);
 	p = memdup_user(u64_to_user_ptr(a->params_ptr), span);
-	if (IS_ERR(p))
-		return NVRM_ERR_INVALID_ADDRESS;
+	if (IS_ERR(p)) {
+		*status = NVRM_ERR_INVALID_ADDRESS;
+		return 0;
+	}
 	snprintf(what, sizeof(what), "RM_ALLOC of class 0x%04x", a->hclass);
-	status = qgpu_clients_check(qf, a->hroot, f, p, what);
-	if (status) {
+	*status = qgpu_clients_check(qf, a->hroot, f, p, what);
+	if (*status || mutex_lock_killable(&qf->inst->params_seal)) {
 		kfree(p);
-		return status;
+		return *status ? 0 : -EINTR;
 	}
 	qgpu_seal_params_begin(seal, a->params_ptr, p, span);
 	*params = p;
-	return NVRM_OK;
+	return 0;
 }
 
 /**
  * qgpu_clients_alloc_end() - the forward that qgpu_clients_alloc_begin() allowed returned
+ * @qf: the proxy
  * @seal: as set up there
  * @params: qgpu's copy, or NULL
  * @rm_ok: RM allocated the object (its own status, NV_OK)
  */
-void qgpu_clients_alloc_end(struct qgpu_seal *seal, void *params, bool rm_ok)
+void qgpu_clients_alloc_end(struct qgpu_file *qf, struct qgpu_seal *seal, void *params,
+			    bool rm_ok)
 {
 	if (!params)
 		return;
 	qgpu_seal_params_end(seal, rm_ok);
+	mutex_unlock(&qf->inst->params_seal);
 	kfree(params);
 }

@@ -415,13 +415,15 @@ static long qgpu_rm_alloc_untracked(struct qgpu_file *qf, unsigned int cmd, unsi
 	u32 status;
 	long ret;
 
-	status = qgpu_clients_alloc_begin(qf, a, &seal, &cparams);
+	ret = qgpu_clients_alloc_begin(qf, a, &seal, &cparams, &status);
+	if (ret)
+		return ret;
 	if (status)
 		return qgpu_rm_alloc_refuse(qf, arg, size, buf, status);
 	if (!cparams)
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
 	ret = qgpu_forward_sealed(qf->real, cmd, arg, compat, buf, &sealed);
-	qgpu_clients_alloc_end(&seal, cparams, qgpu_rm_alloc_ok(qf, ret, sealed, buf, size));
+	qgpu_clients_alloc_end(qf, &seal, cparams, qgpu_rm_alloc_ok(qf, ret, sealed, buf, size));
 	return ret;
 }
 
@@ -454,7 +456,9 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 		ret = qgpu_mem_rm_alloc(qf, cmd, arg, size, compat, &a);
 		goto out_unlock;
 	}
-	status = qgpu_clients_alloc_begin(qf, &a, &seal, &cparams);
+	ret = qgpu_clients_alloc_begin(qf, &a, &seal, &cparams, &status);
+	if (ret)
+		goto out_unlock;
 	if (status) {
 		ret = qgpu_rm_alloc_refuse(qf, arg, size, buf, status);
 		goto out_unlock;
@@ -470,7 +474,7 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 		ret = qgpu_forward_gpu_visible(qf, cmd, arg, compat, buf, &sealed);
 	else
 		ret = qgpu_forward_sealed(qf->real, cmd, arg, compat, buf, &sealed);
-	qgpu_clients_alloc_end(&seal, cparams, qgpu_rm_alloc_ok(qf, ret, sealed, buf, size));
+	qgpu_clients_alloc_end(qf, &seal, cparams, qgpu_rm_alloc_ok(qf, ret, sealed, buf, size));
 	/* Sealed, what RM made is mirrored even where the copy to the tenant failed. */
 	if ((sealed || !ret) && qgpu_rm_alloc_result(qf, arg, size, buf, sealed, &hnew)) {
 		node = qgpu_rmtrack_add(t, a.hroot, a.hparent, hnew, a.hclass);

@@ -277,6 +277,7 @@ int qgpu_instance_create(struct qgpu_gpu *gpu, const struct qgpu_create_req *req
 	inst->mem.refuse_dmabuf = req->refuse_dmabuf;
 	inst->state = QGPU_INST_CREATING;
 	INIT_LIST_HEAD(&inst->files);
+	mutex_init(&inst->params_seal);
 	kobject_init(&inst->kobj, &qgpu_instance_ktype);
 
 	mutex_lock(&qgpu_lock);

@@ -139,6 +139,10 @@ enum qgpu_instance_state {
  *	can outlive the files (a mapping keeps the real ctl file and RM's clients)
  * @mem: its memory limit and charges (qgpu_mem.c)
  * @sched: its compute-scheduling state (qgpu_sched.c), freed with the instance
+ * @params_seal: one forward at a time whose parameters qgpu has RM read from its copy
+ *	(qgpu_clients.c): such a forward can hold one instance of the probe's pool while RM's copy
+ *	waits on the tenant's memory, so every instance together holds at most QGPU_MAX_INSTANCES
+ *	and the pool never runs dry. Taken after a tracker's lock.
  */
 struct qgpu_instance {
 	struct kobject kobj;
@@ -154,6 +158,7 @@ struct qgpu_instance {
 	atomic_t rm_objects;
 	struct qgpu_mem_inst mem;
 	struct qgpu_sched_inst *sched;
+	struct mutex params_seal;	/* see @params_seal above */
 };
 
 /**
@@ -222,9 +227,10 @@ long qgpu_forward_control(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 struct qgpu_seal;
 bool qgpu_clients_control(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, bool compat,
 			  const struct nvrm_control *c, long *ret);
-u32 qgpu_clients_alloc_begin(struct qgpu_file *qf, const struct nvrm_alloc *a,
-			     struct qgpu_seal *seal, void **params);
-void qgpu_clients_alloc_end(struct qgpu_seal *seal, void *params, bool rm_ok);
+int qgpu_clients_alloc_begin(struct qgpu_file *qf, const struct nvrm_alloc *a,
+			     struct qgpu_seal *seal, void **params, u32 *status);
+void qgpu_clients_alloc_end(struct qgpu_file *qf, struct qgpu_seal *seal, void *params,
+			    bool rm_ok);
 
 /* qgpu_dmabuf.c: EXPORT_TO_DMABUF_FD on GPU nodes, and the dma-buf capability instances report */
 long qgpu_dmabuf_export(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,

@@ -495,9 +495,6 @@ bool qgpu_seal_ready(void)
 	return READ_ONCE(qgpu_seal_on);
 }
 
-/* Sleeping RM calls in flight at once whose parameter copy the kretprobe can follow. */
-#define QGPU_SEAL_PARAMS_MAXACTIVE	128
-
 /* The kretprobe on the backend's os_memcpy_from_user; without it the status line says "-". */
 static void qgpu_seal_params_init(const struct module *backend)
 {
@@ -513,7 +510,12 @@ static void qgpu_seal_params_init(const struct module *backend)
 	qgpu_seal_params_krp.entry_handler = qgpu_seal_params_entry;
 	qgpu_seal_params_krp.handler = qgpu_seal_params_return;
 	qgpu_seal_params_krp.data_size = sizeof(struct qgpu_seal_params_copy);
-	qgpu_seal_params_krp.maxactive = QGPU_SEAL_PARAMS_MAXACTIVE;
+	/*
+	 * One entry for each forward that may wait in RM's copy (one per instance, struct
+	 * qgpu_instance.params_seal) and one per CPU for the copies the entry handler turns away
+	 * at once: a registered copy never finds the pool empty (a miss would be an unsealed copy).
+	 */
+	qgpu_seal_params_krp.maxactive = QGPU_MAX_INSTANCES + num_possible_cpus();
 	ret = register_kretprobe(&qgpu_seal_params_krp);
 	if (ret) {
 		pr_warn("parameters behind calls are not sealed: no probe on %s (%d)\n",

@@ -11,9 +11,13 @@ it, not even when a sibling thread writes it into the parameters after qgpu chec
 from __future__ import annotations
 
 import ctypes
+import mmap
+import os
 import re
+import signal
 import struct
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -21,6 +25,7 @@ import pytest
 import rm
 from qgpu_sysfs import instance
 from rm import Rm
+from test_qgpu_forward import stall_first_touch
 from test_qgpu_seal import raw_ioctl, sibling
 
 VICTIM_SUB = 0x5EC0B0B0  # the victim's subdevice handle, which the tenant's client lacks
@@ -183,3 +188,76 @@ def test_a_parent_client_rewritten_after_the_check_never_reaches_rm() -> None:
         assert won == 0, f"{won} of {ROUNDS} events landed on the victim's subdevice"
     text = Path("/proc/qgpu/status").read_text()
     assert re.search(r"^seal_params: \S+ \(0 missed\)$", text, re.M), text
+
+
+def stalled_device_alloc(inst: str, stalled: int, go: int, done: int) -> None:
+    """A tenant process whose device allocation stalls in RM's copy of its parameters: the bytes
+    qgpu checks (12) end one page, the rest lies on a page that faults to its own userfaultfd.
+    Writes to `stalled` once RM's copy waits, lets it go when `go` is readable, writes the
+    allocation's status to `done`."""
+    r = Rm(dev=inst)
+    pages = mmap.mmap(-1, 2 * mmap.PAGESIZE)
+    base = ctypes.addressof(ctypes.c_char.from_buffer(pages))
+    pages[0] = 0
+
+    def wait_for_go() -> None:
+        os.write(stalled, b"s")
+        os.read(go, 1)
+
+    handler = stall_first_touch(base + mmap.PAGESIZE, b"", wait_for_go)
+    addr = base + mmap.PAGESIZE - 12
+    buf = bytearray(rm.NVOS64.pack(r.client, r.client, 0, rm.DEVICE, addr, 0, 0, 0, 0xFFFFFFFF))
+    rm.ioctl(r.ctl, rm.RM_ALLOC, buf)
+    handler.join()
+    os.write(done, struct.pack("<I", rm.NVOS64.unpack(buf)[8]))
+
+
+def fork_call(fn: Callable[[], None]) -> int:
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - a tenant process
+        try:
+            fn()
+        finally:
+            os._exit(0)
+    return pid
+
+
+def exited_within(pid: int, seconds: float) -> bool:
+    """Whether `pid` exits within a generous bound: a liveness check, not a timing target."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if os.waitpid(pid, os.WNOHANG)[0] == pid:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_a_call_stalled_in_rms_copy_holds_up_only_its_own_instance() -> None:
+    """A tenant can make RM's copy of checked parameters wait on its own memory, holding an entry
+    of the probe's pool meanwhile. qgpu lets one such call at a time through per instance, so no
+    number of stalled calls can drain the pool and leave a later copy unsealed: the next one of
+    the same instance waits, killably, and another instance's goes through."""
+    stalled_r, stalled_w = os.pipe()
+    go_r, go_w = os.pipe()
+    done_r, done_w = os.pipe()
+    with instance("clst1", opts="mem=64M") as one, instance("clst2", opts="mem=64M") as two:
+        staller = fork_call(lambda: stalled_device_alloc(one, stalled_w, go_r, done_w))
+        try:
+            assert os.read(stalled_r, 1) == b"s"
+            waiter = fork_call(lambda: Rm(dev=one).device() and None)
+            try:
+                assert not exited_within(waiter, 2.0), "it went through beside the stalled call"
+                # waiting for the instance's turn (mutex_lock_killable, inlined or not)
+                wchan = Path(f"/proc/{waiter}/wchan").read_text()
+                assert wchan == "qgpu_clients_alloc_begin" or "mutex" in wchan, wchan
+            finally:
+                os.kill(waiter, signal.SIGKILL)
+                assert exited_within(waiter, 60.0), "a waiting call could not be killed"
+            other = fork_call(lambda: Rm(dev=two).device() and None)
+            assert exited_within(other, 60.0), "another instance's call waited too"
+        finally:
+            os.write(go_w, b"g")
+            assert exited_within(staller, 60.0)
+        assert struct.unpack("<I", os.read(done_r, 4))[0] == rm.OK
+    for fd in (stalled_r, stalled_w, go_r, go_w, done_r, done_w):
+        os.close(fd)
