@@ -149,6 +149,24 @@ struct nvrm_uvm_register_gpu_vaspace {
 	u32 rm_status;			/* @28 */
 };
 
+/*
+ * UVM_REGISTER_CHANNEL_PARAMS, 56 B (uvm_ioctl.h, 525-595): UVM retains hChannel of hClient
+ * (nvUvmInterfaceRetainChannel) if its VA space is the one registered for the GPU; no share
+ * policy applies (docs/design/client-handles.md). rmCtrlFd is not used.
+ */
+#define NVRM_UVM_REGISTER_CHANNEL		27u
+struct nvrm_uvm_register_channel {
+	u8 gpu_uuid[NVRM_UVM_UUID_LEN];	/* @0 */
+	s32 rm_ctrl_fd;			/* @16, unused */
+	u32 hclient;			/* @20 */
+	u32 hchannel;			/* @24 */
+	u32 _pad0;
+	u64 base;			/* @32 */
+	u64 length;			/* @40 */
+	u32 rm_status;			/* @48 */
+	u32 _pad1;
+};
+
 /* UVM_UNREGISTER_GPU_VASPACE_PARAMS, 20 B: no GPU VA space of that GPU: NV_ERR_INVALID_DEVICE. */
 struct nvrm_uvm_unregister_gpu_vaspace {
 	u8 gpu_uuid[NVRM_UVM_UUID_LEN];	/* @0 */
@@ -243,6 +261,12 @@ struct nvrm_uvm_free {
 
 NVRM_ASSERT_SIZE(struct nvrm_uvm_register_gpu_vaspace, NVRM_UVM_REGISTER_GPU_VASPACE_SIZE);
 NVRM_ASSERT_SIZE(struct nvrm_uvm_unregister_gpu_vaspace, 20);
+NVRM_ASSERT_OFFSET(struct nvrm_uvm_register_gpu_vaspace, hclient, 20);
+NVRM_ASSERT_OFFSET(struct nvrm_uvm_register_gpu_vaspace, rm_status, 28);
+NVRM_ASSERT_SIZE(struct nvrm_uvm_register_channel, 56);
+NVRM_ASSERT_OFFSET(struct nvrm_uvm_register_channel, hclient, 20);
+NVRM_ASSERT_OFFSET(struct nvrm_uvm_register_channel, base, 32);
+NVRM_ASSERT_OFFSET(struct nvrm_uvm_register_channel, rm_status, 48);
 NVRM_ASSERT_SIZE(struct nvrm_uvm_create_external_range, NVRM_UVM_CREATE_EXTERNAL_RANGE_SIZE);
 NVRM_ASSERT_SIZE(struct nvrm_uvm_gpu_mapping_attributes, 36);
 NVRM_ASSERT_SIZE(struct nvrm_uvm_map_external_tail, 24);

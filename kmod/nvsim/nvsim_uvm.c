@@ -177,7 +177,7 @@ struct nvsim_gpu *nvsim_uvm_gpu_by_uuid(const u8 uuid[NVRM_UVM_UUID_LEN])
 }
 
 /* UVM_REGISTER_GPU (uvm_api_register_gpu -> uvm_va_space_register_gpu) */
-static u32 nvsim_uvm_register_gpu(struct nvsim_uvm_file *uf, void *params)
+u32 nvsim_uvm_register_gpu(struct nvsim_uvm_file *uf, void *params)
 {
 	struct nvrm_uvm_register_gpu *p = params;
 	struct nvsim_gpu *gpu = nvsim_uvm_gpu_by_uuid(p->gpu_uuid);
@@ -263,6 +263,9 @@ static bool nvsim_uvm_cmd_layout(unsigned int cmd, u32 *size, u32 *status_off, b
 	case NVRM_UVM_REGISTER_GPU:
 		NVSIM_UVM_LAYOUT(nvrm_uvm_register_gpu);
 		return true;
+	case NVRM_UVM_REGISTER_CHANNEL:
+		NVSIM_UVM_LAYOUT(nvrm_uvm_register_channel);
+		return true;
 	case NVRM_UVM_UNREGISTER_GPU:
 		NVSIM_UVM_LAYOUT(nvrm_uvm_unregister_gpu);
 		return true;
@@ -284,11 +287,13 @@ static u32 nvsim_uvm_call(struct file *file, unsigned int cmd, void *params)
 	case NVRM_UVM_MM_INITIALIZE:
 		return nvsim_uvm_mm_initialize(file, params);
 	case NVRM_UVM_REGISTER_GPU:
-		return nvsim_uvm_register_gpu(uf, params);
+		return uvm_api_register_gpu(params, file);
 	case NVRM_UVM_UNREGISTER_GPU:
 		return uvm_api_unregister_gpu(params, file);
 	case NVRM_UVM_REGISTER_GPU_VASPACE:
-		return nvsim_uvm_register_gpu_vaspace(uf, params);
+		return uvm_api_register_gpu_va_space(params, file);
+	case NVRM_UVM_REGISTER_CHANNEL:
+		return uvm_api_register_channel(params, file);
 	case NVRM_UVM_UNREGISTER_GPU_VASPACE:
 		return uvm_api_unregister_gpu_va_space(params, file);
 	case NVRM_UVM_CREATE_EXTERNAL_RANGE:

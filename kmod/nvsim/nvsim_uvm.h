@@ -57,7 +57,9 @@ struct nvsim_uvm_file {
 struct nvsim_gpu *nvsim_uvm_gpu_by_uuid(const u8 uuid[NVRM_UVM_UUID_LEN]);
 
 /* nvsim_uvm_ext.c; each under nvsim_uvm_lock, on a VA-space file */
+u32 nvsim_uvm_register_gpu(struct nvsim_uvm_file *uf, void *params);
 u32 nvsim_uvm_register_gpu_vaspace(struct nvsim_uvm_file *uf, void *params);
+u32 nvsim_uvm_register_channel(struct nvsim_uvm_file *uf, void *params);
 u32 nvsim_uvm_unregister_gpu_vaspace(struct nvsim_uvm_file *uf, void *params);
 u32 nvsim_uvm_create_external_range(struct nvsim_uvm_file *uf, void *params);
 u32 nvsim_uvm_map_external(struct nvsim_uvm_file *uf, void *params);
@@ -68,6 +70,9 @@ u32 nvsim_uvm_unregister_gpu(struct nvsim_uvm_file *uf, void *params);
 void nvsim_uvm_gpu_unmapped(struct nvsim_uvm_file *uf, unsigned int gpu, bool registration);
 
 /* nvsim_uvm_api.c: the real driver's handlers, by name (see there) */
+u32 uvm_api_register_gpu(void *params, struct file *filp);
+u32 uvm_api_register_gpu_va_space(void *params, struct file *filp);
+u32 uvm_api_register_channel(void *params, struct file *filp);
 u32 uvm_api_create_external_range(void *params, struct file *filp);
 u32 uvm_api_map_external_allocation(void *params, struct file *filp);
 u32 uvm_api_unmap_external(void *params, struct file *filp);

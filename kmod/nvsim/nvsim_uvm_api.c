@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * nvsim: the UVM handlers that make or end UVM's holds on RM memory, under the real driver's names.
+ * nvsim: the UVM handlers that make or end UVM's holds on RM memory, or take an RM client from
+ * their parameters, under the real driver's names.
  *
  * The real nvidia-uvm's uvm_ioctl() copies a command's parameters into its own buffer
  * (UVM_ROUTE_CMD_STACK / _ALLOC, uvm.c) and calls the command's handler, NV_STATUS
@@ -21,6 +22,27 @@
 static struct nvsim_uvm_file *nvsim_uvm_of(struct file *filp)
 {
 	return filp->private_data;
+}
+
+/* UVM_REGISTER_GPU (uvm_gpu.c) */
+noinline u32 uvm_api_register_gpu(void *params, struct file *filp)
+{
+	return nvsim_uvm_register_gpu(nvsim_uvm_of(filp), params);
+}
+
+/* UVM_REGISTER_GPU_VASPACE (uvm_gpu.c) */
+noinline u32 uvm_api_register_gpu_va_space(void *params, struct file *filp)
+{
+	return nvsim_uvm_register_gpu_vaspace(nvsim_uvm_of(filp), params);
+}
+
+/*
+ * UVM_REGISTER_CHANNEL (uvm_user_channel.c). Retaining a channel for UVM's fault handling is not
+ * simulated: NV_ERR_NOT_SUPPORTED, after the GPU checks the real handler makes first.
+ */
+noinline u32 uvm_api_register_channel(void *params, struct file *filp)
+{
+	return nvsim_uvm_register_channel(nvsim_uvm_of(filp), params);
 }
 
 /* UVM_CREATE_EXTERNAL_RANGE (uvm_va_range.c) */

@@ -211,6 +211,21 @@ u32 nvsim_uvm_register_gpu_vaspace(struct nvsim_uvm_file *uf, void *params)
 }
 
 /*
+ * UVM_REGISTER_CHANNEL (uvm_api_register_channel): the GPU must be registered with a GPU VA space
+ * (NV_ERR_INVALID_DEVICE otherwise, as uvm_register_channel() checks first). Retaining the channel
+ * for UVM's fault handling is not simulated: NV_ERR_NOT_SUPPORTED.
+ */
+u32 nvsim_uvm_register_channel(struct nvsim_uvm_file *uf, void *params)
+{
+	struct nvrm_uvm_register_channel *p = params;
+	struct nvsim_gpu *gpu = nvsim_uvm_gpu_by_uuid(p->gpu_uuid);
+
+	if (!gpu || !test_bit(gpu->index, uf->gpu_va_space))
+		return NVRM_ERR_INVALID_DEVICE;
+	return NVRM_ERR_NOT_SUPPORTED;
+}
+
+/*
  * The GPU's external mappings go with its VA space or its registration; its device-P2P ranges
  * with its registration (@registration), whole.
  */
