@@ -6,6 +6,7 @@
 #include <linux/uaccess.h>
 
 #include "nvrm/nvrm_clients.h"
+#include "nvrm/nvrm_uvm.h"
 #include "qgpu_internal.h"
 #include "qgpu_rmtrack.h"
 #include "qgpu_seal.h"
@@ -205,4 +206,87 @@ void qgpu_clients_alloc_end(struct qgpu_file *qf, struct qgpu_seal *seal, void *
 	qgpu_seal_params_end(seal, rm_ok);
 	mutex_unlock(&qf->inst->params_seal);
 	kfree(params);
+}
+
+/* Where a UVM command that names an RM client has it, its size and rmStatus, or false. */
+static bool qgpu_clients_uvm_layout(unsigned int cmd, u32 *size, u32 *client_off, u32 *status_off)
+{
+	switch (cmd) {
+	case NVRM_UVM_REGISTER_GPU:
+		*size = sizeof(struct nvrm_uvm_register_gpu);
+		*client_off = offsetof(struct nvrm_uvm_register_gpu, hclient);
+		*status_off = offsetof(struct nvrm_uvm_register_gpu, rm_status);
+		return true;
+	case NVRM_UVM_REGISTER_GPU_VASPACE:
+		*size = sizeof(struct nvrm_uvm_register_gpu_vaspace);
+		*client_off = offsetof(struct nvrm_uvm_register_gpu_vaspace, hclient);
+		*status_off = offsetof(struct nvrm_uvm_register_gpu_vaspace, rm_status);
+		return true;
+	case NVRM_UVM_REGISTER_CHANNEL:
+		*size = sizeof(struct nvrm_uvm_register_channel);
+		*client_off = offsetof(struct nvrm_uvm_register_channel, hclient);
+		*status_off = offsetof(struct nvrm_uvm_register_channel, rm_status);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/**
+ * qgpu_clients_uvm() - a UVM command that names an RM client, if @cmd is one
+ * @qf: the UVM proxy
+ * @cmd: the command
+ * @arg: the tenant's parameters (user pointer)
+ * @compat: the caller is a 32-bit process
+ * @ret: what the ioctl returns, when handled
+ *
+ * UVM_REGISTER_GPU, REGISTER_GPU_VASPACE and REGISTER_CHANNEL name an RM client that nvidia-uvm
+ * never checks against their rmCtrlFd, and RM is called through the kernel interface, where no
+ * file is checked (docs/design/client-handles.md, "nvidia-uvm"). The client must be 0 or one of
+ * the instance's (any of its ctl files'); anything else is NV_ERR_INVALID_CLIENT in rmStatus,
+ * as if the client did not exist. The handler reads qgpu's checked copy (DOC: sealed
+ * forwarding); REGISTER_GPU gets the GPU-file treatment of device allocations as before.
+ *
+ * Context: process context.
+ * Return: true if @cmd is one of them (handled here, *@ret set).
+ */
+bool qgpu_clients_uvm(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, bool compat,
+		      long *ret)
+{
+	u32 size, client_off, status_off, hclient, status;
+	struct qgpu_xlate x;
+	char what[48];
+	bool sealed;
+	void *p;
+
+	if (!qgpu_clients_uvm_layout(cmd, &size, &client_off, &status_off))
+		return false;
+	p = memdup_user((void __user *)arg, size);
+	if (IS_ERR(p)) {
+		*ret = -EFAULT;		/* as uvm_ioctl() answers a params copy that faults */
+		return true;
+	}
+	memcpy(&hclient, p + client_off, sizeof(hclient));
+	if (hclient && !xa_load(&qf->inst->mem.clients, hclient)) {
+		snprintf(what, sizeof(what), "UVM command %u naming RM client 0x%08x", cmd,
+			 hclient);
+		qgpu_mem_knob_refused(qf->inst, what);
+		kfree(p);
+		*ret = put_user(NVRM_ERR_INVALID_CLIENT, (u32 __user *)(arg + status_off)) ?
+		       -EFAULT : 0;
+		return true;
+	}
+	if (cmd == NVRM_UVM_REGISTER_GPU) {
+		qgpu_xlate_begin(&x, true);
+		*ret = qgpu_xlate_gpu_visible(&x, qf);
+		if (!*ret)
+			*ret = qgpu_forward_uvm_sealed(qf->real, cmd, arg, compat, p, size,
+						       status_off, &status, &sealed);
+		qgpu_xlate_end(&x);
+	} else {
+		*ret = qgpu_forward_uvm_sealed(qf->real, cmd, arg, compat, p, size, status_off,
+					       &status, &sealed);
+	}
+	kfree(p);
+	return true;
 }

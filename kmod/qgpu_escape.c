@@ -64,7 +64,9 @@
  *
  * UVM (nvidia-uvm proxies; raw command numbers, not _IOC-encoded): UVM_MM_INITIALIZE and
  * UVM_TOOLS_INIT_EVENT_TRACKER have their uvmFd translated (a refused fd is -EINVAL);
- * UVM_REGISTER_GPU gets the GPU-file treatment of device allocations; the rest is forwarded.
+ * UVM_REGISTER_GPU gets the GPU-file treatment of device allocations; it, REGISTER_GPU_VASPACE
+ * and REGISTER_CHANNEL are kept to the instance's RM clients and forwarded sealed
+ * (qgpu_clients_uvm()); the rest is forwarded.
  */
 
 /**
@@ -960,7 +962,6 @@ long qgpu_escape_ioctl(struct file *file, unsigned int cmd, unsigned long arg, b
 long qgpu_uvm_ioctl(struct file *file, unsigned int cmd, unsigned long arg, bool compat)
 {
 	struct qgpu_file *qf = file->private_data;
-	bool sealed;
 	long ret;
 
 	if (qgpu_uvm_hold_ioctl(qf, cmd, arg, compat, &ret))
@@ -973,9 +974,9 @@ long qgpu_uvm_ioctl(struct file *file, unsigned int cmd, unsigned long arg, bool
 					    (void __user *)(arg +
 						NVRM_UVM_TOOLS_INIT_EVENT_TRACKER_UVM_FD_OFFSET),
 					    false, NULL, compat);
-	case NVRM_UVM_REGISTER_GPU:
-		return qgpu_forward_gpu_visible(qf, cmd, arg, compat, NULL, &sealed);
 	default:
+		if (qgpu_clients_uvm(qf, cmd, arg, compat, &ret))
+			return ret;
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
 	}
 }

@@ -231,6 +231,8 @@ int qgpu_clients_alloc_begin(struct qgpu_file *qf, const struct nvrm_alloc *a,
 			     struct qgpu_seal *seal, void **params, u32 *status);
 void qgpu_clients_alloc_end(struct qgpu_file *qf, struct qgpu_seal *seal, void *params,
 			    bool rm_ok);
+bool qgpu_clients_uvm(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, bool compat,
+		      long *ret);
 
 /* qgpu_dmabuf.c: EXPORT_TO_DMABUF_FD on GPU nodes, and the dma-buf capability instances report */
 long qgpu_dmabuf_export(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,

@@ -44,9 +44,11 @@
  * handler, uvm_api_<command>(params, filp) (uvm.c, UVM_ROUTE_CMD_*; 525-595), whose return becomes
  * rmStatus. For the commands qgpu follows to keep UVM's holds on memory charged (CREATE_EXTERNAL_
  * RANGE, MAP_EXTERNAL_ALLOCATION, UNMAP_EXTERNAL, FREE, UNREGISTER_GPU(_VASPACE);
- * qgpu_uvm_hold.c) qgpu places a kretprobe on each handler: on entry it replaces @params with
- * qgpu's copy, on return it keeps the status, so UVM maps, unmaps and frees exactly what qgpu's
- * model records, and qgpu reads the status from the handler rather than from tenant memory.
+ * qgpu_uvm_hold.c), and for those whose RM client qgpu checks (REGISTER_GPU(_VASPACE),
+ * REGISTER_CHANNEL; qgpu_clients.c), qgpu places a kretprobe on each handler: on entry it
+ * replaces @params with qgpu's copy, on return it keeps the status, so UVM maps, unmaps and frees
+ * exactly what qgpu's model records, registers what qgpu checked, and qgpu reads the status from
+ * the handler rather than from tenant memory.
  *
  * The parameters the ioctl itself carries are sealed this way. Memory they point to (an
  * RM_ALLOC's class parameters, an RM_CONTROL's parameters) RM copies with os_memcpy_from_user()
@@ -86,6 +88,9 @@ enum qgpu_seal_site {
 	QGPU_SEAL_UVM_FREE,
 	QGPU_SEAL_UVM_UNREGISTER_GPU,
 	QGPU_SEAL_UVM_UNREGISTER_GPU_VASPACE,
+	QGPU_SEAL_UVM_REGISTER_GPU,
+	QGPU_SEAL_UVM_REGISTER_GPU_VASPACE,
+	QGPU_SEAL_UVM_REGISTER_CHANNEL,
 	QGPU_SEAL_SITES,
 };
 
@@ -103,6 +108,10 @@ static const struct {
 	{ "uvm_api_free", NVRM_UVM_FREE },
 	{ "uvm_api_unregister_gpu", NVRM_UVM_UNREGISTER_GPU },
 	{ "uvm_api_unregister_gpu_va_space", NVRM_UVM_UNREGISTER_GPU_VASPACE },
+	/* the ones that name an RM client (qgpu_clients.c) */
+	{ "uvm_api_register_gpu", NVRM_UVM_REGISTER_GPU },
+	{ "uvm_api_register_gpu_va_space", NVRM_UVM_REGISTER_GPU_VASPACE },
+	{ "uvm_api_register_channel", NVRM_UVM_REGISTER_CHANNEL },
 };
 
 /* A kretprobe on one UVM handler; its site is its place in qgpu_seal_uvm. */

@@ -621,7 +621,7 @@ WARN_NOTHING_TO_DO = 0x10006
 
 
 # Commands whose rmStatus is followed by padding to 8 bytes, and where it sits.
-_UVM_STATUS_OFFSET = {0x30000001: 8, 34: 8, 66: 32, 73: 16}
+_UVM_STATUS_OFFSET = {0x30000001: 8, 34: 8, 66: 32, 73: 16, 27: 48}
 
 
 def uvm_ioctl(fd: int, cmd: int, buf: bytearray) -> int:

@@ -28,33 +28,35 @@ from rm import Rm
 from test_qgpu_forward import stall_first_touch
 from test_qgpu_seal import raw_ioctl, sibling
 
+VICTIM_DEV = 0x5EC0D0D0  # the victim's device handle
 VICTIM_SUB = 0x5EC0B0B0  # the victim's subdevice handle, which the tenant's client lacks
 PM_BIND, PM_BIND_SIZE = 0x20801209, 40  # NV2080 GR_CTXSW_PM_BIND: hClient@0, hChannel@4
 PREEMPTION_BIND, PREEMPTION_BIND_SIZE = 0x20801211, 112  # hClient@4
 QUERY_UNIQUE_ID, QUERY_UNIQUE_ID_SIZE = 0x20801124, 1540  # hClients[128]@0, numChannels@1024
 ROUNDS = 400
+UVM_REGISTER_CHANNEL = 27
+UVM_ROUNDS = 150
 
 
 @contextmanager
-def victim_and_tenant(name: str, xfer: bool = False) -> Iterator[tuple[Rm, Rm, int]]:
-    """Another process's client straight on the driver, with a subdevice the tenant's client
-    has no handle for, and a tenant through an instance with its own device and subdevice."""
+def victim_and_tenant(name: str, xfer: bool = False) -> Iterator[tuple[Rm, Rm, int, int]]:
+    """Another client straight on the driver, with a device and subdevice the tenant's client has
+    no handles for, and a tenant through an instance with its own device and subdevice: (victim,
+    tenant, tenant's device, tenant's subdevice)."""
     victim = Rm()
     try:
-        status, vdev = victim.alloc(
-            victim.client, victim.client, rm.DEVICE, struct.pack("<I52x", 0)
-        )
+        params = struct.pack("<I52x", 0)
+        status, _ = victim.alloc(victim.client, victim.client, rm.DEVICE, params, VICTIM_DEV)
         assert status == rm.OK, hex(status)
-        status, _ = victim.alloc(
-            victim.client, vdev, rm.SUBDEVICE, struct.pack("<I", 0), VICTIM_SUB
-        )
+        params = struct.pack("<I", 0)
+        status, _ = victim.alloc(victim.client, VICTIM_DEV, rm.SUBDEVICE, params, VICTIM_SUB)
         assert status == rm.OK, hex(status)
         with instance(name, opts="mem=64M") as d:
             tenant = Rm(dev=d, xfer=xfer)
             try:
-                _, sub = tenant.device()
+                dev, sub = tenant.device()
                 assert tenant.os_event(rm.ALLOC_OS_EVENT, tenant.ctl) == rm.OK
-                yield victim, tenant, sub
+                yield victim, tenant, dev, sub
             finally:
                 tenant.close()
     finally:
@@ -73,7 +75,7 @@ def test_the_status_names_the_params_probe() -> None:
 
 
 def test_an_event_on_another_clients_object_is_refused() -> None:
-    with victim_and_tenant("clev") as (victim, tenant, sub):
+    with victim_and_tenant("clev") as (victim, tenant, _, sub):
         # nvsim takes it straight, as RM does: the hole qgpu closes
         direct = Rm()
         try:
@@ -104,7 +106,7 @@ def test_an_event_on_another_clients_object_is_refused() -> None:
 
 
 def test_a_device_in_another_clients_address_space_is_refused() -> None:
-    with victim_and_tenant("cldev") as (victim, tenant, _):
+    with victim_and_tenant("cldev") as (victim, tenant, _, _):
         share = struct.pack("<II48x", 0, victim.client)  # deviceId 0, hClientShare
         assert tenant.alloc(tenant.client, tenant.client, rm.DEVICE, share)[0] == rm.INVALID_CLIENT
         target = struct.pack("<III44x", 0, 0, victim.client)  # hTargetClient
@@ -123,7 +125,7 @@ def test_a_device_in_another_clients_address_space_is_refused() -> None:
 
 @pytest.mark.parametrize("xfer", [False, True], ids=["direct", "xfer"])
 def test_controls_naming_another_client_never_reach_rm(xfer: bool) -> None:
-    with victim_and_tenant("clctl", xfer) as (victim, tenant, sub):
+    with victim_and_tenant("clctl", xfer) as (victim, tenant, _, sub):
         with instance("clother", opts="mem=64M") as d:
             other = Rm(dev=d)
             try:
@@ -159,7 +161,7 @@ def test_a_parent_client_rewritten_after_the_check_never_reaches_rm() -> None:
     the source object, which its own client lacks: RM must refuse every round. A sibling keeps
     rewriting the parent to the victim's client; had RM read that after qgpu's check, the event
     would land on the victim's subdevice (NV_OK). With seal=0 the sibling wins rounds."""
-    with victim_and_tenant("clrace") as (victim, tenant, sub):
+    with victim_and_tenant("clrace") as (victim, tenant, _, sub):
         won = 0
         with sibling(24, [(0, (victim.client, tenant.client))]) as params:
             for i in range(ROUNDS):
@@ -261,3 +263,74 @@ def test_a_call_stalled_in_rms_copy_holds_up_only_its_own_instance() -> None:
         assert struct.unpack("<I", os.read(done_r, 4))[0] == rm.OK
     for fd in (stalled_r, stalled_w, go_r, go_w, done_r, done_w):
         os.close(fd)
+
+
+def test_uvm_commands_naming_another_client_are_refused() -> None:
+    """UVM_REGISTER_GPU(_VASPACE) and REGISTER_CHANNEL name an RM client that nvidia-uvm never
+    checks against their rmCtrlFd. RM's share policy lets a duplicate through for the process
+    that made the source client, so a client of the tenant's own process that is not the
+    instance's (here: one straight on the driver) shows what qgpu adds: nvsim takes its VA space,
+    the instance refuses it."""
+    with victim_and_tenant("cluvm") as (victim, tenant, dev, _):
+        status, vvas = victim.alloc(victim.client, VICTIM_DEV, rm.VASPACE, bytes(64))
+        assert status == rm.OK, hex(status)
+        uuid = rm.gpu_uuid_bytes(rm.param("gpu_uuid"))
+
+        # straight on nvsim: the same process may register the victim's VA space
+        direct = os.open("/dev/nvidia-uvm", os.O_RDWR)
+        try:
+            assert rm.uvm_initialize(direct) == rm.OK
+            assert rm.uvm_register_gpu(direct, uuid, victim.client)[0] == rm.OK
+            assert rm.uvm_register_gpu_vaspace(direct, uuid, victim.client, vvas) == rm.OK
+        finally:
+            os.close(direct)
+
+        fd = os.open(f"{tenant.dev}/nvidia-uvm", os.O_RDWR)
+        try:
+            assert rm.uvm_initialize(fd) == rm.OK
+            assert rm.uvm_register_gpu(fd, uuid, victim.client)[0] == rm.INVALID_CLIENT
+            assert rm.uvm_register_gpu(fd, uuid, tenant.client)[0] == rm.OK
+            assert rm.uvm_register_gpu_vaspace(fd, uuid, victim.client, vvas) == (rm.INVALID_CLIENT)
+            status, tvas = tenant.alloc(tenant.client, dev, rm.VASPACE, bytes(64))
+            assert status == rm.OK, hex(status)
+            assert rm.uvm_register_gpu_vaspace(fd, uuid, tenant.client, tvas) == rm.OK
+            assert register_channel(fd, uuid, victim.client, 0x5C000001) == rm.INVALID_CLIENT
+            assert register_channel(fd, uuid, tenant.client, 0x5C000001) == rm.NOT_SUPPORTED
+        finally:
+            os.close(fd)
+
+
+def register_channel(fd: int, uuid: bytes, hclient: int, hchannel: int) -> int:
+    """UVM_REGISTER_CHANNEL (56 B): gpuUuid, rmCtrlFd, hClient, hChannel, base, length."""
+    params = bytearray(uuid + struct.pack("<iII4xQQI4x", -1, hclient, hchannel, 0, 1 << 21, 0))
+    return rm.uvm_ioctl(fd, UVM_REGISTER_CHANNEL, params)
+
+
+def test_a_uvm_client_rewritten_after_the_check_never_reaches_uvm() -> None:
+    """The tenant registers the victim's VA space under its own client, which has no such
+    handle: UVM must refuse every round. A sibling keeps rewriting the client to the victim's
+    (a client of the same process, which RM's share policy lets through); had UVM read that after
+    qgpu's check, the victim's VA space would be registered (NV_OK). With seal=0 it wins rounds."""
+    with victim_and_tenant("cluvmr") as (victim, tenant, _, _):
+        # a handle the tenant's client has nothing under
+        status, vvas = victim.alloc(victim.client, VICTIM_DEV, rm.VASPACE, bytes(64), 0x5EC0A5A5)
+        assert status == rm.OK, hex(status)
+        uuid = rm.gpu_uuid_bytes(rm.param("gpu_uuid"))
+        won = 0
+        with sibling(32, [(20, (victim.client, tenant.client))]) as params:
+            for _ in range(UVM_ROUNDS):
+                fd = os.open(f"{tenant.dev}/nvidia-uvm", os.O_RDWR)
+                try:
+                    assert rm.uvm_initialize(fd) == rm.OK
+                    assert rm.uvm_register_gpu(fd, uuid, tenant.client)[0] == rm.OK
+                    data = uuid + struct.pack("<iIII", -1, tenant.client, vvas, 0xFFFFFFFF)
+                    ctypes.memmove(params, data, 32)
+                    libc = ctypes.CDLL(None, use_errno=True)
+                    cmd = ctypes.c_ulong(rm.UVM_REGISTER_GPU_VASPACE)
+                    assert libc.ioctl(fd, cmd, ctypes.c_void_p(ctypes.addressof(params))) == 0
+                    status = struct.unpack_from("<I", bytes(params), 28)[0]
+                    won += status == rm.OK
+                    assert status in (rm.OK, rm.INVALID_CLIENT, rm.OBJECT_NOT_FOUND), hex(status)
+                finally:
+                    os.close(fd)
+        assert won == 0, f"{won} of {UVM_ROUNDS} registered the victim's VA space"
