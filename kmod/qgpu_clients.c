@@ -3,6 +3,7 @@
  * qgpu: a tenant's controls and allocations that name other RM clients, kept to its own clients.
  */
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 
 #include "nvrm/nvrm_clients.h"
@@ -147,6 +148,22 @@ out:
 	return true;
 }
 
+/*
+ * A device's hClientShare 0 attaches it to the GPU's global VA space, which every device
+ * allocated with 0 shares, whoever its client (device_share.c): two tenants would meet there.
+ * qgpu makes it the allocating client, RM's "a new share of its own" (what CUDA asks for); RM
+ * reads this from qgpu's copy, and copies it back, so the tenant sees its own client there.
+ */
+static void qgpu_clients_own_va_space(void *params, u32 hclient)
+{
+	u8 *share = (u8 *)params + offsetof(struct nvrm_nv0080_alloc_params, hclient_share);
+	u32 h;
+
+	memcpy(&h, share, sizeof(h));	/* within the span qgpu copied, 12 of 56 bytes */
+	if (!h)
+		memcpy(share, &hclient, sizeof(hclient));
+}
+
 /**
  * qgpu_clients_alloc_begin() - check an RM_ALLOC whose class parameters name clients
  * @qf: the proxy
@@ -182,6 +199,8 @@ int qgpu_clients_alloc_begin(struct qgpu_file *qf, const struct nvrm_alloc *a,
 	}
 	snprintf(what, sizeof(what), "RM_ALLOC of class 0x%04x", a->hclass);
 	*status = qgpu_clients_check(qf, a->hroot, f, p, what);
+	if (!*status && a->hclass == NVRM_CLASS_NV01_DEVICE_0)
+		qgpu_clients_own_va_space(p, a->hroot);
 	if (*status || mutex_lock_killable(&qf->inst->params_seal)) {
 		kfree(p);
 		return *status ? 0 : -EINTR;

@@ -111,7 +111,21 @@ def test_a_device_in_another_clients_address_space_is_refused() -> None:
         assert tenant.alloc(tenant.client, tenant.client, rm.DEVICE, share)[0] == rm.INVALID_CLIENT
         target = struct.pack("<III44x", 0, 0, victim.client)  # hTargetClient
         assert tenant.alloc(tenant.client, tenant.client, rm.DEVICE, target)[0] == rm.INVALID_CLIENT
-        # its own client (what CUDA names), 0 (nvidia-smi), and a second client of the same
+        # 0 (what nvidia-smi names) would put the device in the GPU's global VA space, which
+        # every device allocated with 0 shares: qgpu makes it the tenant's own client, RM's "a new
+        # share of its own", and RM copies that back (nvsim, straight, leaves it 0)
+        for r in (tenant, victim):
+            status, client = r.alloc(0, 0, rm.ROOT_CLIENT)
+            assert status == rm.OK
+            params = r.buffer(bytes(56))
+            buf = bytearray(
+                rm.NVOS64.pack(client, client, 0, rm.DEVICE, params, 0, 0, 0, 0xFFFFFFFF)
+            )
+            r.call(r.ctl, rm.RM_ALLOC, buf)
+            assert rm.NVOS64.unpack(buf)[8] == rm.OK
+            share = struct.unpack_from("<I", r.keep[-1].raw, 4)[0]
+            assert share == (client if r is tenant else 0)
+        # its own client (what CUDA names), 0, and a second client of the same
         # ctl file are the tenant's own
         status, second = tenant.alloc(0, 0, rm.ROOT_CLIENT)
         assert status == rm.OK
