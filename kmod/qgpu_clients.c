@@ -264,7 +264,8 @@ static bool qgpu_clients_uvm_layout(unsigned int cmd, u32 *size, u32 *client_off
  * file is checked (docs/design/client-handles.md, "nvidia-uvm"). The client must be 0 or one of
  * the instance's (any of its ctl files'); anything else is NV_ERR_INVALID_CLIENT in rmStatus,
  * as if the client did not exist. The handler reads qgpu's checked copy (DOC: sealed
- * forwarding); REGISTER_GPU gets the GPU-file treatment of device allocations as before.
+ * forwarding), one such call at a time per instance, as for the parameters behind RM calls;
+ * REGISTER_GPU gets the GPU-file treatment of device allocations as before.
  *
  * Context: process context.
  * Return: true if @cmd is one of them (handled here, *@ret set).
@@ -295,6 +296,10 @@ bool qgpu_clients_uvm(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
 		       -EFAULT : 0;
 		return true;
 	}
+	/* one at a time per instance, so that the handler's kretprobe pool never runs dry */
+	*ret = mutex_lock_killable(&qf->inst->params_seal);
+	if (*ret)
+		goto out;
 	if (cmd == NVRM_UVM_REGISTER_GPU) {
 		qgpu_xlate_begin(&x, true);
 		*ret = qgpu_xlate_gpu_visible(&x, qf);
@@ -306,6 +311,8 @@ bool qgpu_clients_uvm(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
 		*ret = qgpu_forward_uvm_sealed(qf->real, cmd, arg, compat, p, size, status_off,
 					       &status, &sealed);
 	}
+	mutex_unlock(&qf->inst->params_seal);
+out:
 	kfree(p);
 	return true;
 }

@@ -139,10 +139,10 @@ enum qgpu_instance_state {
  *	can outlive the files (a mapping keeps the real ctl file and RM's clients)
  * @mem: its memory limit and charges (qgpu_mem.c)
  * @sched: its compute-scheduling state (qgpu_sched.c), freed with the instance
- * @params_seal: one forward at a time whose parameters qgpu has RM read from its copy
- *	(qgpu_clients.c): such a forward can hold one instance of the probe's pool while RM's copy
- *	waits on the tenant's memory, so every instance together holds at most QGPU_MAX_INSTANCES
- *	and the pool never runs dry. Taken after a tracker's lock.
+ * @params_seal: one forward at a time whose parameters qgpu has RM or UVM read from its checked
+ *	copy (qgpu_clients.c): such a forward can hold one instance of a kretprobe's pool while the
+ *	call waits (on the tenant's memory, on a lock a sibling holds), so every instance together
+ *	holds at most QGPU_MAX_INSTANCES and the pools never run dry. Taken after a tracker's lock.
  */
 struct qgpu_instance {
 	struct kobject kobj;

@@ -588,7 +588,15 @@ int qgpu_seal_uvm_init(const struct module *uvm)
 		p->krp.kp.symbol_name = p->symbol;
 		p->krp.entry_handler = qgpu_seal_uvm_entry;
 		p->krp.handler = qgpu_seal_uvm_return;
-		p->krp.maxactive = QGPU_SEAL_UVM_MAXACTIVE;
+		/*
+		 * The handlers of commands whose RM client qgpu checks: a miss would be an
+		 * unchecked client, so such calls go one at a time per instance
+		 * (qgpu_clients_uvm()) and the pool has an entry for each and for every CPU, as
+		 * for os_memcpy_from_user.
+		 */
+		p->krp.maxactive = QGPU_SEAL_UVM_FIRST + i >= QGPU_SEAL_UVM_REGISTER_GPU ?
+				   QGPU_MAX_INSTANCES + num_possible_cpus() :
+				   QGPU_SEAL_UVM_MAXACTIVE;
 		krps[i] = &p->krp;
 	}
 	ret = register_kretprobes(krps, QGPU_SEAL_UVM_SITES);	/* all or none */
