@@ -9,8 +9,11 @@
 #include <linux/file.h>
 #include <linux/bits.h>
 #include <linux/hash.h>
+#include <linux/hashtable.h>
 #include <linux/mutex.h>
 #include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
 
 #include "qgpu_internal.h"
 
@@ -23,8 +26,9 @@
  * with UVM (nv_is_gpu_accessible walks current->files). A tenant holds only proxy files. For a
  * call that needs it, qgpu therefore:
  *
- * 1. takes the caller's fd-table lock (one of QGPU_XLATE_LOCKS mutexes, hashed by the
- *    files_struct), so that two translated calls of one process never overlap;
+ * 1. takes the caller's fd-table lock (a mutex of that files_struct's own, made on first use
+ *    and freed with its last user), so that two translated calls of one process never overlap
+ *    and no other process waits on them;
  * 2. for an fd argument naming one of the caller's *own instance's* proxies of a kind the call
  *    takes (an RM call: control and GPU proxies; a UVM call: UVM proxies), where the driver's
  *    lookup is probed (nv_get_file_private() for RM, fget() for nvidia-uvm; DOC: lent files in
@@ -72,7 +76,23 @@
 #define QGPU_XLATE_LOCK_BITS	6
 #define QGPU_XLATE_LOCKS	BIT(QGPU_XLATE_LOCK_BITS)
 
-/* Serialise translated calls per fd table (hashed; collisions only serialise more). */
+/*
+ * Translated calls are serialised per fd table, by a lock of that table's own: a call may wait
+ * long in the driver (a tenant can stall RM's copy of its parameters on its own memory with
+ * userfaultfd), and a lock shared by hash with other processes let one tenant's stalled call hold
+ * up another tenant's calls, unkillably (seen in session 18's guest test of the stall).
+ */
+struct qgpu_xlate_lock {
+	struct hlist_node node;
+	const struct files_struct *files;
+	struct mutex mutex;	/* serialises that fd table's translated calls */
+	unsigned int users;	/* under qgpu_xlate_table_lock */
+};
+
+static DEFINE_SPINLOCK(qgpu_xlate_table_lock);
+static DEFINE_HASHTABLE(qgpu_xlate_table, QGPU_XLATE_LOCK_BITS);
+
+/* Where an entry cannot be allocated: hashed, so collisions only serialise more. */
 static struct mutex qgpu_xlate_locks[QGPU_XLATE_LOCKS];
 
 /**
@@ -86,6 +106,64 @@ void qgpu_fdxlate_init(void)
 
 	for (i = 0; i < QGPU_XLATE_LOCKS; i++)
 		mutex_init(&qgpu_xlate_locks[i]);
+}
+
+/* The entry of @files with a user more, or NULL. Context: qgpu_xlate_table_lock held. */
+static struct qgpu_xlate_lock *qgpu_xlate_lock_get(const struct files_struct *files)
+{
+	struct qgpu_xlate_lock *l;
+
+	hash_for_each_possible(qgpu_xlate_table, l, node, (unsigned long)files)
+		if (l->files == files) {
+			l->users++;
+			return l;
+		}
+	return NULL;
+}
+
+/* The caller's fd table's own lock, made on first use; NULL where no memory is left. */
+static struct qgpu_xlate_lock *qgpu_xlate_lock_take(void)
+{
+	const struct files_struct *files = current->files;
+	struct qgpu_xlate_lock *l, *fresh;
+
+	spin_lock(&qgpu_xlate_table_lock);
+	l = qgpu_xlate_lock_get(files);
+	spin_unlock(&qgpu_xlate_table_lock);
+	if (l)
+		return l;
+	fresh = kmalloc(sizeof(*fresh), GFP_KERNEL);
+	if (!fresh)
+		return NULL;
+	spin_lock(&qgpu_xlate_table_lock);
+	l = qgpu_xlate_lock_get(files);	/* another thread of ours made it meanwhile */
+	if (!l) {
+		fresh->files = files;
+		mutex_init(&fresh->mutex);
+		fresh->users = 1;
+		hash_add(qgpu_xlate_table, &fresh->node, (unsigned long)files);
+		l = fresh;
+		fresh = NULL;
+	}
+	spin_unlock(&qgpu_xlate_table_lock);
+	kfree(fresh);
+	return l;
+}
+
+/* A user of @l is done; the last one frees it. */
+static void qgpu_xlate_lock_put(struct qgpu_xlate_lock *l)
+{
+	bool last;
+
+	spin_lock(&qgpu_xlate_table_lock);
+	last = !--l->users;
+	if (last)
+		hash_del(&l->node);
+	spin_unlock(&qgpu_xlate_table_lock);
+	if (last) {
+		mutex_destroy(&l->mutex);
+		kfree(l);
+	}
 }
 
 /**
@@ -105,7 +183,9 @@ void qgpu_xlate_begin(struct qgpu_xlate *x, bool rm)
 	x->lending = rm ? qgpu_lend_rm_ready() : qgpu_lend_uvm_ready();
 	qgpu_lend_begin(&x->lend);
 	x->check.registered = false;
-	x->lock = &qgpu_xlate_locks[hash_ptr(current->files, QGPU_XLATE_LOCK_BITS)];
+	x->own = qgpu_xlate_lock_take();
+	x->lock = x->own ? &x->own->mutex :
+		  &qgpu_xlate_locks[hash_ptr(current->files, QGPU_XLATE_LOCK_BITS)];
 	mutex_lock(x->lock);
 }
 
@@ -333,6 +413,8 @@ void qgpu_xlate_end(struct qgpu_xlate *x)
 	if (x->proxy)
 		fput(x->proxy);
 	mutex_unlock(x->lock);
+	if (x->own)
+		qgpu_xlate_lock_put(x->own);
 	if (leaked) {
 		pr_warn_ratelimited("process %d (%s) copied a backend file qgpu lent it for one call; killing it\n",
 				    task_tgid_nr(current), current->comm);

@@ -242,9 +242,12 @@ bool qgpu_dmabuf_gpu_info(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 
 /* qgpu_fdxlate.c: fd arguments and the GPU-file check */
 
+struct qgpu_xlate_lock;
+
 /**
  * struct qgpu_xlate - the real files one forwarded call gives the driver
  * @lock: the per-fd-table lock held from qgpu_xlate_begin() to qgpu_xlate_end()
+ * @own: the caller's fd table's own lock entry, @lock's owner (NULL: a hashed fallback lock)
  * @n: how many files are installed in the caller's fd table
  * @fd: their temporary fd numbers
  * @file: the files (a reference each, besides the fd table's)
@@ -256,7 +259,8 @@ bool qgpu_dmabuf_gpu_info(struct qgpu_file *qf, unsigned int cmd, unsigned long 
  * @check: the driver's GPU-file check, answered for the instance's GPU (qgpu_gpucheck_grant())
  */
 struct qgpu_xlate {
-	struct mutex *lock;	/* not ours: points into qgpu_fdxlate.c's lock array */
+	struct mutex *lock;	/* not ours: @own's, or a hashed fallback in qgpu_fdxlate.c */
+	struct qgpu_xlate_lock *own;
 	unsigned int n;
 	int fd[2];
 	struct file *file[2];
