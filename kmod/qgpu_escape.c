@@ -476,7 +476,9 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 		ret = qgpu_forward_gpu_visible(qf, cmd, arg, compat, buf, &sealed);
 	else
 		ret = qgpu_forward_sealed(qf->real, cmd, arg, compat, buf, &sealed);
-	qgpu_clients_alloc_end(qf, &seal, cparams, qgpu_rm_alloc_ok(qf, ret, sealed, buf, size));
+	if (cparams)	/* only then: RM_ALLOC is a hot path, and the status needs a decode */
+		qgpu_clients_alloc_end(qf, &seal, cparams,
+				       qgpu_rm_alloc_ok(qf, ret, sealed, buf, size));
 	/* Sealed, what RM made is mirrored even where the copy to the tenant failed. */
 	if ((sealed || !ret) && qgpu_rm_alloc_result(qf, arg, size, buf, sealed, &hnew)) {
 		node = qgpu_rmtrack_add(t, a.hroot, a.hparent, hnew, a.hclass);

@@ -305,23 +305,33 @@ static int qgpu_seal_uvm_return(struct kretprobe_instance *ri, struct pt_regs *r
 	return 0;
 }
 
+/* The probes act on @s for the calling task from now on. */
+static void qgpu_seal_add(struct qgpu_seal *s)
+{
+	raw_spin_lock_irq(&qgpu_seal_lock);
+	hash_add(qgpu_seals, &s->node, (unsigned long)current);
+	atomic_inc(&qgpu_seals_in_flight);
+	raw_spin_unlock_irq(&qgpu_seal_lock);
+}
+
+/* ...and no longer. */
+static void qgpu_seal_del(struct qgpu_seal *s)
+{
+	raw_spin_lock_irq(&qgpu_seal_lock);
+	atomic_dec(&qgpu_seals_in_flight);
+	hash_del(&s->node);
+	raw_spin_unlock_irq(&qgpu_seal_lock);
+}
+
 /* Register @s for the calling task, forward, unregister. */
 static long qgpu_seal_call(struct qgpu_seal *s, struct file *real, unsigned int cmd,
 			   unsigned long arg, bool compat)
 {
 	long ret;
 
-	raw_spin_lock_irq(&qgpu_seal_lock);
-	hash_add(qgpu_seals, &s->node, (unsigned long)current);
-	atomic_inc(&qgpu_seals_in_flight);
-	raw_spin_unlock_irq(&qgpu_seal_lock);
-
+	qgpu_seal_add(s);
 	ret = qgpu_forward_ioctl(real, cmd, arg, compat);
-
-	raw_spin_lock_irq(&qgpu_seal_lock);
-	atomic_dec(&qgpu_seals_in_flight);
-	hash_del(&s->node);
-	raw_spin_unlock_irq(&qgpu_seal_lock);
+	qgpu_seal_del(s);
 	return ret;
 }
 
@@ -463,10 +473,7 @@ void qgpu_seal_params_begin(struct qgpu_seal *s, u64 uptr, void *copy, u32 size)
 	};
 	if (!READ_ONCE(qgpu_seal_params_on))
 		return;
-	raw_spin_lock_irq(&qgpu_seal_lock);
-	hash_add(qgpu_seals, &s->node, (unsigned long)current);
-	atomic_inc(&qgpu_seals_in_flight);
-	raw_spin_unlock_irq(&qgpu_seal_lock);
+	qgpu_seal_add(s);
 	s->registered = true;
 }
 
@@ -483,10 +490,7 @@ bool qgpu_seal_params_end(struct qgpu_seal *s, bool rm_ok)
 {
 	if (!s->registered)
 		return false;
-	raw_spin_lock_irq(&qgpu_seal_lock);
-	atomic_dec(&qgpu_seals_in_flight);
-	hash_del(&s->node);
-	raw_spin_unlock_irq(&qgpu_seal_lock);
+	qgpu_seal_del(s);
 	if (!s->returned && rm_ok)
 		atomic64_inc(&qgpu_seal_params_missed);
 	return s->returned;

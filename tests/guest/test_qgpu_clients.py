@@ -275,8 +275,8 @@ def test_a_call_stalled_in_rms_copy_holds_up_only_its_own_instance() -> None:
             finally:
                 os.kill(waiter, signal.SIGKILL)
                 assert exited_within(waiter, 60.0), "a waiting call could not be killed"
-            # several, so that a lock shared by hash (as qgpu's fd-table locks were, until this
-            # test caught one: 1 in 64 processes met the staller's) shows
+            # several, so that a lock shared by hash shows: qgpu's fd-table locks were 64 such,
+            # and a fresh-clone CI run of this test had another instance's process wait on one
             others = [fork_call(lambda: Rm(dev=two).device() and None) for _ in range(8)]
             for other in others:
                 assert exited_within(other, 60.0), "another instance's call waited too"
