@@ -120,27 +120,6 @@ int nvsim_register_fd(struct file *file, void *params, u32 size)
 	return ret;
 }
 
-/*
- * ATTACH_GPUS_TO_FD (ctl only): an array of gpu ids; an unknown id fails the whole call.
- * nvsim's GPUs are always initialised, so a valid call has nothing to record.
- */
-static int nvsim_attach_gpus(struct file *file, void *params, u32 size)
-{
-	const u32 *ids = params;
-	unsigned int i, g;
-
-	if (!nvsim_file(file)->is_ctl || !size || size % sizeof(u32))
-		return -EINVAL;
-	for (i = 0; i < size / sizeof(u32); i++) {
-		for (g = 0; g < nvsim_num_gpus; g++)
-			if (nvsim_gpus[g].gpu_id == ids[i])
-				break;
-		if (g == nvsim_num_gpus)
-			return -EINVAL;
-	}
-	return 0;
-}
-
 /* SYS_PARAMS (ctl only) tells the driver the memory block size; nvsim has no use for it. */
 static int nvsim_sys_params(struct file *file, void *params, u32 size)
 {

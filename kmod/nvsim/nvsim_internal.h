@@ -47,6 +47,7 @@ struct proc_dir_entry;
  * @uuid: "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
  * @engine: the simulated engine of this GPU (nvsim_engine.c)
  * @proc: its /proc/driver/nvsim/gpu<N> directory
+ * @attached: references ctl files took with ATTACH_GPUS_TO_FD (nvsim_attach.c)
  */
 struct nvsim_gpu {
 	unsigned int index;
@@ -58,6 +59,7 @@ struct nvsim_gpu {
 	char uuid[NVSIM_UUID_LEN];
 	struct nvsim_engine *engine;
 	struct proc_dir_entry *proc;
+	atomic_t attached;
 };
 
 struct nvsim_export_slot;
@@ -83,6 +85,9 @@ struct nvsim_export_slot;
  *	(nvsim_export.c); NULL otherwise. Under nvsim_rm_lock, as the next two.
  * @max_exports: how many slots @exports has
  * @export_device: the device instance the export fd is tied to (NV_MAX_DEVICES: none)
+ * @attached_gpus: the ids ATTACH_GPUS_TO_FD recorded on a ctl file, as the driver keeps them
+ *	(zeros included), or NULL (nvsim_attach.c)
+ * @num_attached_gpus: how many; set once per file
  */
 struct nvsim_file {
 	struct nvsim_gpu *gpu;
@@ -97,6 +102,8 @@ struct nvsim_file {
 	struct nvsim_export_slot *exports;
 	u16 max_exports;
 	u32 export_device;
+	u32 *attached_gpus;
+	u32 num_attached_gpus;
 };
 
 /**
@@ -365,6 +372,13 @@ extern const struct file_operations nvsim_uvm_fops;
 /* nvsim_escape.c: the ioctl entry point */
 long nvsim_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 int nvsim_register_fd(struct file *file, void *params, u32 size);
+
+/* nvsim_attach.c: ATTACH_GPUS_TO_FD and the GPU references it takes (see there) */
+int nvidia_dev_get(u32 gpu_id, void *sp, bool reset_aware);
+void nvidia_dev_put(u32 gpu_id, void *sp, bool reset_aware);
+int nvsim_attach_gpus(struct file *file, const void *params, u32 size);
+void nvsim_attach_release(struct nvsim_file *nf);
+int nvsim_attach_proc_init(struct nvsim_gpu *gpu);
 
 /* nvsim_rmioctl.c: the RM's escapes, under the real driver's name (see there) */
 int rm_ioctl(void *sp, void *nv, struct file *nvfp, u32 cmd, void *data, u32 size);

@@ -100,8 +100,10 @@ static int nvsim_release(struct inode *inode, struct file *file)
 {
 	struct nvsim_file *nf = file->private_data;
 
-	if (nf->is_ctl)
+	if (nf->is_ctl) {
 		nvsim_rm_release_owner(file);
+		nvsim_attach_release(nf);
+	}
 	nvsim_export_file_release(nf);
 	nvsim_event_file_release(file);
 	if (nf->ctl_file)
@@ -191,6 +193,9 @@ static int nvsim_create_gpus(void)
 			ret = -ENOMEM;
 			goto err;
 		}
+		ret = nvsim_attach_proc_init(&nvsim_gpus[i]);
+		if (ret)
+			goto err;
 		ret = nvsim_engine_init(&nvsim_gpus[i]);
 		if (ret)
 			goto err;

@@ -136,6 +136,11 @@ def param(name: str) -> str:
     return Path("/sys/module/nvsim/parameters", name).read_text().strip()
 
 
+def attached_refs(gpu: int) -> int:
+    """References files took on nvsim's GPU `gpu` with ATTACH_GPUS_TO_FD and still hold."""
+    return int(Path(f"/proc/driver/nvsim/gpu{gpu}/attached").read_text())
+
+
 def fb_bytes() -> int:
     """The framebuffer nvsim was loaded with, in bytes."""
     return int(param("fb_mib")) << 20

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 import rm
+from kernel import reload_modules
 from rm import Rm
 
 
@@ -72,6 +73,38 @@ def test_register_fd_needs_a_real_ctl_fd_once() -> None:
     finally:
         for fd in (null, other, gpu, ctl):
             os.close(fd)
+
+
+@pytest.mark.usefixtures("default_modules")
+def test_attach_gpus_holds_each_gpu_until_the_file_closes() -> None:
+    """As nv.c: each non-zero id is taken once per file until it closes; a second call on the
+    file, a GPU file, or an id that is no GPU is -EINVAL, and a failed call holds nothing."""
+    reload_modules("num_gpus=2")
+    ctl = [os.open("/dev/nvidiactl", os.O_RDWR) for _ in range(4)]
+    gpu = os.open("/dev/nvidia0", os.O_RDWR)
+    try:
+        ids = [card[0] for card in rm.card_info(ctl[0])]
+        assert len(ids) == 2 and rm.attached_refs(0) == rm.attached_refs(1) == 0
+        rm.ioctl(ctl[0], rm.ATTACH_GPUS, bytearray(struct.pack("<III", ids[0], 0, ids[1])))
+        assert (rm.attached_refs(0), rm.attached_refs(1)) == (1, 1)
+        again = bytearray(struct.pack("<I", ids[0]))
+        assert rm.refused(ctl[0], rm.ATTACH_GPUS, again) == errno.EINVAL
+        assert rm.refused(gpu, rm.ATTACH_GPUS, bytearray(again)) == errno.EINVAL
+        assert rm.refused(ctl[1], rm.ATTACH_GPUS, bytearray(6)) == errno.EINVAL
+        # The first id was taken before the second was found to be no GPU: let go again.
+        bad = bytearray(struct.pack("<II", ids[1], 0xFFFFFFFF))
+        assert rm.refused(ctl[1], rm.ATTACH_GPUS, bad) == errno.EINVAL
+        assert (rm.attached_refs(0), rm.attached_refs(1)) == (1, 1)
+        # ...and the file may attach afterwards, its record gone with the failure.
+        rm.ioctl(ctl[1], rm.ATTACH_GPUS, bytearray(struct.pack("<I", ids[1])))
+        rm.ioctl(ctl[2], rm.ATTACH_GPUS, bytearray(struct.pack("<I", 0)))
+        assert (rm.attached_refs(0), rm.attached_refs(1)) == (1, 2)
+        os.close(ctl.pop(0))
+        assert (rm.attached_refs(0), rm.attached_refs(1)) == (0, 1)
+    finally:
+        for fd in (*ctl, gpu):
+            os.close(fd)
+    assert rm.attached_refs(0) == rm.attached_refs(1) == 0
 
 
 def test_unknown_escape_and_wrong_device_are_refused() -> None:
