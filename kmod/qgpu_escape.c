@@ -35,7 +35,9 @@
  *   in slot 0, with minor_number 0; the other slots zeroed. Size and device checks as the
  *   driver's (-EINVAL). Never forwarded, so the other GPUs are never written to tenant memory.
  *   RM_CONTROL of NV0000 GPU_GET_ATTACHED_IDS and GPU_GET_PROBED_IDS likewise (qgpu_gpu_ids()).
- * - ATTACH_GPUS_TO_FD: every id must be the instance's GPU's gpu_id (-EINVAL otherwise). The ids
+ * - ATTACH_GPUS_TO_FD: every id must be the instance's GPU's gpu_id (-EINVAL otherwise), and the
+ *   driver takes no other GPU even where a sibling thread rewrites the ids after the check (a
+ *   probe on nvidia_dev_get, DOC: sealed forwarding; netlink ``refused``). The ids
  *   keep their real values: the tenant sees its GPU's real gpu_id in CARD_INFO, and
  *   NV0000 GPU_GET_ID_INFO_V2 and NV01_DEVICE_0 allocations use the real gpu_id and device
  *   instance, unchanged (only the minor number is renumbered, because it names a device node).
@@ -79,12 +81,14 @@
  * - CARD_INFO is answered from kernel data, not filtered after the driver wrote it;
  * - fd translation does not depend on which fd number the driver finally reads (DOC: fd
  *   translation), and the device-allocation check is the driver's own, on files qgpu chose;
- * - checks that only spare the tenant a pointless call (ATTACH_GPUS_TO_FD ids, the class that
- *   triggers the GPU-file treatment) decide nothing the driver does not check again. A sibling
- *   can still have the driver attach another of the host's GPUs to the tenant's real file
- *   (nv.c answers ATTACH itself, out of the seal's reach): that opens the GPU in the driver
- *   and keeps it initialised while the file lives, but gives no access to it, since a device
- *   allocation needs the GPU's own file, which qgpu makes visible only for the instance's GPU.
+ * - checks that only spare the tenant a pointless call (the class that triggers the GPU-file
+ *   treatment) decide nothing the driver does not check again;
+ * - ATTACH_GPUS_TO_FD, which nv.c answers itself from its own copy of the ids, is held to the
+ *   instance's GPU where the driver takes each GPU (nvidia_dev_get, DOC: sealed forwarding).
+ *   Without that probe a sibling can have the driver attach another of the host's GPUs to the
+ *   tenant's real file: that opens the GPU and keeps it from being reset while the file lives,
+ *   but gives no access to it, since a device allocation needs the GPU's own file, which qgpu
+ *   makes visible only for the instance's GPU.
  *
  * Memory limits decide on class, size and attr of allocations, which RM copies from user memory
  * itself (NVOS21/64, NV_MEMORY_ALLOCATION_PARAMS, NVOS32). So qgpu makes video-memory allocations
@@ -253,11 +257,16 @@ static bool qgpu_gpu_ids(struct qgpu_file *qf, const struct nvrm_control *c, uns
 	return true;
 }
 
-/* ATTACH_GPUS_TO_FD: only the instance's GPU may be named. */
+/*
+ * ATTACH_GPUS_TO_FD: only the instance's GPU may be named, and only it is taken even where a
+ * sibling thread rewrites the ids after this check (DOC: sealed forwarding).
+ */
 static long qgpu_attach_gpus(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,
 			     bool compat)
 {
 	u32 gpu_id = qf->inst->gpu->card.gpu_id;
+	u32 refused;
+	long ret;
 	u32 *ids;
 	u32 i;
 
@@ -273,7 +282,10 @@ static long qgpu_attach_gpus(struct qgpu_file *qf, unsigned int cmd, unsigned lo
 		}
 	}
 	kfree(ids);
-	return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	ret = qgpu_forward_attach_sealed(qf->real, cmd, arg, compat, gpu_id, &refused);
+	if (refused)
+		qgpu_mem_knob_refused(qf->inst, "ATTACH_GPUS_TO_FD of another GPU");
+	return ret;
 }
 
 /* Store an fd number as an s32 or, for @wide, an NvU64 descriptor. */

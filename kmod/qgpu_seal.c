@@ -62,6 +62,17 @@
  * sealed class or command allows anyway.
  * Lookups of fd arguments are answered the same way (DOC: lent files, qgpu_lend.c).
  *
+ * ATTACH_GPUS_TO_FD never reaches RM: nvidia_ioctl() records the ids from its own copy on the ctl
+ * file and takes each GPU with nvidia_dev_get(gpu_id, sp[, reset_aware]) (nv.c, 525-595), which
+ * opens it and counts the file as an external client of it, so that RM will not reset it. qgpu
+ * allows a tenant only its instance's GPU, and a sibling thread could rewrite the ids after
+ * qgpu's check. So a kprobe on the driver's nvidia_dev_get, for the registered task's forward,
+ * turns any other id into NV0000_CTRL_GPU_INVALID_ID, which names no GPU: the driver's own
+ * failure path lets go of what the call took and answers -EINVAL, and no other GPU is opened
+ * (``seal_attach:``, ``refused``). A successful forward that never entered nvidia_dev_get is
+ * counted as missed: the driver's call was inlined out of the probe's reach, or the tenant's
+ * thread rewrote every id to 0 (which the driver skips).
+ *
  * The probe acts on the registered task's first matching entry only; every other caller of
  * rm_ioctl (host processes on the real nodes, qgpu's own unsealed forwards) passes unchanged,
  * at the cost of one atomic read while no sealed forward is in flight.
@@ -82,6 +93,7 @@
 enum qgpu_seal_site {
 	QGPU_SEAL_RM,
 	QGPU_SEAL_RM_PARAMS,
+	QGPU_SEAL_ATTACH,
 	QGPU_SEAL_UVM_CREATE_EXTERNAL_RANGE,
 	QGPU_SEAL_UVM_MAP_EXTERNAL_ALLOCATION,
 	QGPU_SEAL_UVM_UNMAP_EXTERNAL,
@@ -141,6 +153,15 @@ struct qgpu_seal_params_copy {
 	u32 n;
 };
 
+static struct kprobe qgpu_seal_attach_kp;
+static char qgpu_seal_attach_symbol[MODULE_NAME_LEN + sizeof(":nvidia_dev_get")];
+static bool qgpu_seal_attach_on;
+static atomic64_t qgpu_seal_attach_missed;
+static atomic64_t qgpu_seal_attach_refused;
+
+/* An id nvidia_dev_get() finds no GPU for (NV0000_CTRL_GPU_INVALID_ID, ctrl0000gpu.h). */
+#define QGPU_SEAL_NO_GPU	0xffffffffu
+
 static struct qgpu_seal_uvm_probe qgpu_seal_uvm[QGPU_SEAL_UVM_SITES];
 static char qgpu_seal_uvm_module[MODULE_NAME_LEN];
 static bool qgpu_seal_uvm_on;
@@ -157,9 +178,9 @@ static void qgpu_seal_set_data(struct pt_regs *regs, void *params)
 	regs->r8 = (unsigned long)params;
 }
 
-static void qgpu_seal_set_first(struct pt_regs *regs, void *params)
+static void qgpu_seal_set_first(struct pt_regs *regs, unsigned long value)
 {
-	regs->di = (unsigned long)params;
+	regs->di = value;
 }
 #elif defined(CONFIG_ARM64)
 #define QGPU_SEAL_ARCH	true
@@ -169,9 +190,9 @@ static void qgpu_seal_set_data(struct pt_regs *regs, void *params)
 	regs->regs[QGPU_SEAL_ARG_DATA] = (unsigned long)params;
 }
 
-static void qgpu_seal_set_first(struct pt_regs *regs, void *params)
+static void qgpu_seal_set_first(struct pt_regs *regs, unsigned long value)
 {
-	regs->regs[0] = (unsigned long)params;
+	regs->regs[0] = value;
 }
 #else
 #define QGPU_SEAL_ARCH	false
@@ -180,7 +201,7 @@ static void qgpu_seal_set_data(struct pt_regs *regs, void *params)
 {
 }
 
-static void qgpu_seal_set_first(struct pt_regs *regs, void *params)
+static void qgpu_seal_set_first(struct pt_regs *regs, unsigned long value)
 {
 }
 #endif
@@ -211,6 +232,30 @@ static int qgpu_seal_pre(struct kprobe *kp, struct pt_regs *regs)
 	    (u32)regs_get_kernel_argument(regs, QGPU_SEAL_ARG_SIZE) == s->size) {
 		qgpu_seal_set_data(regs, s->params);
 		s->hit = true;
+	}
+	raw_spin_unlock_irqrestore(&qgpu_seal_lock, flags);
+	return 0;
+}
+
+/*
+ * The kprobe on nvidia_dev_get(gpu_id, ...)'s entry: the registered task's ATTACH takes only the
+ * instance's GPU.
+ */
+static int qgpu_seal_attach_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct qgpu_seal *s;
+	unsigned long flags;
+
+	if (!atomic_read(&qgpu_seals_in_flight))
+		return 0;
+	raw_spin_lock_irqsave(&qgpu_seal_lock, flags);
+	s = qgpu_seal_find(QGPU_SEAL_ATTACH);
+	if (s) {
+		s->hit = true;
+		if ((u32)regs_get_kernel_argument(regs, 0) != s->gpu_id) {
+			qgpu_seal_set_first(regs, QGPU_SEAL_NO_GPU);
+			s->refused++;
+		}
 	}
 	raw_spin_unlock_irqrestore(&qgpu_seal_lock, flags);
 	return 0;
@@ -281,7 +326,7 @@ static int qgpu_seal_uvm_entry(struct kretprobe_instance *ri, struct pt_regs *re
 	raw_spin_lock_irqsave(&qgpu_seal_lock, flags);
 	s = qgpu_seal_find(qgpu_seal_uvm_site(ri));
 	if (s && !s->hit) {
-		qgpu_seal_set_first(regs, s->params);
+		qgpu_seal_set_first(regs, (unsigned long)s->params);
 		s->hit = true;
 		ret = 0;
 	}
@@ -454,6 +499,39 @@ long qgpu_forward_uvm_sealed(struct file *real, unsigned int cmd, unsigned long 
 }
 
 /**
+ * qgpu_forward_attach_sealed() - forward ATTACH_GPUS_TO_FD so that it takes only @gpu_id
+ * @real: the backend's ctl file
+ * @cmd: the command
+ * @arg: the caller's ids, all @gpu_id when qgpu checked them
+ * @compat: use the backend's compat_ioctl
+ * @gpu_id: the instance's GPU
+ * @refused: set to how many ids the driver read as another GPU (a sibling thread rewrote them
+ *	after qgpu's check); the call then failed with -EINVAL and took nothing
+ *
+ * See DOC: sealed forwarding. Without the probe it is forwarded as it is.
+ *
+ * Context: the caller's process context; may sleep.
+ * Return: what the driver returns.
+ */
+long qgpu_forward_attach_sealed(struct file *real, unsigned int cmd, unsigned long arg,
+				bool compat, u32 gpu_id, u32 *refused)
+{
+	struct qgpu_seal s = { .task = current, .site = QGPU_SEAL_ATTACH, .gpu_id = gpu_id };
+	long ret;
+
+	*refused = 0;
+	if (!READ_ONCE(qgpu_seal_attach_on))
+		return qgpu_forward_ioctl(real, cmd, arg, compat);
+	ret = qgpu_seal_call(&s, real, cmd, arg, compat);
+	if (!s.hit && !ret)
+		atomic64_inc(&qgpu_seal_attach_missed);
+	if (s.refused)
+		atomic64_add(s.refused, &qgpu_seal_attach_refused);
+	*refused = s.refused;
+	return ret;
+}
+
+/**
  * qgpu_seal_params_begin() - have RM read qgpu's copy of the parameters a call points to
  * @s: the registration, on the caller's stack until qgpu_seal_params_end()
  * @uptr: the tenant's address of them, as the forwarded call passes it to RM
@@ -540,6 +618,25 @@ static void qgpu_seal_params_init(const struct module *backend)
 		qgpu_seal_params_symbol);
 }
 
+/* The kprobe on the backend's nvidia_dev_get; without it the status line says "-". */
+static void qgpu_seal_attach_init(const struct module *backend)
+{
+	int ret;
+
+	snprintf(qgpu_seal_attach_symbol, sizeof(qgpu_seal_attach_symbol), "%s:nvidia_dev_get",
+		 backend->name);
+	qgpu_seal_attach_kp.symbol_name = qgpu_seal_attach_symbol;
+	qgpu_seal_attach_kp.pre_handler = qgpu_seal_attach_pre;
+	ret = register_kprobe(&qgpu_seal_attach_kp);
+	if (ret) {
+		pr_warn("ATTACH_GPUS_TO_FD is not sealed: no probe on %s (%d)\n",
+			qgpu_seal_attach_symbol, ret);
+		return;
+	}
+	WRITE_ONCE(qgpu_seal_attach_on, true);
+	pr_info("ATTACH_GPUS_TO_FD sealed through a probe on %s\n", qgpu_seal_attach_symbol);
+}
+
 /**
  * qgpu_seal_init() - place the probe on the backend's rm_ioctl
  * @backend: the module of the backend's file operations
@@ -563,6 +660,7 @@ int qgpu_seal_init(const struct module *backend)
 	WRITE_ONCE(qgpu_seal_on, true);
 	pr_info("forwards sealed through a probe on %s\n", qgpu_seal_symbol);
 	qgpu_seal_params_init(backend);
+	qgpu_seal_attach_init(backend);
 	return 0;
 }
 
@@ -630,6 +728,10 @@ void qgpu_seal_exit(void)
 		WRITE_ONCE(qgpu_seal_params_on, false);
 		unregister_kretprobe(&qgpu_seal_params_krp);
 	}
+	if (qgpu_seal_attach_on) {
+		WRITE_ONCE(qgpu_seal_attach_on, false);
+		unregister_kprobe(&qgpu_seal_attach_kp);
+	}
 	if (!qgpu_seal_on)
 		return;
 	WRITE_ONCE(qgpu_seal_on, false);
@@ -656,4 +758,8 @@ void qgpu_seal_show(struct seq_file *m)
 	seq_printf(m, "seal_params: %s (%lld missed)\n",
 		   qgpu_seal_params_on ? qgpu_seal_params_symbol : "-",
 		   (long long)atomic64_read(&qgpu_seal_params_missed));
+	seq_printf(m, "seal_attach: %s (%lld missed, %lld refused)\n",
+		   qgpu_seal_attach_on ? qgpu_seal_attach_symbol : "-",
+		   (long long)atomic64_read(&qgpu_seal_attach_missed),
+		   (long long)atomic64_read(&qgpu_seal_attach_refused));
 }

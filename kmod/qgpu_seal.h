@@ -23,8 +23,10 @@ struct task_struct;
  * @nr: the escape number the driver passes rm_ioctl as cmd (QGPU_SEAL_RM)
  * @size: the parameters' size (QGPU_SEAL_RM, QGPU_SEAL_RM_PARAMS)
  * @uptr: the tenant's address of the parameters RM copies (QGPU_SEAL_RM_PARAMS)
+ * @gpu_id: the one GPU an ATTACH_GPUS_TO_FD may take (QGPU_SEAL_ATTACH)
+ * @refused: the ids of other GPUs the driver was kept from taking (QGPU_SEAL_ATTACH)
  * @status: what the UVM handler returned, once @returned
- * @hit: the site was entered with @params
+ * @hit: the site was entered with @params (QGPU_SEAL_ATTACH: entered by @task)
  * @returned: a UVM handler entered with @params returned; RM's copy of @uptr was replaced
  * @registered: in qgpu_seals (qgpu_seal_params_begin() registers only where the probe is)
  */
@@ -36,6 +38,8 @@ struct qgpu_seal {
 	u32 nr;
 	u32 size;
 	u64 uptr;
+	u32 gpu_id;
+	u32 refused;
 	u32 status;
 	bool hit;
 	bool returned;
@@ -56,6 +60,8 @@ long qgpu_forward_sealed_nocopy(struct file *real, unsigned int cmd, unsigned lo
 				bool compat, void *params, bool *sealed);
 long qgpu_forward_uvm_sealed(struct file *real, unsigned int cmd, unsigned long arg, bool compat,
 			     void *params, u32 size, u32 status_off, u32 *status, bool *sealed);
+long qgpu_forward_attach_sealed(struct file *real, unsigned int cmd, unsigned long arg,
+				bool compat, u32 gpu_id, u32 *refused);
 long qgpu_seal_copy_back(long ret, bool sealed, unsigned long arg, const void *params, u32 size);
 
 #endif /* QGPU_SEAL_H */

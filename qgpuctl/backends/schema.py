@@ -189,6 +189,10 @@ PROC_SEAL_UVM_FD: Final = "seal_uvm_fd"
 # ("nvidia:nv_is_gpu_accessible"), "-" for none (a real GPU file is then installed in the
 # tenant's fd table for a device allocation or UVM_REGISTER_GPU); then "(N missed, M answered)".
 PROC_SEAL_GPU: Final = "seal_gpu"
+# Where the probe that keeps a tenant's ATTACH_GPUS_TO_FD to its instance's GPU sits
+# ("nvidia:nvidia_dev_get"), "-" for none; then "(N missed, M refused)": successful attaches
+# the probe never saw, and ids of other GPUs it kept the driver from taking.
+PROC_SEAL_ATTACH: Final = "seal_attach"
 
 
 def gpu_dir(minor: int) -> str:

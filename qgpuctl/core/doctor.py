@@ -253,6 +253,12 @@ _SEAL_PROBES: tuple[tuple[str, str], ...] = (
         " while it allocates a device or registers a GPU with UVM, where another thread of the"
         " tenant can take it; see the kernel log (dmesg | grep 'GPU-file check')",
     ),
+    (
+        k.PROC_SEAL_ATTACH,
+        "ATTACH_GPUS_TO_FD is not sealed: a tenant that races its own call can attach the"
+        " host's other GPUs to its file, which keeps them open and out of reach of a GPU reset;"
+        " see the kernel log (dmesg | grep ATTACH_GPUS_TO_FD)",
+    ),
 )
 
 
@@ -276,7 +282,8 @@ def check_seal(status: str | None) -> Check:
     ``fget``, so does nvidia-uvm for its own fd arguments; with its probe on
     ``nv_is_gpu_accessible``, RM's check that the caller holds a file of the GPU is answered
     without one; with its probe on ``os_memcpy_from_user``, RM reads the parameters qgpu checked
-    for client handles (an event's parent, a device's VA-space share) from qgpu's copy.
+    for client handles (an event's parent, a device's VA-space share) from qgpu's copy; with its
+    probe on ``nvidia_dev_get``, a tenant's ATTACH_GPUS_TO_FD takes only its instance's GPU.
     """
     name = "sealed forwarding"
     if status is None:
@@ -305,6 +312,15 @@ def check_seal(status: str | None) -> Check:
         if probe in ("", "-"):
             return _warn(name, f"through {_listed(placed)}, but {missing}")
         placed.append(probe)
+    attach_missed = (_status_value(status, k.PROC_SEAL_ATTACH) or "").partition("(")[2]
+    attach_missed = attach_missed.split(" ")[0]
+    if attach_missed not in ("", "0"):
+        return _warn(
+            name,
+            f"through {_listed(placed)}, but {attach_missed} ATTACH_GPUS_TO_FD calls succeeded"
+            " without entering nvidia_dev_get: if that grows with every CUDA process, the"
+            " driver inlined it out of the probe's reach; report this with the driver version",
+        )
     return _ok(name, f"through probes on {_listed(placed)}")
 
 

@@ -21,8 +21,9 @@ import struct
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 import rm
-from kernel import dmesg
+from kernel import dmesg, reload_modules
 from qgpu_sysfs import gpu_dir, instance, write
 from qgpu_sysfs import mem_current as current
 from rm import Rm
@@ -103,6 +104,9 @@ def test_the_status_names_the_probe_and_seal_0_leaves_it_out(seal_mode: str) -> 
         assert re.search(
             r"^seal_gpu: nvsim:nv_is_gpu_accessible \(0 missed, \d+ answered\)$", text, re.M
         ), text
+        assert re.search(
+            r"^seal_attach: nvsim:nvidia_dev_get \(0 missed, \d+ refused\)$", text, re.M
+        ), text
     else:
         assert re.search(r"^seal: - \(0 missed\)$", text, re.M), text
         assert re.search(r"^seal_uvm: - \(0 missed\)$", text, re.M), text
@@ -110,7 +114,32 @@ def test_the_status_names_the_probe_and_seal_0_leaves_it_out(seal_mode: str) -> 
         assert re.search(r"^seal_fd: - \(0 missed, 0 lent\)$", text, re.M), text
         assert re.search(r"^seal_uvm_fd: - \(0 missed, 0 lent\)$", text, re.M), text
         assert re.search(r"^seal_gpu: - \(0 missed, 0 answered\)$", text, re.M), text
+        assert re.search(r"^seal_attach: - \(0 missed, 0 refused\)$", text, re.M), text
         assert any("forwards are not sealed: seal=0" in line for line in dmesg()[-20:])
+
+
+@pytest.mark.usefixtures("default_modules")
+def test_an_attach_rewritten_to_another_gpu_takes_only_the_instances() -> None:
+    """The tenant attaches its GPU to a fresh ctl fd of its instance; the sibling rewrites the
+    id to the host's other GPU and back. qgpu refuses the other GPU where it reads it, and
+    where the driver reads it after qgpu's check the call must take nothing: the other GPU
+    never gains a reference (with seal=0 it did, in some rounds)."""
+    reload_modules("num_gpus=2")
+    ctl = os.open("/dev/nvidiactl", os.O_RDWR)
+    ids = [card[0] for card in rm.card_info(ctl)]
+    os.close(ctl)
+    with instance("sealatt", gpu=0) as d:
+        with sibling(4, [(0, (ids[1], ids[0]))]) as req:
+            for i in range(ROUNDS * 4):
+                fd = os.open(f"{d}/nvidiactl", os.O_RDWR)
+                try:
+                    raw_ioctl(fd, rm.ATTACH_GPUS, req)
+                    assert rm.attached_refs(1) == 0, f"call {i}: the other GPU was attached"
+                finally:
+                    os.close(fd)
+        assert rm.attached_refs(0) == 0
+        text = Path("/proc/qgpu/status").read_text()
+        assert re.search(r"^seal_attach: \S+ \(0 missed, \d+ refused\)$", text, re.M), text
 
 
 def test_a_forwarded_allocation_rewritten_to_video_memory_reaches_rm_as_qgpu_read_it() -> None:

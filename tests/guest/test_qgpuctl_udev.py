@@ -155,7 +155,7 @@ def test_doctor_on_the_real_system(rules: Path) -> None:
     assert checks["channel progress"]["detail"] == "GPU 0: controls effective, GP_GET unknown"
     assert checks["sealed forwarding"]["detail"] == (
         "through probes on nvsim:rm_ioctl, nvsim:uvm_api_*, nvsim:os_memcpy_from_user,"
-        " nvsim:nv_get_file_private, fget and nvsim:nv_is_gpu_accessible"
+        " nvsim:nv_get_file_private, fget, nvsim:nv_is_gpu_accessible and nvsim:nvidia_dev_get"
     )
     assert checks["instance device nodes"]["detail"].startswith("3 nodes of 1 instances")
     assert checks["CDI spec current"]["detail"] == str(spec)

@@ -127,6 +127,7 @@ def host(tmp_path: Path) -> Host:
         "seal_params: nvidia:os_memcpy_from_user (0 missed)\n"
         "seal_fd: nvidia:nv_get_file_private (0 missed, 0 lent)\n"
         "seal_uvm_fd: fget (0 missed, 0 lent)\n"
-        "seal_gpu: nvidia:nv_is_gpu_accessible (0 missed, 0 answered)\ngpus: 2\n"
+        "seal_gpu: nvidia:nv_is_gpu_accessible (0 missed, 0 answered)\n"
+        "seal_attach: nvidia:nvidia_dev_get (0 missed, 0 refused)\ngpus: 2\n"
     )
     return Host(kernel, tmp_path / "dev", tmp_path / "files")

@@ -61,7 +61,8 @@ def healthy_host(
         "seal_params: nvidia:os_memcpy_from_user (0 missed)\n"
         "seal_fd: nvidia:nv_get_file_private (0 missed, 0 lent)\n"
         "seal_uvm_fd: fget (0 missed, 0 lent)\n"
-        "seal_gpu: nvidia:nv_is_gpu_accessible (0 missed, 0 answered)\ngpus: 1\n"
+        "seal_gpu: nvidia:nv_is_gpu_accessible (0 missed, 0 answered)\n"
+        "seal_attach: nvidia:nvidia_dev_get (0 missed, 0 refused)\ngpus: 1\n"
     )
     monkeypatch.setenv("QGPU_HOST_ROOT", str(tmp_path / "host"))
 

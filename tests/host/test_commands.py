@@ -507,10 +507,34 @@ def test_doctor_warns_without_a_kernel_rm_client(
             "seal_params: nvidia:os_memcpy_from_user (0 missed)\n"
             "seal_fd: nvidia:nv_get_file_private (0 missed, 3 lent)\n"
             "seal_uvm_fd: fget (0 missed, 1 lent)\n"
-            "seal_gpu: nvidia:nv_is_gpu_accessible (0 missed, 2 answered)\n",
+            "seal_gpu: nvidia:nv_is_gpu_accessible (0 missed, 2 answered)\n"
+            "seal_attach: nvidia:nvidia_dev_get (0 missed, 1 refused)\n",
             "ok",
             "probes on nvidia:rm_ioctl, nvidia_uvm:uvm_api_*, nvidia:os_memcpy_from_user,"
-            " nvidia:nv_get_file_private, fget and nvidia:nv_is_gpu_accessible",
+            " nvidia:nv_get_file_private, fget, nvidia:nv_is_gpu_accessible and"
+            " nvidia:nvidia_dev_get",
+        ),
+        (
+            "qgpu 0.1.0\nseal: nvidia:rm_ioctl (0 missed)\n"
+            "seal_uvm: nvidia_uvm:uvm_api_* (0 missed)\n"
+            "seal_params: nvidia:os_memcpy_from_user (0 missed)\n"
+            "seal_fd: nvidia:nv_get_file_private (0 missed, 3 lent)\n"
+            "seal_uvm_fd: fget (0 missed, 1 lent)\n"
+            "seal_gpu: nvidia:nv_is_gpu_accessible (0 missed, 2 answered)\n"
+            "seal_attach: - (0 missed, 0 refused)\n",
+            "warn",
+            "ATTACH_GPUS_TO_FD is not sealed",
+        ),
+        (
+            "qgpu 0.1.0\nseal: nvidia:rm_ioctl (0 missed)\n"
+            "seal_uvm: nvidia_uvm:uvm_api_* (0 missed)\n"
+            "seal_params: nvidia:os_memcpy_from_user (0 missed)\n"
+            "seal_fd: nvidia:nv_get_file_private (0 missed, 3 lent)\n"
+            "seal_uvm_fd: fget (0 missed, 1 lent)\n"
+            "seal_gpu: nvidia:nv_is_gpu_accessible (0 missed, 2 answered)\n"
+            "seal_attach: nvidia:nvidia_dev_get (4 missed, 0 refused)\n",
+            "warn",
+            "4 ATTACH_GPUS_TO_FD calls succeeded without entering nvidia_dev_get",
         ),
         (
             "qgpu 0.1.0\nseal: nvidia:rm_ioctl (0 missed)\n"
@@ -518,7 +542,8 @@ def test_doctor_warns_without_a_kernel_rm_client(
             "seal_params: nvidia:os_memcpy_from_user (0 missed)\n"
             "seal_fd: nvidia:nv_get_file_private (0 missed, 3 lent)\n"
             "seal_uvm_fd: - (0 missed, 0 lent)\n"
-            "seal_gpu: nvidia:nv_is_gpu_accessible (0 missed, 2 answered)\n",
+            "seal_gpu: nvidia:nv_is_gpu_accessible (0 missed, 2 answered)\n"
+            "seal_attach: nvidia:nvidia_dev_get (0 missed, 0 refused)\n",
             "warn",
             "UVM fd arguments are not lent",
         ),
