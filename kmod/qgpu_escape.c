@@ -41,6 +41,8 @@
  *   keep their real values: the tenant sees its GPU's real gpu_id in CARD_INFO, and
  *   NV0000 GPU_GET_ID_INFO_V2 and NV01_DEVICE_0 allocations use the real gpu_id and device
  *   instance, unchanged (only the minor number is renumbered, because it names a device node).
+ * - SYS_PARAMS: forwarded. qgpu told the driver the kernel's memory block size at load, and the
+ *   driver keeps the first it is told, so a tenant's other size gets -EBUSY (qgpu_probe.c).
  * - REGISTER_FD, RM_MAP_MEMORY, RM_ALLOC_MEMORY, and RM_CONTROL of NV0000 OS_UNIX
  *   GET_EXPORT_OBJECT_INFO, NV00FD ATTACH_GPU and NV00E0 EXPORT_MEM: fd arguments translated
  *   (DOC: fd translation). The OS_UNIX export and import controls are made by qgpu itself,

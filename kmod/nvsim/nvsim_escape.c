@@ -12,6 +12,7 @@
 
 #include <linux/file.h>
 #include <linux/ioctl.h>
+#include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -120,12 +121,31 @@ int nvsim_register_fd(struct file *file, void *params, u32 size)
 	return ret;
 }
 
-/* SYS_PARAMS (ctl only) tells the driver the memory block size; nvsim has no use for it. */
+/*
+ * The memory block size user space reports with SYS_PARAMS (the driver reports it back in
+ * NUMA_INFO, for onlining a coherent GPU's memory); one for the driver, like nv_ctl_device's.
+ */
+static u64 nvsim_numa_memblock_size;
+static DEFINE_MUTEX(nvsim_sys_params_lock);
+
+/*
+ * SYS_PARAMS (ctl only), as nv.c: the first non-zero memory block size sticks for the driver's
+ * lifetime (a zero one leaves it unset); a later call with another size is -EBUSY.
+ */
 static int nvsim_sys_params(struct file *file, void *params, u32 size)
 {
-	if (!nvsim_file(file)->is_ctl || size != sizeof(struct nvrm_sys_params))
+	const struct nvrm_sys_params *p = params;
+	int ret = 0;
+
+	if (!nvsim_file(file)->is_ctl || size != sizeof(*p))
 		return -EINVAL;
-	return 0;
+	mutex_lock(&nvsim_sys_params_lock);
+	if (!nvsim_numa_memblock_size)
+		nvsim_numa_memblock_size = p->memblock_size;
+	else if (nvsim_numa_memblock_size != p->memblock_size)
+		ret = -EBUSY;
+	mutex_unlock(&nvsim_sys_params_lock);
+	return ret;
 }
 
 /* WAIT_OPEN_COMPLETE (550+, GPU file): nvsim's opens complete at once. */

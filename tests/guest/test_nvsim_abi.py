@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 import rm
-from kernel import reload_modules
+from kernel import insmod, is_loaded, reload_modules, rmmod
 from rm import Rm
 
 
@@ -105,6 +105,31 @@ def test_attach_gpus_holds_each_gpu_until_the_file_closes() -> None:
         for fd in (*ctl, gpu):
             os.close(fd)
     assert rm.attached_refs(0) == rm.attached_refs(1) == 0
+
+
+@pytest.mark.usefixtures("default_modules")
+def test_sys_params_memory_block_size_sticks_once_set() -> None:
+    """As nv.c: the first non-zero size is the driver's until it is unloaded (nvsim alone here:
+    qgpu sets it when it loads); another size is -EBUSY, a wrong size or a GPU file -EINVAL."""
+    for name in ("qgpu", "nvsim"):
+        if is_loaded(name):
+            assert rmmod(name).returncode == 0
+    assert insmod("nvsim").returncode == 0
+    ctl = os.open("/dev/nvidiactl", os.O_RDWR)
+    gpu = os.open("/dev/nvidia0", os.O_RDWR)
+    try:
+        for size in (0, 128 << 20, 128 << 20):  # 0 leaves it unset
+            rm.ioctl(ctl, rm.SYS_PARAMS, bytearray(struct.pack("<Q", size)))
+        for size in (1 << 30, 0):
+            buf = bytearray(struct.pack("<Q", size))
+            assert rm.refused(ctl, rm.SYS_PARAMS, buf) == errno.EBUSY
+        assert rm.refused(ctl, rm.SYS_PARAMS, bytearray(7)) == errno.EINVAL
+        assert (
+            rm.refused(gpu, rm.SYS_PARAMS, bytearray(struct.pack("<Q", 128 << 20))) == errno.EINVAL
+        )
+    finally:
+        os.close(gpu)
+        os.close(ctl)
 
 
 def test_unknown_escape_and_wrong_device_are_refused() -> None:

@@ -96,6 +96,14 @@ def test_memory_is_shared_with_the_driver(inst: str) -> None:
     watcher.close()
 
 
+KERNEL_MEMBLOCK = int(Path("/sys/devices/system/memory/block_size_bytes").read_text(), 16)
+
+
+def memblock(size: int) -> bytearray:
+    """SYS_PARAMS reporting `size` as the memory block size."""
+    return bytearray(struct.pack("<Q", size))
+
+
 def test_errors_are_the_drivers(inst: str) -> None:
     for d in ("/dev", inst):
         ctl = os.open(f"{d}/nvidiactl", os.O_RDWR)
@@ -115,10 +123,29 @@ def test_errors_are_the_drivers(inst: str) -> None:
             query = bytearray(struct.pack("<II64s", ord("2"), 0, b""))
             rm.ioctl(ctl, rm.CHECK_VERSION_STR, query)
             assert query[8:].split(b"\0")[0].decode() == rm.param("abi_version")
-            assert errno_of(rm.ioctl, ctl, rm.SYS_PARAMS, bytearray(8)) == 0
+            assert errno_of(rm.ioctl, ctl, rm.SYS_PARAMS, memblock(KERNEL_MEMBLOCK)) == 0
+            assert errno_of(rm.ioctl, ctl, rm.SYS_PARAMS, bytearray(7)) == errno.EINVAL
         finally:
             os.close(gpu)
             os.close(ctl)
+
+
+def test_a_tenant_cannot_tell_the_driver_another_memory_block_size(inst: str) -> None:
+    """The driver keeps the first memory block size it is told, for every process, until it is
+    unloaded. qgpu tells it the kernel's when it loads, as a CUDA process would, so a tenant
+    that comes first with another size gets -EBUSY and changes nothing: the kernel's size is
+    still the driver's (before, the tenant's size stuck and every CUDA process after it was
+    answered -EBUSY)."""
+    ctl = os.open(f"{inst}/nvidiactl", os.O_RDWR)
+    real = os.open("/dev/nvidiactl", os.O_RDWR)
+    try:
+        for wrong in (KERNEL_MEMBLOCK * 2, 4096, 0):
+            assert errno_of(rm.ioctl, ctl, rm.SYS_PARAMS, memblock(wrong)) == errno.EBUSY
+        rm.ioctl(real, rm.SYS_PARAMS, memblock(KERNEL_MEMBLOCK))
+        rm.ioctl(ctl, rm.SYS_PARAMS, memblock(KERNEL_MEMBLOCK))
+    finally:
+        os.close(real)
+        os.close(ctl)
 
 
 def test_device_needs_the_instance_gpu_open(inst: str) -> None:
