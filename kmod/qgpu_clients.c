@@ -227,6 +227,49 @@ void qgpu_clients_alloc_end(struct qgpu_file *qf, struct qgpu_seal *seal, void *
 	kfree(params);
 }
 
+/**
+ * qgpu_clients_os_event() - ALLOC_OS_EVENT or FREE_OS_EVENT, kept to the instance's clients
+ * @qf: the proxy (ctl or GPU node: the driver takes both on either)
+ * @cmd: the command (the direct one for an unwrapped XFER)
+ * @arg: the tenant's nv_ioctl_alloc_os_event_t / nv_ioctl_free_os_event_t
+ * @size: its size
+ * @compat: use the backend's compat_ioctl
+ *
+ * The driver keeps every file's OS events in one list keyed by (hClient, fd) and checks neither
+ * against the caller (allocate_os_event() and free_os_event() in osapi.c, reached from
+ * rm_ioctl() without RmIoctl()'s client checks; 525-595). Client handles and fd numbers are
+ * small and predictable, so a tenant could free another tenant's key, after which RM drops every
+ * notification of the events bound to it (a process sleeping on its completions would not wake),
+ * or take the other's key first, so that the other's ALLOC_OS_EVENT fails and the events it binds
+ * later post to the intruder's file. So hClient must be one of the instance's clients (any of its
+ * ctl files'): anything else is NV_ERR_INVALID_CLIENT in Status, as if the client did not exist,
+ * nothing is forwarded, and the operator gets the netlink event ``refused``. RM reads qgpu's
+ * checked copy (DOC: sealed forwarding). Every such call CUDA made in the traces of session 17
+ * named its own client.
+ *
+ * Context: process context.
+ * Return: what the ioctl returns.
+ */
+long qgpu_clients_os_event(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,
+			   bool compat)
+{
+	struct nvrm_alloc_os_event p;
+	char what[64];
+	bool sealed;
+
+	/* the driver's own answer to a size it refuses, or to parameters it cannot read */
+	if (size != sizeof(p) || copy_from_user(&p, (void __user *)arg, sizeof(p)))
+		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	if (!xa_load(&qf->inst->mem.clients, p.hclient)) {
+		snprintf(what, sizeof(what), "%s naming RM client 0x%08x, not its own",
+			 nvrm_ioctl_name(_IOC_NR(cmd)), p.hclient);
+		qgpu_mem_knob_refused(qf->inst, what);
+		p.status = NVRM_ERR_INVALID_CLIENT;
+		return copy_to_user((void __user *)arg, &p, sizeof(p)) ? -EFAULT : 0;
+	}
+	return qgpu_forward_sealed(qf->real, cmd, arg, compat, &p, &sealed);
+}
+
 /* Where a UVM command that names an RM client has it, its size and rmStatus, or false. */
 static bool qgpu_clients_uvm_layout(unsigned int cmd, u32 *size, u32 *client_off, u32 *status_off)
 {

@@ -62,9 +62,11 @@
  *   answer, an RM_FREE of a handle the mirror lacks, and VID_HEAP_CONTROL outside video memory
  *   are forwarded sealed: RM reads qgpu's copy of the parameters, not the caller's memory (DOC:
  *   sealed forwarding, qgpu_seal.c).
+ * - ALLOC_OS_EVENT and FREE_OS_EVENT: the client must be one of the instance's, and RM reads
+ *   qgpu's copy (DOC: client handles in parameters, qgpu_clients_os_event()). Their fd is only a
+ *   key the driver never resolves.
  * - Everything else is forwarded unchanged, with the caller's pointer: qgpu decided nothing about
- *   it. That includes ALLOC/FREE_OS_EVENT (their fd is only a key the driver never resolves)
- *   and FINN-serialized controls.
+ *   it. That includes FINN-serialized controls.
  *
  * UVM (nvidia-uvm proxies; raw command numbers, not _IOC-encoded): UVM_MM_INITIALIZE and
  * UVM_TOOLS_INIT_EVENT_TRACKER have their uvmFd translated (a refused fd is -EINVAL);
@@ -959,6 +961,9 @@ long qgpu_escape_ioctl(struct file *file, unsigned int cmd, unsigned long arg, b
 		return qgpu_rm_vid_heap(qf, cmd, arg, size, compat);
 	case NVRM_ESC_EXPORT_TO_DMABUF_FD:
 		return qgpu_dmabuf_export(qf, cmd, arg, size, compat);
+	case NVRM_ESC_ALLOC_OS_EVENT:
+	case NVRM_ESC_FREE_OS_EVENT:
+		return qgpu_clients_os_event(qf, cmd, arg, size, compat);
 	default:
 		break;
 	}

@@ -231,6 +231,8 @@ int qgpu_clients_alloc_begin(struct qgpu_file *qf, const struct nvrm_alloc *a,
 			     struct qgpu_seal *seal, void **params, u32 *status);
 void qgpu_clients_alloc_end(struct qgpu_file *qf, struct qgpu_seal *seal, void *params,
 			    bool rm_ok);
+long qgpu_clients_os_event(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,
+			   bool compat);
 bool qgpu_clients_uvm(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, bool compat,
 		      long *ret);
 

@@ -105,6 +105,37 @@ def test_an_event_on_another_clients_object_is_refused() -> None:
             assert tenant.free(ev) == rm.OK
 
 
+@pytest.mark.parametrize("xfer", [False, True], ids=["direct", "xfer"])
+def test_os_events_naming_another_instances_client_are_refused(xfer: bool) -> None:
+    """The driver keys OS events by (hClient, fd) for all its files and checks neither: straight
+    on it, a process frees another's key (whose events then go silent) or takes it first.
+    Through an instance a tenant may name only its instance's clients: the other tenant's key
+    stays, and the key the tenant tried to take is still the other's to take."""
+    direct, other = Rm(), Rm()
+    try:
+        assert other.os_event(rm.ALLOC_OS_EVENT, 5) == rm.OK
+        assert direct.os_event(rm.FREE_OS_EVENT, 5, hclient=other.client) == rm.OK  # the hole
+    finally:
+        other.close()
+        direct.close()
+    with instance("osev1", opts="mem=64M") as d1, instance("osev2", opts="mem=64M") as d2:
+        victim, tenant = Rm(dev=d1), Rm(dev=d2, xfer=xfer)
+        try:
+            assert victim.os_event(rm.ALLOC_OS_EVENT, 5) == rm.OK
+            for nr, fd in ((rm.FREE_OS_EVENT, 5), (rm.ALLOC_OS_EVENT, 6)):
+                for on in (tenant.ctl, tenant.gpu_fd):
+                    status = tenant.os_event(nr, fd, hclient=victim.client, on=on)
+                    assert status == rm.INVALID_CLIENT, hex(status)
+            assert victim.os_event(rm.ALLOC_OS_EVENT, 6) == rm.OK
+            assert victim.os_event(rm.FREE_OS_EVENT, 5) == rm.OK
+            # its own client, through either node, as before
+            assert tenant.os_event(rm.ALLOC_OS_EVENT, 5, on=tenant.gpu_fd) == rm.OK
+            assert tenant.os_event(rm.FREE_OS_EVENT, 5) == rm.OK
+        finally:
+            tenant.close()
+            victim.close()
+
+
 def test_a_device_in_another_clients_address_space_is_refused() -> None:
     with victim_and_tenant("cldev") as (victim, tenant, _, _):
         share = struct.pack("<II48x", 0, victim.client)  # deviceId 0, hClientShare
