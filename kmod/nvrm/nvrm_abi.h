@@ -400,13 +400,50 @@ struct nvrm_nvos55 {
 	u32 status;		/* @24 */
 };
 
-/* NVOS57_PARAMETERS (RM_SHARE), 24 B; sharePolicy is an opaque 12 B RS_SHARE_POLICY. */
+/*
+ * NVOS57_PARAMETERS (RM_SHARE), 24 B, with its RS_SHARE_POLICY (rs_access.h: target, a one-limb
+ * RS_ACCESS_MASK, type, action) at @8; 525-595.
+ */
 struct nvrm_nvos57 {
 	u32 hclient;		/* @0 */
 	u32 hobject;		/* @4 */
-	u8 share_policy[12];	/* @8 */
+	u32 share_target;	/* @8, a client handle for RS_SHARE_TYPE_CLIENT */
+	u32 share_access_mask;	/* @12 */
+	u16 share_type;		/* @16, RS_SHARE_TYPE_* */
+	u8 share_action;	/* @18 */
+	u8 _pad0;
 	u32 status;		/* @20 */
 };
+
+/* RS_SHARE_TYPE_* (rs_access.h, 525-595) */
+#define NVRM_RS_SHARE_TYPE_ALL		1u
+#define NVRM_RS_SHARE_TYPE_CLIENT	3u
+#define NVRM_RS_SHARE_TYPE_MAX		8u
+
+/* NVOS38_PARAMETERS (RM_ACCESS_REGISTRY), 72 B, nvos.h, 525-595. */
+struct nvrm_nvos38 {
+	u32 hclient;		/* @0 */
+	u32 hobject;		/* @4: hClient (global registry), or a device or subdevice */
+	u32 access_type;	/* @8, NVOS38_ACCESS_TYPE_* */
+	u32 dev_node_length;	/* @12 */
+	u64 dev_node;		/* @16, NvP64 */
+	u32 parm_str_length;	/* @24, the key's length without its NUL */
+	u8 _pad0[4];
+	u64 parm_str;		/* @32, NvP64: the key */
+	u32 binary_data_length;	/* @40 */
+	u8 _pad1[4];
+	u64 binary_data;	/* @48, NvP64 */
+	u32 data;		/* @56: the DWORD read or written */
+	u32 entry;		/* @60 */
+	u32 status;		/* @64 */
+	u8 _pad2[4];
+};
+
+/* NVOS38_ACCESS_TYPE_* (nvos.h, 525-595) */
+#define NVRM_NVOS38_ACCESS_TYPE_READ_DWORD	1u
+#define NVRM_NVOS38_ACCESS_TYPE_WRITE_DWORD	2u
+#define NVRM_NVOS38_ACCESS_TYPE_READ_BINARY	6u
+#define NVRM_NVOS38_ACCESS_TYPE_WRITE_BINARY	7u
 
 /* NVOS32_PARAMETERS (RM_VID_HEAP_CONTROL), 184 B, layout unchanged 525-595. */
 struct nvrm_nvos32_alloc_size {
@@ -1386,6 +1423,7 @@ struct nvrm_nv00fd_attach_gpu {
 #define NVRM_ERR_INSERT_DUPLICATE_NAME		0x00000019u
 #define NVRM_ERR_INSUFFICIENT_RESOURCES		0x0000001Au
 #define NVRM_ERR_INSUFFICIENT_PERMISSIONS	0x0000001Bu
+#define NVRM_ERR_INVALID_ACCESS_TYPE		0x0000001Du
 #define NVRM_ERR_INVALID_ADDRESS		0x0000001Eu
 #define NVRM_ERR_INVALID_ARGUMENT		0x0000001Fu
 #define NVRM_ERR_INVALID_CHANNEL		0x00000021u
@@ -1409,6 +1447,7 @@ struct nvrm_nv00fd_attach_gpu {
 #define NVRM_ERR_INVALID_POINTER		0x0000003Du
 #define NVRM_ERR_INVALID_REQUEST		0x0000003Fu
 #define NVRM_ERR_INVALID_STATE			0x00000040u
+#define NVRM_ERR_INVALID_STRING_LENGTH		0x00000041u
 #define NVRM_ERR_INVALID_READ			0x00000042u
 #define NVRM_ERR_INVALID_WRITE			0x00000043u
 #define NVRM_ERR_MORE_PROCESSING_REQUIRED	0x0000004Du
@@ -1547,7 +1586,13 @@ NVRM_ASSERT_OFFSET(struct nvrm_nvos41, more_events, 8);
 NVRM_ASSERT_OFFSET(struct nvrm_nvos41, status, 12);
 NVRM_ASSERT_SIZE(struct nvrm_unix_event, 16);
 NVRM_ASSERT_OFFSET(struct nvrm_unix_event, info16, 12);
-NVRM_ASSERT_OFFSET(struct nvrm_nvos57, share_policy, 8);
+NVRM_ASSERT_OFFSET(struct nvrm_nvos57, share_target, 8);
+NVRM_ASSERT_OFFSET(struct nvrm_nvos57, share_type, 16);
+NVRM_ASSERT_OFFSET(struct nvrm_nvos57, share_action, 18);
+NVRM_ASSERT_SIZE(struct nvrm_nvos38, NVRM_NVOS38_SIZE);
+NVRM_ASSERT_OFFSET(struct nvrm_nvos38, parm_str, 32);
+NVRM_ASSERT_OFFSET(struct nvrm_nvos38, data, 56);
+NVRM_ASSERT_OFFSET(struct nvrm_nvos38, status, 64);
 NVRM_ASSERT_OFFSET(struct nvrm_nvos57, status, 20);
 NVRM_ASSERT_SIZE(struct nvrm_nvos32, 184);
 NVRM_ASSERT_OFFSET(struct nvrm_nvos32, function, 8);

@@ -152,6 +152,51 @@ out_unlock:
 }
 
 /**
+ * nvsim_rm_share() - NV_ESC_RM_SHARE (NVOS57): RM's checks, then not simulated
+ * @file: must be /dev/nvidiactl
+ * @params: kernel copy of NVOS57; status is written back
+ * @size: must be sizeof(NVOS57)
+ *
+ * RM checks the client a share is issued on against the calling file (clientValidate() in
+ * serverShareResourceAccess()), except for RS_SHARE_TYPE_CLIENT, whose owner and target clients
+ * it only looks up by handle (_serverShareResourceAccessClient(), rs_server.c, 525-595). nvsim
+ * makes the same checks, then answers NV_ERR_NOT_SUPPORTED where RM would change the object's
+ * share policy: policies are not simulated (see the rule above).
+ *
+ * Context: process context; takes nvsim_rm_lock.
+ * Return: 0 with the RM status in @params, or -EINVAL for a wrong size or device.
+ */
+int nvsim_rm_share(struct file *file, void *params, u32 size)
+{
+	const struct nvsim_file *nf = file->private_data;
+	struct nvsim_caller caller = nvsim_user_caller(file);
+	struct nvrm_nvos57 *p = params;
+	struct nvsim_client *client = NULL;
+	u32 status;
+
+	if (!nf->is_ctl || size != sizeof(*p))
+		return -EINVAL;
+	if (p->share_type >= NVRM_RS_SHARE_TYPE_MAX) {
+		p->status = NVRM_ERR_INVALID_ARGUMENT;
+		return 0;
+	}
+	mutex_lock(&nvsim_rm_lock);
+	if (p->share_type == NVRM_RS_SHARE_TYPE_CLIENT) {
+		client = nvsim_client_lookup(p->hclient);
+		status = client && nvsim_client_lookup(p->share_target) ? NVRM_OK :
+			 NVRM_ERR_INVALID_CLIENT;
+	} else {
+		status = nvsim_client_get(&caller, p->hclient, &client);
+	}
+	if (status == NVRM_OK)
+		status = nvsim_object_lookup(client, p->hobject) ? NVRM_ERR_NOT_SUPPORTED :
+			 NVRM_ERR_OBJECT_NOT_FOUND;
+	mutex_unlock(&nvsim_rm_lock);
+	p->status = status;
+	return 0;
+}
+
+/**
  * nvsim_rm_dup() - NV_ESC_RM_DUP_OBJECT (NVOS55)
  * @file: must be /dev/nvidiactl
  * @params: kernel copy of NVOS55; hObject and status are written back

@@ -419,6 +419,11 @@ u32 nvsim_object_new_ref(struct nvsim_client *client, struct nvsim_object *paren
 			 struct nvsim_res *res, u32 *handle);
 u32 nvsim_rm_dup_call(const struct nvsim_caller *caller, struct nvrm_nvos55 *p);
 int nvsim_rm_dup(struct file *file, void *params, u32 size);
+int nvsim_rm_share(struct file *file, void *params, u32 size);
+
+/* nvsim_registry.c: RM_ACCESS_REGISTRY (see there) */
+int nvsim_rm_access_registry(struct file *file, void *params, u32 size);
+void nvsim_registry_exit(void);
 
 /* nvsim_vidheap.c: RM_VID_HEAP_CONTROL and RM_ALLOC_MEMORY */
 u32 nvsim_vidheap_call(const struct nvsim_caller *caller, struct nvrm_nvos32 *p);

@@ -334,6 +334,7 @@ static void __exit nvsim_exit(void)
 	nvsim_doorbell_exit();
 	nvsim_kapi_exit();
 	nvsim_rm_exit();
+	nvsim_registry_exit();
 	nvsim_destroy_gpus();
 }
 

@@ -46,6 +46,10 @@ noinline int rm_ioctl(void *sp, void *nv, struct file *nvfp, u32 cmd, void *data
 		return nvsim_unmap_memory(nvfp, data, size);
 	case NVRM_ESC_RM_DUP_OBJECT:
 		return nvsim_rm_dup(nvfp, data, size);
+	case NVRM_ESC_RM_SHARE:
+		return nvsim_rm_share(nvfp, data, size);
+	case NVRM_ESC_RM_ACCESS_REGISTRY:
+		return nvsim_rm_access_registry(nvfp, data, size);
 	case NVRM_ESC_RM_VID_HEAP_CONTROL:
 		return nvsim_rm_vid_heap_control(nvfp, data, size);
 	case NVRM_ESC_RM_ALLOC_MEMORY:

@@ -29,6 +29,7 @@ RM_FREE, RM_CONTROL, RM_ALLOC = 0x29, 0x2A, 0x2B
 RM_MAP_MEMORY, RM_UNMAP_MEMORY = 0x4E, 0x4F
 RM_ALLOC_MEMORY, RM_DUP_OBJECT, RM_VID_HEAP_CONTROL, RM_GET_EVENT_DATA = 0x27, 0x34, 0x4A, 0x52
 ALLOC_OS_EVENT, FREE_OS_EVENT = 206, 207
+RM_SHARE, RM_ACCESS_REGISTRY = 0x35, 0x4D
 EXPORT_TO_DMABUF_FD = 217
 
 # Classes and controls
@@ -76,6 +77,9 @@ INVALID_EVENT = 0x28
 INVALID_FLAGS = 0x29
 OBJECT_NOT_FOUND = 0x57
 OPERATING_SYSTEM = 0x59
+GENERIC = 0xFFFF
+INVALID_ACCESS_TYPE = 0x1D
+INVALID_STRING_LENGTH = 0x41
 INVALID_PARAMETER = 0x3B
 OUT_OF_RANGE = 0x5B
 ATTR_LOCATION_PCI = 1 << 25
@@ -89,6 +93,14 @@ NVOS33_FD = struct.Struct("<IIII QQQ II i4x")  # 56 B: NVOS33 + fd@48
 NVOS34 = struct.Struct("<IIIIQII")  # 32 B
 NVOS55 = struct.Struct("<IIIIIII")  # 28 B
 OS_EVENT_S = struct.Struct("<IIII")  # 16 B
+# NVOS38 (RM_ACCESS_REGISTRY), 72 B: hClient, hObject, AccessType, DevNodeLength, pDevNode,
+# ParmStrLength, pParmStr, BinaryDataLength, pBinaryData, Data, Entry, status
+REGISTRY_S = struct.Struct("<IIIIQI4xQI4xQIII4x")
+REG_READ_DWORD, REG_WRITE_DWORD, REG_READ_BINARY, REG_WRITE_BINARY = 1, 2, 6, 7
+# NVOS57 (RM_SHARE), 24 B: hClient, hObject, RS_SHARE_POLICY {target, accessMask, type,
+# action}, status
+SHARE_S = struct.Struct("<IIIIHBxI")
+SHARE_TYPE_ALL, SHARE_TYPE_CLIENT = 1, 3
 NVOS32_SIZE = 184
 MEM_PARAMS_SIZE = 128
 
@@ -452,6 +464,41 @@ class Rm:
         buf = bytearray(OS_EVENT_S.pack(hclient or self.client, 0, fd, 0xFFFFFFFF))
         self.call(self.ctl if on is None else on, nr, buf)
         return OS_EVENT_S.unpack(buf)[3]
+
+    def registry(
+        self, access: int, key: str, data: int = 0, hclient: int = 0, hobject: int = 0
+    ) -> tuple[int, int]:
+        """RM_ACCESS_REGISTRY of `key` (hObject = hClient: the global registry): (status, Data)."""
+        hclient = hclient or self.client
+        ptr = self.buffer(key.encode() + b"\0")
+        buf = bytearray(REGISTRY_S.size)
+        REGISTRY_S.pack_into(
+            buf,
+            0,
+            hclient,
+            hobject or hclient,
+            access,
+            0,
+            0,
+            len(key),
+            ptr,
+            0,
+            0,
+            data,
+            0,
+            0xFFFFFFFF,
+        )
+        self.call(self.ctl, RM_ACCESS_REGISTRY, buf)
+        fields = REGISTRY_S.unpack(buf)
+        return fields[11], fields[9]
+
+    def share(self, hclient: int, hobject: int, share_type: int, target: int = 0) -> int:
+        """RM_SHARE of `hobject` with a policy of `share_type` (action 0, all rights): status."""
+        buf = bytearray(
+            SHARE_S.pack(hclient, hobject, target, 0xFFFFFFFF, share_type, 0, 0xFFFFFFFF)
+        )
+        self.call(self.ctl, RM_SHARE, buf)
+        return SHARE_S.unpack(buf)[6]
 
     def pids(self, subdevice: int, id_: int = SUBDEVICE) -> tuple[int, list[int]]:
         params = bytearray(3812)

@@ -273,6 +273,50 @@ def test_os_events_keys_objects_and_poll(any_path: Rm) -> None:
     assert refused(r.ctl, rm.FREE_OS_EVENT, bytearray(20)) == errno.EINVAL
 
 
+def test_registry_dwords_by_any_client_global_and_per_gpu(proc: Rm) -> None:
+    """As RmAccessRegistry(): a device's registry falls back to the global one for reads, keys
+    match without regard to case, and any process may name any client, writes included."""
+    key = f"NvsimTestKey{os.getpid()}"  # keys live until nvsim is unloaded
+    dev, sub = proc.device()
+    assert proc.registry(rm.REG_READ_DWORD, key) == (rm.GENERIC, 0)
+    assert proc.registry(rm.REG_WRITE_DWORD, key, 7)[0] == rm.OK
+    assert proc.registry(rm.REG_READ_DWORD, key.lower()) == (rm.OK, 7)
+    assert proc.registry(rm.REG_READ_DWORD, key, hobject=sub) == (rm.OK, 7)
+    assert proc.registry(rm.REG_WRITE_DWORD, key, 9, hobject=dev)[0] == rm.OK
+    assert proc.registry(rm.REG_READ_DWORD, key, hobject=sub) == (rm.OK, 9)
+    assert proc.registry(rm.REG_READ_DWORD, key) == (rm.OK, 7)
+    other = Rm(gpu=None)
+    try:
+        assert other.registry(rm.REG_WRITE_DWORD, key, 11, hclient=proc.client)[0] == rm.OK
+    finally:
+        other.close()
+    assert proc.registry(rm.REG_READ_DWORD, key) == (rm.OK, 11)
+    assert proc.registry(rm.REG_READ_DWORD, key, hclient=0xBAD)[0] == rm.INVALID_CLIENT
+    assert proc.registry(rm.REG_READ_DWORD, key, hobject=0xBAD)[0] == rm.OBJECT_NOT_FOUND
+    assert proc.registry(rm.REG_READ_DWORD, "x" * 256)[0] == rm.INVALID_STRING_LENGTH
+    assert proc.registry(rm.REG_READ_BINARY, key)[0] == rm.NOT_SUPPORTED
+    assert proc.registry(3, key)[0] == rm.INVALID_ACCESS_TYPE
+    assert refused(proc.ctl, rm.RM_ACCESS_REGISTRY, bytearray(71)) == errno.EINVAL
+    assert refused(proc.gpu_fd, rm.RM_ACCESS_REGISTRY, bytearray(72)) == errno.EINVAL
+
+
+def test_share_checks_the_client_except_for_a_client_share(proc: Rm) -> None:
+    """RM checks the client a share is issued on, except for a CLIENT share, whose owner it only
+    looks up; nvsim then answers NOT_SUPPORTED (policies are not simulated)."""
+    dev, _ = proc.device()
+    other = Rm(gpu=None)
+    try:
+        assert other.share(proc.client, dev, rm.SHARE_TYPE_ALL) == rm.INVALID_CLIENT
+        assert other.share(proc.client, dev, rm.SHARE_TYPE_CLIENT, proc.client) == rm.NOT_SUPPORTED
+        assert other.share(proc.client, dev, rm.SHARE_TYPE_CLIENT, 0xBAD) == rm.INVALID_CLIENT
+    finally:
+        other.close()
+    assert proc.share(proc.client, dev, rm.SHARE_TYPE_ALL) == rm.NOT_SUPPORTED
+    assert proc.share(proc.client, 0xBAD, rm.SHARE_TYPE_ALL) == rm.OBJECT_NOT_FOUND
+    assert proc.share(proc.client, dev, 8) == rm.INVALID_ARGUMENT
+    assert refused(proc.ctl, rm.RM_SHARE, bytearray(20)) == errno.EINVAL
+
+
 def test_freeing_the_client_frees_its_os_events(proc: Rm) -> None:
     assert proc.os_event(rm.ALLOC_OS_EVENT, 3) == rm.OK
     assert proc.free(proc.client) == rm.OK
