@@ -43,6 +43,15 @@
  * call forwarded, and a tenant that races its own call can still name another client.
  */
 
+/* Tell the operator that @what, a tenant's call, named RM client @h, not its own. */
+static void qgpu_clients_refused(struct qgpu_file *qf, const char *what, u32 h)
+{
+	char msg[96];
+
+	snprintf(msg, sizeof(msg), "%s naming RM client 0x%08x, not its own", what, h);
+	qgpu_mem_knob_refused(qf->inst, msg);
+}
+
 /* Whether @h may be named in a call issued on @hclient through a file tracked by @t (or NULL). */
 static bool qgpu_clients_own(struct qgpu_rmtrack *t, u32 hclient, u32 h)
 {
@@ -65,16 +74,13 @@ static u32 qgpu_clients_check(struct qgpu_file *qf, u32 hclient,
 			      const char *what)
 {
 	u32 handles[NVRM_CLIENTS_MAX];
-	char msg[96];
 	u32 i, n;
 
 	n = nvrm_clients_named(f, params, handles);
 	for (i = 0; i < n; i++) {
 		if (qgpu_clients_own(qf->track, hclient, handles[i]))
 			continue;
-		snprintf(msg, sizeof(msg), "%s naming RM client 0x%08x, not its own", what,
-			 handles[i]);
-		qgpu_mem_knob_refused(qf->inst, msg);
+		qgpu_clients_refused(qf, what, handles[i]);
 		return NVRM_ERR_INVALID_CLIENT;
 	}
 	return NVRM_OK;
@@ -254,20 +260,115 @@ long qgpu_clients_os_event(struct qgpu_file *qf, unsigned int cmd, unsigned long
 			   bool compat)
 {
 	struct nvrm_alloc_os_event p;
-	char what[64];
 	bool sealed;
 
 	/* the driver's own answer to a size it refuses, or to parameters it cannot read */
 	if (size != sizeof(p) || copy_from_user(&p, (void __user *)arg, sizeof(p)))
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
 	if (!xa_load(&qf->inst->mem.clients, p.hclient)) {
-		snprintf(what, sizeof(what), "%s naming RM client 0x%08x, not its own",
-			 nvrm_ioctl_name(_IOC_NR(cmd)), p.hclient);
-		qgpu_mem_knob_refused(qf->inst, what);
+		qgpu_clients_refused(qf, nvrm_ioctl_name(_IOC_NR(cmd)), p.hclient);
 		p.status = NVRM_ERR_INVALID_CLIENT;
 		return copy_to_user((void __user *)arg, &p, sizeof(p)) ? -EFAULT : 0;
 	}
 	return qgpu_forward_sealed(qf->real, cmd, arg, compat, &p, &sealed);
+}
+
+/**
+ * qgpu_clients_registry() - RM_ACCESS_REGISTRY: reads only, through the tenant's own client
+ * @qf: the proxy (the driver takes it on ctl files only, and answers -EINVAL on others)
+ * @cmd: the command (the direct one for an unwrapped XFER)
+ * @arg: the tenant's NVOS38
+ * @size: its size
+ * @compat: use the backend's compat_ioctl
+ *
+ * RM looks the client up by handle alone and lets any caller write (RmAccessRegistry() in
+ * osapi.c, 525-595: an administrator is asked for only to write every GPU of a device at once).
+ * The registry is the driver's configuration for the whole host: read at each GPU's next
+ * initialisation, sent to GSP-RM, and some keys (ResmanDebugLevel) take effect at once. A tenant
+ * may not change it: writes are NV_ERR_INSUFFICIENT_PERMISSIONS. Reads must name a client of the
+ * calling file, as RM asks of the other escapes; anything else is NV_ERR_INVALID_CLIENT. Neither
+ * is forwarded, and the operator is told. RM reads qgpu's copy of NVOS38 (DOC: sealed
+ * forwarding): the key string it points to decides nothing. No CUDA, PyTorch or nvidia-smi call
+ * traced in session 17 used this escape.
+ *
+ * Context: process context; takes the tracker's lock.
+ * Return: what the ioctl returns.
+ */
+long qgpu_clients_registry(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,
+			   bool compat)
+{
+	struct nvrm_nvos38 p;
+	bool sealed;
+	long ret;
+
+	if (!qf->track || size != sizeof(p) || copy_from_user(&p, (void __user *)arg, sizeof(p)))
+		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	if (p.access_type == NVRM_NVOS38_ACCESS_TYPE_WRITE_DWORD ||
+	    p.access_type == NVRM_NVOS38_ACCESS_TYPE_WRITE_BINARY) {
+		qgpu_mem_knob_refused(qf->inst, "a write of the driver's registry");
+		p.status = NVRM_ERR_INSUFFICIENT_PERMISSIONS;
+		return copy_to_user((void __user *)arg, &p, sizeof(p)) ? -EFAULT : 0;
+	}
+	mutex_lock(&qf->track->lock);	/* the client stays the tenant's across the call */
+	if (qgpu_rmtrack_find(qf->track, p.hclient, p.hclient)) {
+		ret = qgpu_forward_sealed(qf->real, cmd, arg, compat, &p, &sealed);
+	} else {
+		qgpu_clients_refused(qf, "RM_ACCESS_REGISTRY", p.hclient);
+		p.status = NVRM_ERR_INVALID_CLIENT;
+		ret = copy_to_user((void __user *)arg, &p, sizeof(p)) ? -EFAULT : 0;
+	}
+	mutex_unlock(&qf->track->lock);
+	return ret;
+}
+
+/**
+ * qgpu_clients_share() - RM_SHARE, of the tenant's own objects, with the instance's clients
+ * @qf: the proxy (the driver takes it on ctl files only, and answers -EINVAL on others)
+ * @cmd: the command (the direct one for an unwrapped XFER)
+ * @arg: the tenant's NVOS57
+ * @size: its size
+ * @compat: use the backend's compat_ioctl
+ *
+ * RM checks the client a share is issued on against the calling file, except for
+ * RS_SHARE_TYPE_CLIENT, whose owner it only looks up by handle, and then changes the owner's
+ * object as the owner may (_serverShareResourceAccessClient(), rs_server.c, 525-595): a tenant
+ * could revoke another tenant's rights on its own memory, or clear the policy that lets its
+ * processes duplicate it. So hClient must be a client of the calling file, and a CLIENT share's
+ * target one of the instance's clients (it gains a back-reference, and nothing outside the
+ * instance may duplicate from it anyway); anything else is NV_ERR_INVALID_CLIENT, not forwarded,
+ * and the operator is told. RM reads qgpu's copy (DOC: sealed forwarding). Not seen in the
+ * traces of session 17.
+ *
+ * Context: process context; takes the tracker's lock.
+ * Return: what the ioctl returns.
+ */
+long qgpu_clients_share(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,
+			bool compat)
+{
+	struct nvrm_nvos57 p;
+	bool sealed;
+	long ret;
+	u32 bad;
+
+	if (!qf->track || size != sizeof(p) || copy_from_user(&p, (void __user *)arg, sizeof(p)))
+		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	mutex_lock(&qf->track->lock);	/* the client stays the tenant's across the call */
+	if (!qgpu_rmtrack_find(qf->track, p.hclient, p.hclient))
+		bad = p.hclient;
+	else if (p.share_type == NVRM_RS_SHARE_TYPE_CLIENT &&
+		 !xa_load(&qf->inst->mem.clients, p.share_target))
+		bad = p.share_target;
+	else
+		bad = 0;
+	if (!bad) {
+		ret = qgpu_forward_sealed(qf->real, cmd, arg, compat, &p, &sealed);
+	} else {
+		qgpu_clients_refused(qf, "RM_SHARE", bad);
+		p.status = NVRM_ERR_INVALID_CLIENT;
+		ret = copy_to_user((void __user *)arg, &p, sizeof(p)) ? -EFAULT : 0;
+	}
+	mutex_unlock(&qf->track->lock);
+	return ret;
 }
 
 /* Where a UVM command that names an RM client has it, its size and rmStatus, or false. */
@@ -331,9 +432,8 @@ bool qgpu_clients_uvm(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
 	}
 	memcpy(&hclient, p + client_off, sizeof(hclient));
 	if (hclient && !xa_load(&qf->inst->mem.clients, hclient)) {
-		snprintf(what, sizeof(what), "UVM command %u naming RM client 0x%08x", cmd,
-			 hclient);
-		qgpu_mem_knob_refused(qf->inst, what);
+		snprintf(what, sizeof(what), "UVM command %u", cmd);
+		qgpu_clients_refused(qf, what, hclient);
 		kfree(p);
 		*ret = put_user(NVRM_ERR_INVALID_CLIENT, (u32 __user *)(arg + status_off)) ?
 		       -EFAULT : 0;

@@ -65,6 +65,10 @@
  * - ALLOC_OS_EVENT and FREE_OS_EVENT: the client must be one of the instance's, and RM reads
  *   qgpu's copy (DOC: client handles in parameters, qgpu_clients_os_event()). Their fd is only a
  *   key the driver never resolves.
+ * - RM_ACCESS_REGISTRY: reads only, through a client of the calling file
+ *   (qgpu_clients_registry()); RM_SHARE: of a client of the calling file, and a CLIENT share
+ *   only with one of the instance's clients (qgpu_clients_share()). RM looks those clients up
+ *   by handle alone.
  * - Everything else is forwarded unchanged, with the caller's pointer: qgpu decided nothing about
  *   it. That includes FINN-serialized controls.
  *
@@ -964,6 +968,10 @@ long qgpu_escape_ioctl(struct file *file, unsigned int cmd, unsigned long arg, b
 	case NVRM_ESC_ALLOC_OS_EVENT:
 	case NVRM_ESC_FREE_OS_EVENT:
 		return qgpu_clients_os_event(qf, cmd, arg, size, compat);
+	case NVRM_ESC_RM_ACCESS_REGISTRY:
+		return qgpu_clients_registry(qf, cmd, arg, size, compat);
+	case NVRM_ESC_RM_SHARE:
+		return qgpu_clients_share(qf, cmd, arg, size, compat);
 	default:
 		break;
 	}

@@ -233,6 +233,10 @@ void qgpu_clients_alloc_end(struct qgpu_file *qf, struct qgpu_seal *seal, void *
 			    bool rm_ok);
 long qgpu_clients_os_event(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,
 			   bool compat);
+long qgpu_clients_registry(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,
+			   bool compat);
+long qgpu_clients_share(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,
+			bool compat);
 bool qgpu_clients_uvm(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, bool compat,
 		      long *ret);
 

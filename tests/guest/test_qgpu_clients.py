@@ -136,6 +136,41 @@ def test_os_events_naming_another_instances_client_are_refused(xfer: bool) -> No
             victim.close()
 
 
+def test_a_tenant_cannot_write_the_drivers_registry_or_read_through_another_client() -> None:
+    """Straight on the driver any process writes the registry, through any client (nvsim's
+    test). Through an instance, writes are refused and reads must name the calling file's own
+    client."""
+    key = f"QgpuTenantKey{os.getpid()}"
+    with victim_and_tenant("clreg") as (victim, tenant, dev, _):
+        assert victim.registry(rm.REG_WRITE_DWORD, key + "V", 1)[0] == rm.OK
+        for access in (rm.REG_WRITE_DWORD, rm.REG_WRITE_BINARY):
+            for hobject in (0, dev):
+                status, _ = tenant.registry(access, key, 5, hobject=hobject)
+                assert status == rm.INSUFFICIENT_PERMISSIONS, hex(status)
+        assert victim.registry(rm.REG_READ_DWORD, key)[0] == rm.GENERIC  # never written
+        status, _ = tenant.registry(rm.REG_READ_DWORD, key + "V", hclient=victim.client)
+        assert status == rm.INVALID_CLIENT
+        assert tenant.registry(rm.REG_READ_DWORD, key + "V") == (rm.OK, 1)
+
+
+def test_sharing_through_another_client_is_refused() -> None:
+    """RM lets a CLIENT share name any owner (nvsim's test): another tenant's rights on its own
+    objects could be revoked. Through an instance the owner must be the calling file's client
+    and a CLIENT share's target one of the instance's."""
+    with victim_and_tenant("clshare") as (victim, tenant, dev, _):
+        for owner, obj, target in (
+            (victim.client, VICTIM_DEV, victim.client),
+            (tenant.client, dev, victim.client),
+        ):
+            status = tenant.share(owner, obj, rm.SHARE_TYPE_CLIENT, target)
+            assert status == rm.INVALID_CLIENT, hex(status)
+        assert tenant.share(victim.client, VICTIM_DEV, rm.SHARE_TYPE_ALL) == rm.INVALID_CLIENT
+        # its own objects reach RM (which nvsim answers NOT_SUPPORTED: policies not simulated)
+        status = tenant.share(tenant.client, dev, rm.SHARE_TYPE_CLIENT, tenant.client)
+        assert status == rm.NOT_SUPPORTED, hex(status)
+        assert tenant.share(tenant.client, dev, rm.SHARE_TYPE_ALL) == rm.NOT_SUPPORTED
+
+
 def test_a_device_in_another_clients_address_space_is_refused() -> None:
     with victim_and_tenant("cldev") as (victim, tenant, _, _):
         share = struct.pack("<II48x", 0, victim.client)  # deviceId 0, hClientShare
