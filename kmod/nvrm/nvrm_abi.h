@@ -233,6 +233,24 @@ struct nvrm_wait_open_complete {
 /* nv-ioctl-numa.h nv_ioctl_numa_info_t: 552 B in 525-530, 560 B in 535-595. */
 #define NVRM_NUMA_INFO_SIZE_V525		552u
 #define NVRM_NUMA_INFO_SIZE_V535		560u
+
+/*
+ * Its head, the same in 525-595 (535 adds use_auto_online@32 and moves the offline addresses
+ * behind it): the NUMA node the GPU's memory is onlined as on a coherent platform (-1: none, as
+ * on PCIe and SXM GPUs of x86 hosts; an H200 with 580 answered -1, DISABLED, numa_mem_size 0),
+ * that memory's state, physical address and size, and the driver's memory block size.
+ */
+struct nvrm_numa_info_head {
+	s32 nid;		/* @0 */
+	s32 status;		/* @4, NV_IOCTL_NUMA_STATUS_* */
+	u64 memblock_size;	/* @8 */
+	u64 numa_mem_addr;	/* @16 */
+	u64 numa_mem_size;	/* @24 */
+};
+
+/* NV_IOCTL_NUMA_STATUS_* (nv-ioctl-numa.h, 525-595), of those qgpu and nvsim name */
+#define NVRM_NUMA_STATUS_DISABLED	0
+#define NVRM_NUMA_STATUS_ONLINE		3
 /*
  * nv_ioctl_export_to_dma_buf_fd_t (EXPORT_TO_DMABUF_FD, GPU fd only): 2600 B in 525-565, 2608 B
  * in 570-595, where mappingType@32 (570+) and bAllowMmap@33 (580+) push handles[] from @32 to
@@ -1590,6 +1608,9 @@ NVRM_ASSERT_OFFSET(struct nvrm_nvos57, share_target, 8);
 NVRM_ASSERT_OFFSET(struct nvrm_nvos57, share_type, 16);
 NVRM_ASSERT_OFFSET(struct nvrm_nvos57, share_action, 18);
 NVRM_ASSERT_SIZE(struct nvrm_nvos38, NVRM_NVOS38_SIZE);
+NVRM_ASSERT_SIZE(struct nvrm_numa_info_head, 32);
+NVRM_ASSERT_OFFSET(struct nvrm_numa_info_head, memblock_size, 8);
+NVRM_ASSERT_OFFSET(struct nvrm_numa_info_head, numa_mem_size, 24);
 NVRM_ASSERT_OFFSET(struct nvrm_nvos38, parm_str, 32);
 NVRM_ASSERT_OFFSET(struct nvrm_nvos38, data, 56);
 NVRM_ASSERT_OFFSET(struct nvrm_nvos38, status, 64);

@@ -148,6 +148,34 @@ static int nvsim_sys_params(struct file *file, void *params, u32 size)
 	return ret;
 }
 
+/*
+ * NUMA_INFO (GPU file), as nv.c answers it: the node of the GPU's memory and its state, with the
+ * memory block size SYS_PARAMS set. Without the numa_node parameter no GPU's memory is a node
+ * (nid -1, DISABLED, no memory: what an H200 with 580 answered); with it, GPU i's whole memory is
+ * node numa_node + i, ONLINE, at an address of its own.
+ */
+static int nvsim_numa_info(struct file *file, void *params, u32 size)
+{
+	struct nvrm_numa_info_head *p = params;
+	const struct nvsim_gpu *gpu = nvsim_file(file)->gpu;
+
+	if (!gpu || size != nvsim_abi.numa_info_size)
+		return -EINVAL;
+	memset(params, 0, size);
+	p->nid = -1;
+	p->status = NVRM_NUMA_STATUS_DISABLED;
+	if (nvsim_numa_node >= 0) {
+		p->nid = nvsim_numa_node + gpu->index;
+		p->status = NVRM_NUMA_STATUS_ONLINE;
+		p->numa_mem_addr = (u64)(gpu->index + 1) << 40;
+		p->numa_mem_size = gpu->fb_size;
+	}
+	mutex_lock(&nvsim_sys_params_lock);
+	p->memblock_size = nvsim_numa_memblock_size;
+	mutex_unlock(&nvsim_sys_params_lock);
+	return 0;
+}
+
 /* WAIT_OPEN_COMPLETE (550+, GPU file): nvsim's opens complete at once. */
 static int nvsim_wait_open_complete(struct file *file, void *params, u32 size)
 {
@@ -188,6 +216,8 @@ static int nvsim_dispatch(struct file *file, u32 nr, void *params, u32 size)
 		return nvsim_sys_params(file, params, size);
 	case NVRM_ESC_WAIT_OPEN_COMPLETE:
 		return nvsim_wait_open_complete(file, params, size);
+	case NVRM_ESC_NUMA_INFO:
+		return nvsim_numa_info(file, params, size);
 	case NVRM_ESC_EXPORT_TO_DMABUF_FD:
 		return nvsim_export_dmabuf(file, params, size);
 	default:

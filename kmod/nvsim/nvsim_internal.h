@@ -363,6 +363,8 @@ extern struct xarray nvsim_clients;
 #define nvsim_for_each_client(index, client) xa_for_each(&nvsim_clients, index, client)
 extern struct nvsim_gpu nvsim_gpus[NVSIM_MAX_GPUS];
 extern unsigned int nvsim_num_gpus;
+/* the numa_node module parameter (nvsim_main.c) */
+extern int nvsim_numa_node;
 extern const char *nvsim_gpu_name;
 extern struct nvrm_abi nvsim_abi;
 extern const struct file_operations nvsim_fops;

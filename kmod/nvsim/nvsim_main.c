@@ -55,6 +55,11 @@ static char *abi_version = "580.95.05";
 module_param(abi_version, charp, 0444);
 MODULE_PARM_DESC(abi_version, "NVIDIA driver version whose RM ABI nvsim speaks (default 580.95.05)");
 
+int nvsim_numa_node = -1;
+module_param_named(numa_node, nvsim_numa_node, int, 0444);
+MODULE_PARM_DESC(numa_node,
+		 "NUMA node of GPU 0's memory, as onlined on a coherent platform (Grace Hopper); GPU i is node numa_node + i. -1 (default): none, as on PCIe GPUs");
+
 struct nvsim_gpu nvsim_gpus[NVSIM_MAX_GPUS];
 unsigned int nvsim_num_gpus;
 const char *nvsim_gpu_name;

@@ -30,7 +30,7 @@ RM_MAP_MEMORY, RM_UNMAP_MEMORY = 0x4E, 0x4F
 RM_ALLOC_MEMORY, RM_DUP_OBJECT, RM_VID_HEAP_CONTROL, RM_GET_EVENT_DATA = 0x27, 0x34, 0x4A, 0x52
 ALLOC_OS_EVENT, FREE_OS_EVENT = 206, 207
 RM_SHARE, RM_ACCESS_REGISTRY = 0x35, 0x4D
-EXPORT_TO_DMABUF_FD = 217
+NUMA_INFO, EXPORT_TO_DMABUF_FD = 215, 217
 
 # Classes and controls
 ROOT_CLIENT, DEVICE, SUBDEVICE, VIDMEM, SYSMEM = 0x41, 0x80, 0x2080, 0x40, 0x3E
@@ -119,6 +119,11 @@ def fb_info_max() -> int:
 def fb_info_v2_size() -> int:
     """sizeof(NV2080_CTRL_FB_GET_INFO_V2_PARAMS) of nvsim's ABI."""
     return 4 + 8 * fb_info_max()
+
+
+def numa_info_size() -> int:
+    """sizeof(nv_ioctl_numa_info_t) of nvsim's ABI: 552 B before 535, 560 B after."""
+    return abi_max((((535,), 560), ((0,), 552)))
 
 
 def gpu_info_max() -> int:

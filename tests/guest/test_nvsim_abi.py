@@ -9,6 +9,7 @@ import errno
 import os
 import struct
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import rm
@@ -130,6 +131,41 @@ def test_sys_params_memory_block_size_sticks_once_set() -> None:
     finally:
         os.close(gpu)
         os.close(ctl)
+
+
+def numa_info(gpu: int) -> tuple[int, int, int, int, int]:
+    """NUMA_INFO on /dev/nvidia<gpu>: nid, status, memblock_size, numa_mem_addr, numa_mem_size."""
+    fd = os.open(f"/dev/nvidia{gpu}", os.O_RDWR)
+    try:
+        buf = bytearray(rm.numa_info_size())
+        rm.ioctl(fd, rm.NUMA_INFO, buf)
+        return struct.unpack_from("<iiQQQ", buf)
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.usefixtures("default_modules")
+def test_numa_info_says_whether_gpu_memory_is_a_node() -> None:
+    """By default no GPU's memory is a NUMA node (an H200 with 580 answered so); numa_node=N
+    makes GPU i's memory node N + i, as on a coherent platform. The memory block size is the
+    one SYS_PARAMS set (qgpu sets it at load)."""
+    kernel = int(Path("/sys/devices/system/memory/block_size_bytes").read_text(), 16)
+    assert numa_info(0) == (-1, 0, kernel, 0, 0)
+    reload_modules("num_gpus=2", "numa_node=2")
+    for gpu in (0, 1):
+        nid, status, memblock, addr, size = numa_info(gpu)
+        assert (nid, status, memblock, size) == (2 + gpu, 3, kernel, rm.fb_bytes()), gpu
+        assert addr
+    ctl = os.open("/dev/nvidiactl", os.O_RDWR)
+    try:
+        assert rm.refused(ctl, rm.NUMA_INFO, bytearray(rm.numa_info_size())) == errno.EINVAL
+    finally:
+        os.close(ctl)
+    gpu_fd = os.open("/dev/nvidia0", os.O_RDWR)
+    try:
+        assert rm.refused(gpu_fd, rm.NUMA_INFO, bytearray(rm.numa_info_size() - 8)) == errno.EINVAL
+    finally:
+        os.close(gpu_fd)
 
 
 def test_unknown_escape_and_wrong_device_are_refused() -> None:
