@@ -106,6 +106,21 @@ static ssize_t memory_show(struct device *dev, struct device_attribute *attr, ch
 }
 static DEVICE_ATTR_RO(memory);
 
+/*
+ * The NUMA node the GPU's memory is onlined as at load, -1 for none, "unknown" where the driver
+ * did not say: such memory is the page allocator's to hand out, not RM's, so qgpu's limits do not
+ * cover it (docs/design/memory-limits.md, "Coherent platforms").
+ */
+static ssize_t numa_node_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	int node = to_qgpu_gpu(dev)->numa_node;
+
+	if (node == QGPU_NUMA_UNKNOWN)
+		return sysfs_emit(buf, "unknown\n");
+	return sysfs_emit(buf, "%d\n", node);
+}
+static DEVICE_ATTR_RO(numa_node);
+
 static ssize_t driver_version_show(struct device *dev, struct device_attribute *attr, char *buf)
 {
 	return sysfs_emit(buf, "%s\n", to_qgpu_gpu(dev)->version);
@@ -166,6 +181,7 @@ static struct attribute *qgpu_gpu_attrs[] = {
 	&dev_attr_name.attr,
 	&dev_attr_uuid.attr,
 	&dev_attr_memory.attr,
+	&dev_attr_numa_node.attr,
 	&dev_attr_driver_version.attr,
 	&dev_attr_gpu_id.attr,
 	&dev_attr_unknown_escapes.attr,
@@ -211,6 +227,7 @@ struct qgpu_gpu *qgpu_gpu_new(const struct nvrm_card_info *card, const char *ver
 	gpu->device_instance = card->minor_number;
 	strscpy(gpu->name, "unknown", sizeof(gpu->name));
 	gpu->memory = card->fb_size;
+	gpu->numa_node = QGPU_NUMA_UNKNOWN;
 	gpu->abi_known = !nvrm_abi_init(&gpu->abi, version);
 	strscpy(gpu->version, version, sizeof(gpu->version));
 	INIT_LIST_HEAD(&gpu->instances);

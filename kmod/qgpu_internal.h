@@ -57,6 +57,9 @@ enum qgpu_node {
 	QGPU_NODES,
 };
 
+/* struct qgpu_gpu.numa_node where NUMA_INFO failed or was not asked */
+#define QGPU_NUMA_UNKNOWN	INT_MIN
+
 /**
  * struct qgpu_gpu - one physical GPU of the backend driver (an mdev-style parent)
  * @dev: /sys/class/qgpu/gpu<index>
@@ -84,6 +87,8 @@ enum qgpu_node {
  * @rm_gpu: the GPU as the driver's GPU-file check names it (its nv_state_t, never dereferenced),
  *	learned at load (DOC: GPU-file check); NULL: not known, and the check is met by a file
  *	installed for the call
+ * @numa_node: the NUMA node the GPU's memory is onlined as (a coherent platform), -1 for none,
+ *	QGPU_NUMA_UNKNOWN where the driver did not say; from NUMA_INFO at load
  */
 struct qgpu_gpu {
 	struct device dev;
@@ -106,6 +111,7 @@ struct qgpu_gpu {
 	bool overcommit;
 	struct qgpu_sched_gpu *sched;
 	const void *rm_gpu;
+	int numa_node;
 };
 
 /**

@@ -150,6 +150,38 @@ static u32 qgpu_probe_device(struct qgpu_probe *p, struct qgpu_gpu *gpu, u32 cli
 	return status;
 }
 
+/*
+ * NUMA_INFO on the GPU's own file: whether its memory is onlined as a NUMA node, as on a coherent
+ * platform (Grace Hopper and later), where processes can take it with the kernel's page allocator,
+ * past RM and so past qgpu's limits. At load only: the node is the driver's choice, and qgpu says
+ * what it saw (sysfs numa_node, a log line).
+ */
+static void qgpu_probe_numa(struct qgpu_probe *p, struct qgpu_gpu *gpu)
+{
+	struct nvrm_numa_info_head *info;
+	struct file *gf;
+	int ret;
+
+	info = kzalloc(p->abi->numa_info_size, GFP_KERNEL);
+	if (!info)
+		return;
+	gf = qgpu_open_backend(QGPU_NODE_GPU, gpu, O_RDWR);
+	ret = IS_ERR(gf) ? PTR_ERR(gf) :
+	      qgpu_probe_escape(p, gf, NVRM_ESC_NUMA_INFO, info, p->abi->numa_info_size);
+	if (!IS_ERR(gf))
+		fput(gf);
+	if (ret) {
+		pr_warn("gpu%u: NUMA_INFO failed (%d); whether its memory is a NUMA node is unknown\n",
+			gpu->index, ret);
+	} else {
+		gpu->numa_node = info->nid < 0 ? -1 : info->nid;
+		if (info->nid >= 0)
+			pr_warn("gpu%u: its memory is NUMA node %d (%llu MiB), which the page allocator hands out past qgpu's limits: keep tenants off it with cpuset.mems\n",
+				gpu->index, info->nid, info->numa_mem_size >> 20);
+	}
+	kfree(info);
+}
+
 /**
  * qgpu_probe_identity() - name, UUID, memory and device instance of one GPU, from RM
  * @p: the probe
@@ -290,6 +322,7 @@ static int qgpu_probe_gpus(struct qgpu_probe *p, const char *version, bool abi_k
 			if (status)
 				pr_warn("gpu%u: identity probe failed (%s); name and UUID unknown\n",
 					gpu->index, nvrm_status_name(status));
+			qgpu_probe_numa(p, gpu);
 		}
 		ret = qgpu_gpu_register(gpu);
 		if (ret)

@@ -124,6 +124,32 @@ def check_progress(state: State | None) -> Check:
     return _ok(name, seen)
 
 
+def check_numa(state: State | None) -> Check:
+    """Whether a GPU's memory is a NUMA node of the host, as on coherent platforms (Grace Hopper
+    and later): processes then take it with the kernel's page allocator, not through RM, and
+    qgpu's limits do not cover it; cpuset.mems keeps a tenant off a node."""
+    name = "GPU memory as NUMA node"
+    if state is None or not state.gpus:
+        return _warn(name, "skipped: no GPU to check")
+    nodes = [
+        f"{g.label}: node {g.numa_node}"
+        for g in state.gpus
+        if g.numa_node is not None and g.numa_node >= 0
+    ]
+    if nodes:
+        return _warn(
+            name,
+            f"{', '.join(nodes)}: processes can take that memory with the kernel's page"
+            " allocator (numactl, mbind, page migration), past qgpu's limits; keep tenants off"
+            " it with their cgroup's cpuset.mems (docs/design/memory-limits.md, 'Coherent"
+            " platforms')",
+        )
+    unknown = [g.label for g in state.gpus if g.numa_node is None]
+    if unknown:
+        return _ok(name, f"none seen; {', '.join(unknown)}: not reported by the module")
+    return _ok(name, "none: every GPU's memory is RM's alone")
+
+
 def check_udev_rules(find_rules: Callable[[], Path | None]) -> Check:
     name = "udev rules installed"
     path = find_rules()

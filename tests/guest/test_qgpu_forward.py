@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 import rm
-from kernel import PROJECT, reload_modules
+from kernel import PROJECT, dmesg, reload_modules
 from qgpu_sysfs import gpu_dir, instance, read
 from rm import Rm
 
@@ -609,6 +609,16 @@ def test_second_gpu_is_gpu_0_of_its_instance() -> None:
         i = json.loads(info.stdout)
         assert (i["minor"], i["device_instance"]) == (0, 1)
         assert i["fb_total_bytes"] == 2048 << 20
+
+
+@pytest.mark.usefixtures("default_modules")
+def test_each_gpu_says_whether_its_memory_is_a_numa_node() -> None:
+    """qgpu asks NUMA_INFO of each GPU at load: -1 where its memory is no NUMA node, else the
+    node, which the page allocator hands out past qgpu's limits (as on Grace Hopper)."""
+    assert read(gpu_dir(0) / "numa_node") == "-1"
+    reload_modules("num_gpus=2", "numa_node=1")
+    assert [read(gpu_dir(i) / "numa_node") for i in (0, 1)] == ["1", "2"]
+    assert any("its memory is NUMA node 1" in line for line in dmesg()[-20:])
 
 
 GET_ATTACHED_IDS = 0x201  # NV0000_CTRL_CMD_GPU_GET_ATTACHED_IDS, ctrl0000gpu.h

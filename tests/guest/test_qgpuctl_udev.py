@@ -148,6 +148,7 @@ def test_doctor_on_the_real_system(rules: Path) -> None:
         "instance device nodes": "ok",
         "dma-buf exports refused": "ok",
         "CDI spec current": "ok",
+        "GPU memory as NUMA node": "ok",
     }, checks
     assert checks["udev rules installed"]["detail"] == str(rules)
     assert checks["kernel RM client"]["detail"] == "through nvsim_get_rm_ops"

@@ -35,6 +35,7 @@ CHECKS = [
     "qgpu GPUs",
     "backend driver supported",
     "channel progress",
+    "GPU memory as NUMA node",
     "kernel RM client",
     "sealed forwarding",
     "udev rules installed",

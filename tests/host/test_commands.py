@@ -616,6 +616,24 @@ def test_doctor_reports_unsupported_and_unknown_driver(host: Host) -> None:
     assert row["status"] == "warn"
 
 
+def test_doctor_warns_when_gpu_memory_is_a_numa_node(host: Host) -> None:
+    host.kernel.add_gpu(2)
+    host.kernel.add_gpu(3)
+    rows = json.loads(host.invoke("-o", "json", "doctor").stdout)
+    row = next(r for r in rows if r["check"] == "GPU memory as NUMA node")
+    assert row["status"] == "ok" and "none" in row["detail"], row
+    (host.kernel.root / "class/qgpu/gpu3/numa_node").write_text("5\n")
+    (host.kernel.root / "class/qgpu/gpu2/numa_node").write_text("unknown\n")
+    rows = json.loads(host.invoke("-o", "json", "doctor").stdout)
+    row = next(r for r in rows if r["check"] == "GPU memory as NUMA node")
+    assert row["status"] == "warn" and "GPU 3: node 5" in row["detail"], row
+    assert "cpuset.mems" in row["detail"] and "GPU 2" not in row["detail"], row
+    (host.kernel.root / "class/qgpu/gpu3/numa_node").unlink()  # an older module
+    rows = json.loads(host.invoke("-o", "json", "doctor").stdout)
+    row = next(r for r in rows if r["check"] == "GPU memory as NUMA node")
+    assert row["status"] == "ok" and "not reported" in row["detail"], row
+
+
 def test_doctor_warns_when_gp_get_is_not_written_back(host: Host) -> None:
     host.kernel.add_gpu(2)
     rows = json.loads(host.invoke("-o", "json", "doctor").stdout)
