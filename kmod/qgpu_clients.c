@@ -346,24 +346,23 @@ long qgpu_clients_share(struct qgpu_file *qf, unsigned int cmd, unsigned long ar
 			bool compat)
 {
 	struct nvrm_nvos57 p;
-	bool sealed;
+	bool own, sealed;
 	long ret;
-	u32 bad;
+	u32 named;
 
 	if (!qf->track || size != sizeof(p) || copy_from_user(&p, (void __user *)arg, sizeof(p)))
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
 	mutex_lock(&qf->track->lock);	/* the client stays the tenant's across the call */
-	if (!qgpu_rmtrack_find(qf->track, p.hclient, p.hclient))
-		bad = p.hclient;
-	else if (p.share_type == NVRM_RS_SHARE_TYPE_CLIENT &&
-		 !xa_load(&qf->inst->mem.clients, p.share_target))
-		bad = p.share_target;
-	else
-		bad = 0;
-	if (!bad) {
+	named = p.hclient;
+	own = qgpu_rmtrack_find(qf->track, p.hclient, p.hclient);
+	if (own && p.share_type == NVRM_RS_SHARE_TYPE_CLIENT) {
+		named = p.share_target;
+		own = xa_load(&qf->inst->mem.clients, p.share_target);
+	}
+	if (own) {
 		ret = qgpu_forward_sealed(qf->real, cmd, arg, compat, &p, &sealed);
 	} else {
-		qgpu_clients_refused(qf, "RM_SHARE", bad);
+		qgpu_clients_refused(qf, "RM_SHARE", named);
 		p.status = NVRM_ERR_INVALID_CLIENT;
 		ret = copy_to_user((void __user *)arg, &p, sizeof(p)) ? -EFAULT : 0;
 	}

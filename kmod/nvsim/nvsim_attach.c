@@ -13,8 +13,9 @@
  * nvidia_dev_get() and nvidia_dev_put() are global functions in nv.c in every release line, and
  * have the same names and first arguments here, never inlined or cloned (the calls below must
  * reach the global symbol): qgpu places a kprobe on nvidia_dev_get to hold a tenant's ATTACH to
- * its instance's GPU (DOC: sealed forwarding).
- * /proc/driver/nvsim/gpu<N>/attached counts the references a GPU holds this way.
+ * its instance's GPU (DOC: sealed forwarding). They are also the kernel interface's open_gpu and
+ * close_gpu (nv-modeset-interface.c; nvsim_kapi.c). /proc/driver/nvsim/gpu<N>/attached counts the
+ * references a GPU holds, through either.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -29,16 +30,6 @@
 /* Checks and sets a file's record at once, as nvl->ldata_lock does in nv.c. */
 static DEFINE_MUTEX(nvsim_attach_lock);
 
-static struct nvsim_gpu *nvsim_gpu_of_id(u32 gpu_id)
-{
-	unsigned int g;
-
-	for (g = 0; g < nvsim_num_gpus; g++)
-		if (nvsim_gpus[g].gpu_id == gpu_id)
-			return &nvsim_gpus[g];
-	return NULL;
-}
-
 /**
  * nvidia_dev_get() - take a reference on the GPU with @gpu_id, as nv.c's function of that name
  * @gpu_id: the GPU
@@ -49,7 +40,7 @@ static struct nvsim_gpu *nvsim_gpu_of_id(u32 gpu_id)
  */
 noinline __noclone int nvidia_dev_get(u32 gpu_id, void *sp, bool reset_aware)
 {
-	struct nvsim_gpu *gpu = nvsim_gpu_of_id(gpu_id);
+	struct nvsim_gpu *gpu = nvsim_gpu_by_id(gpu_id);
 
 	if (!gpu)
 		return -ENODEV;
@@ -65,7 +56,7 @@ noinline __noclone int nvidia_dev_get(u32 gpu_id, void *sp, bool reset_aware)
  */
 noinline __noclone void nvidia_dev_put(u32 gpu_id, void *sp, bool reset_aware)
 {
-	struct nvsim_gpu *gpu = nvsim_gpu_of_id(gpu_id);
+	struct nvsim_gpu *gpu = nvsim_gpu_by_id(gpu_id);
 
 	if (gpu)
 		WARN_ON_ONCE(atomic_dec_return(&gpu->attached) < 0);

@@ -363,6 +363,7 @@ extern struct xarray nvsim_clients;
 #define nvsim_for_each_client(index, client) xa_for_each(&nvsim_clients, index, client)
 extern struct nvsim_gpu nvsim_gpus[NVSIM_MAX_GPUS];
 extern unsigned int nvsim_num_gpus;
+struct nvsim_gpu *nvsim_gpu_by_id(u32 gpu_id);
 /* the numa_node module parameter (nvsim_main.c) */
 extern int nvsim_numa_node;
 extern const char *nvsim_gpu_name;

@@ -53,24 +53,15 @@ static u32 nvsim_kapi_enumerate_gpus(struct nvrm_kapi_gpu_info *gpu_info)
 	return nvsim_num_gpus;
 }
 
-static struct nvsim_gpu *nvsim_kapi_gpu(u32 gpu_id)
-{
-	unsigned int i;
-
-	for (i = 0; i < nvsim_num_gpus; i++)
-		if (nvsim_gpus[i].gpu_id == gpu_id)
-			return &nvsim_gpus[i];
-	return NULL;
-}
-
-/* nvidia_dev_get: -ENODEV for an unknown GPU; nvsim's GPUs are always up. */
+/* The driver's open_gpu and close_gpu are nvidia_dev_get and _put (nv-modeset-interface.c). */
 static int nvsim_kapi_open_gpu(u32 gpu_id, struct nvrm_kapi_stack *sp, u8 reset_aware)
 {
-	return nvsim_kapi_gpu(gpu_id) ? 0 : -ENODEV;
+	return nvidia_dev_get(gpu_id, sp, reset_aware);
 }
 
 static void nvsim_kapi_close_gpu(u32 gpu_id, struct nvrm_kapi_stack *sp, u8 reset_aware)
 {
+	nvidia_dev_put(gpu_id, sp, reset_aware);
 }
 
 /* nvidia_modeset_set_callbacks: one registration at a time. nvsim never calls them back. */

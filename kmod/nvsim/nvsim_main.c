@@ -128,6 +128,17 @@ const struct file_operations nvsim_fops = {
 	.poll		= nvsim_poll,
 };
 
+/* The GPU with @gpu_id (CARD_INFO's, as the driver's find_gpu_id() looks it up), or NULL. */
+struct nvsim_gpu *nvsim_gpu_by_id(u32 gpu_id)
+{
+	unsigned int i;
+
+	for (i = 0; i < nvsim_num_gpus; i++)
+		if (nvsim_gpus[i].gpu_id == gpu_id)
+			return &nvsim_gpus[i];
+	return NULL;
+}
+
 /* The real nodes are world-usable (nvidia-modprobe creates them 0666); access control is RM's. */
 static char *nvsim_devnode(NVSIM_DEVNODE_DEV *dev, umode_t *mode)
 {
