@@ -49,7 +49,13 @@ static void qgpu_clients_refused(struct qgpu_file *qf, const char *what, u32 h)
 	char msg[96];
 
 	snprintf(msg, sizeof(msg), "%s naming RM client 0x%08x, not its own", what, h);
-	qgpu_mem_knob_refused(qf->inst, msg);
+	qgpu_mem_call_refused(qf->inst, msg);
+}
+
+/* Whether @h is a client allocated through any of @qf's instance's ctl files. */
+static bool qgpu_clients_in_instance(struct qgpu_file *qf, u32 h)
+{
+	return xa_load(&qf->inst->mem.clients, h);
 }
 
 /* Whether @h may be named in a call issued on @hclient through a file tracked by @t (or NULL). */
@@ -265,7 +271,7 @@ long qgpu_clients_os_event(struct qgpu_file *qf, unsigned int cmd, unsigned long
 	/* the driver's own answer to a size it refuses, or to parameters it cannot read */
 	if (size != sizeof(p) || copy_from_user(&p, (void __user *)arg, sizeof(p)))
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
-	if (!xa_load(&qf->inst->mem.clients, p.hclient)) {
+	if (!qgpu_clients_in_instance(qf, p.hclient)) {
 		qgpu_clients_refused(qf, nvrm_ioctl_name(_IOC_NR(cmd)), p.hclient);
 		p.status = NVRM_ERR_INVALID_CLIENT;
 		return copy_to_user((void __user *)arg, &p, sizeof(p)) ? -EFAULT : 0;
@@ -305,7 +311,7 @@ long qgpu_clients_registry(struct qgpu_file *qf, unsigned int cmd, unsigned long
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
 	if (p.access_type == NVRM_NVOS38_ACCESS_TYPE_WRITE_DWORD ||
 	    p.access_type == NVRM_NVOS38_ACCESS_TYPE_WRITE_BINARY) {
-		qgpu_mem_knob_refused(qf->inst, "a write of the driver's registry");
+		qgpu_mem_call_refused(qf->inst, "a write of the driver's registry");
 		p.status = NVRM_ERR_INSUFFICIENT_PERMISSIONS;
 		return copy_to_user((void __user *)arg, &p, sizeof(p)) ? -EFAULT : 0;
 	}
@@ -357,7 +363,7 @@ long qgpu_clients_share(struct qgpu_file *qf, unsigned int cmd, unsigned long ar
 	own = qgpu_rmtrack_find(qf->track, p.hclient, p.hclient);
 	if (own && p.share_type == NVRM_RS_SHARE_TYPE_CLIENT) {
 		named = p.share_target;
-		own = xa_load(&qf->inst->mem.clients, p.share_target);
+		own = qgpu_clients_in_instance(qf, p.share_target);
 	}
 	if (own) {
 		ret = qgpu_forward_sealed(qf->real, cmd, arg, compat, &p, &sealed);
@@ -430,7 +436,7 @@ bool qgpu_clients_uvm(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
 		return true;
 	}
 	memcpy(&hclient, p + client_off, sizeof(hclient));
-	if (hclient && !xa_load(&qf->inst->mem.clients, hclient)) {
+	if (hclient && !qgpu_clients_in_instance(qf, hclient)) {
 		snprintf(what, sizeof(what), "UVM command %u", cmd);
 		qgpu_clients_refused(qf, what, hclient);
 		kfree(p);

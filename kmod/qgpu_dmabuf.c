@@ -95,7 +95,7 @@ long qgpu_dmabuf_export(struct qgpu_file *qf, unsigned int cmd, unsigned long ar
 		status = nvrm_dmabuf_export_check(&d);
 		if (status == NVRM_OK) {
 			status = NVRM_ERR_NOT_SUPPORTED;
-			qgpu_mem_knob_refused(inst, "dma-buf export (dmabuf=refuse)");
+			qgpu_mem_call_refused(inst, "dma-buf export (dmabuf=refuse)");
 		}
 	} else if (!xa_load(&inst->mem.clients, d.hclient)) {
 		status = NVRM_ERR_INVALID_OBJECT_HANDLE;

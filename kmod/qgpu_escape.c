@@ -292,7 +292,7 @@ static long qgpu_attach_gpus(struct qgpu_file *qf, unsigned int cmd, unsigned lo
 	kfree(ids);
 	ret = qgpu_forward_attach_sealed(qf->real, cmd, arg, compat, gpu_id, &refused);
 	if (refused)
-		qgpu_mem_knob_refused(qf->inst, "ATTACH_GPUS_TO_FD of another GPU");
+		qgpu_mem_call_refused(qf->inst, "ATTACH_GPUS_TO_FD of another GPU");
 	return ret;
 }
 

@@ -174,14 +174,15 @@ static void qgpu_mem_refused(struct qgpu_instance *inst, u64 size)
 }
 
 /**
- * qgpu_mem_knob_refused() - a knob of the instance refused a call: tell the operator
+ * qgpu_mem_call_refused() - qgpu refused a call of the instance: tell the operator
  * @inst: the instance
- * @what: the call and the knob, for people (e.g. "dma-buf export (dmabuf=refuse)")
+ * @what: the call and why, for people (e.g. "dma-buf export (dmabuf=refuse)", or a call that
+ *	named another tenant's RM client)
  *
  * The netlink event ``refused`` for the calling process, and a rate-limited log line: a tenant
  * whose library falls back quietly should not leave its operator guessing why.
  */
-void qgpu_mem_knob_refused(struct qgpu_instance *inst, const char *what)
+void qgpu_mem_call_refused(struct qgpu_instance *inst, const char *what)
 {
 	pr_info_ratelimited("instance %s: pid %d: refused %s\n", inst->name,
 			    task_tgid_nr(current), what);
@@ -1307,7 +1308,7 @@ u64 qgpu_mem_card_fb_size(struct qgpu_instance *inst, u64 fb_size)
 int qgpu_mem_uvm_mmap(struct qgpu_file *qf, struct vm_area_struct *vma)
 {
 	if (qf->node == QGPU_NODE_UVM && READ_ONCE(qf->inst->mem.refuse_managed)) {
-		qgpu_mem_knob_refused(qf->inst, "UVM managed memory (managed=refuse)");
+		qgpu_mem_call_refused(qf->inst, "UVM managed memory (managed=refuse)");
 		return -EPERM;
 	}
 	return 0;

@@ -106,7 +106,7 @@ void qgpu_mem_charge_put(struct qgpu_mem_charge *c);
 struct qgpu_mem_charge *qgpu_mem_charge_of(struct qgpu_instance *inst, u32 hclient, u32 handle,
 					   bool *known);
 u64 qgpu_mem_card_fb_size(struct qgpu_instance *inst, u64 fb_size);
-void qgpu_mem_knob_refused(struct qgpu_instance *inst, const char *what);
+void qgpu_mem_call_refused(struct qgpu_instance *inst, const char *what);
 int qgpu_mem_uvm_mmap(struct qgpu_file *qf, struct vm_area_struct *vma);
 
 #endif /* QGPU_MEM_H */

@@ -266,7 +266,7 @@ static int qgpu_probe_version(struct qgpu_probe *p, char *version)
 
 /*
  * SYS_PARAMS with the kernel's memory block size, the size every CUDA process reports when it
- * starts (from /sys/devices/system/memory/block_size_bytes; 62 of 62 processes traced on an H200
+ * starts (from /sys/devices/system/memory/block_size_bytes; all 62 such calls traced on an H200
  * with driver 580). The driver keeps the first non-zero size it is told until it is unloaded,
  * answers any other with -EBUSY, and reports it in NUMA_INFO for onlining a coherent GPU's memory
  * (nv.c, one for the driver, 525-595). Told by qgpu at load, it cannot be told another size by a

@@ -574,12 +574,6 @@ bool qgpu_seal_params_end(struct qgpu_seal *s, bool rm_ok)
 	return s->returned;
 }
 
-/* Whether the parameters calls point to are sealed: the kretprobe is placed. */
-bool qgpu_seal_params_ready(void)
-{
-	return READ_ONCE(qgpu_seal_params_on);
-}
-
 /* Whether forwards are sealed: the probe is placed. */
 bool qgpu_seal_ready(void)
 {

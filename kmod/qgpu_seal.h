@@ -51,7 +51,6 @@ int qgpu_seal_uvm_init(const struct module *uvm);
 void qgpu_seal_exit(void);
 void qgpu_seal_show(struct seq_file *m);
 bool qgpu_seal_ready(void);
-bool qgpu_seal_params_ready(void);
 void qgpu_seal_params_begin(struct qgpu_seal *s, u64 uptr, void *copy, u32 size);
 bool qgpu_seal_params_end(struct qgpu_seal *s, bool rm_ok);
 long qgpu_forward_sealed(struct file *real, unsigned int cmd, unsigned long arg, bool compat,
