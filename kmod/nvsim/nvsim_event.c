@@ -22,6 +22,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/poll.h>
+#include <linux/proc_fs.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -83,6 +85,36 @@ static void nvsim_os_event_free_locked(struct nvsim_os_event *os)
 	os->file = NULL;
 	if (!os->refs)
 		kfree(os);
+}
+
+/*
+ * /proc/driver/nvsim/os_events: how many keys the driver's list holds, for every file and client
+ * together (the real driver has one list, walked under a spinlock by every ALLOC_OS_EVENT and
+ * every file's release).
+ */
+static int nvsim_os_events_show(struct seq_file *m, void *v)
+{
+	struct nvsim_os_event *os;
+	unsigned long flags;
+	unsigned int n = 0;
+
+	spin_lock_irqsave(&nvsim_event_lock, flags);
+	list_for_each_entry(os, &nvsim_os_events, node)
+		n++;
+	spin_unlock_irqrestore(&nvsim_event_lock, flags);
+	seq_printf(m, "%u\n", n);
+	return 0;
+}
+
+/**
+ * nvsim_event_proc_init() - create /proc/driver/nvsim/os_events
+ * @root: /proc/driver/nvsim (removed with it)
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int nvsim_event_proc_init(struct proc_dir_entry *root)
+{
+	return proc_create_single("os_events", 0444, root, nvsim_os_events_show) ? 0 : -ENOMEM;
 }
 
 static struct nvsim_os_event *nvsim_os_event_find_locked(u32 hclient, u32 fd)

@@ -458,6 +458,7 @@ int nvsim_free_os_event(struct file *file, void *params, u32 size);
 int nvsim_get_event_data(struct file *file, void *params, u32 size);
 u32 nvsim_event_construct(const struct nvsim_caller *caller, struct nvsim_object *obj, void *ap);
 void nvsim_event_client_gone(u32 hclient);
+int nvsim_event_proc_init(struct proc_dir_entry *root);
 void nvsim_event_file_init(struct nvsim_file *nf);
 void nvsim_event_file_release(struct file *file);
 __poll_t nvsim_poll(struct file *file, struct poll_table_struct *wait);

@@ -200,6 +200,9 @@ static int nvsim_create_gpus(void)
 	nvsim_proc_root = proc_mkdir("driver/nvsim", NULL);
 	if (!nvsim_proc_root)
 		return -ENOMEM;
+	ret = nvsim_event_proc_init(nvsim_proc_root);
+	if (ret)
+		goto err;
 	for (i = 0; i < nvsim_num_gpus; i++) {
 		char name[16];
 
