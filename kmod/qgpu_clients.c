@@ -257,16 +257,15 @@ void qgpu_clients_alloc_end(struct qgpu_file *qf, struct qgpu_seal *seal, void *
  * ctl files'): anything else is NV_ERR_INVALID_CLIENT in Status, as if the client did not exist,
  * nothing is forwarded, and the operator gets the netlink event ``refused``. RM reads qgpu's
  * checked copy (DOC: sealed forwarding). Every such call CUDA made in the traces of session 17
- * named its own client.
+ * named its own client. The keys RM then holds are counted and bounded (DOC: OS events).
  *
- * Context: process context.
+ * Context: process context; takes the instance's os_events.lock.
  * Return: what the ioctl returns.
  */
 long qgpu_clients_os_event(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,
 			   bool compat)
 {
 	struct nvrm_alloc_os_event p;
-	bool sealed;
 
 	/* the driver's own answer to a size it refuses, or to parameters it cannot read */
 	if (size != sizeof(p) || copy_from_user(&p, (void __user *)arg, sizeof(p)))
@@ -276,7 +275,9 @@ long qgpu_clients_os_event(struct qgpu_file *qf, unsigned int cmd, unsigned long
 		p.status = NVRM_ERR_INVALID_CLIENT;
 		return copy_to_user((void __user *)arg, &p, sizeof(p)) ? -EFAULT : 0;
 	}
-	return qgpu_forward_sealed(qf->real, cmd, arg, compat, &p, &sealed);
+	if (_IOC_NR(cmd) == NVRM_ESC_ALLOC_OS_EVENT)
+		return qgpu_os_event_alloc(qf, cmd, arg, compat, &p);
+	return qgpu_os_event_free(qf, cmd, arg, compat, &p);
 }
 
 /**

@@ -64,7 +64,8 @@
  *   sealed forwarding, qgpu_seal.c).
  * - ALLOC_OS_EVENT and FREE_OS_EVENT: the client must be one of the instance's, and RM reads
  *   qgpu's copy (DOC: client handles in parameters, qgpu_clients_os_event()). Their fd is only a
- *   key the driver never resolves.
+ *   key the driver never resolves. The keys RM holds for an instance are counted and bounded
+ *   (DOC: OS events).
  * - RM_ACCESS_REGISTRY: reads only, through a client of the calling file
  *   (qgpu_clients_registry()); RM_SHARE: of a client of the calling file, and a CLIENT share
  *   only with one of the instance's clients (qgpu_clients_share()). RM looks those clients up
@@ -521,6 +522,11 @@ out_unlock:
  * RM then frees exactly what qgpu drops from the mirror, and its status is the truth: forwarded,
  * RM would read the handle again, and a sibling thread could have it free another object than
  * the one qgpu uncharges (the forwarding path below must ask RM afterwards).
+ *
+ * A client is the exception when forwards are sealed: the escape frees the client's OS events
+ * with it (rm_client_free_os_events() in escape.c, 525-595), the kernel interface does not, and
+ * the driver's list would keep them until the file goes. Sealed, RM reads qgpu's copy, so it
+ * frees the client qgpu drops, at the tenant's privilege; RM, asked afterwards, confirms.
  */
 static long qgpu_rm_free(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,
 			 bool compat)
@@ -529,25 +535,36 @@ static long qgpu_rm_free(struct qgpu_file *qf, unsigned int cmd, unsigned long a
 	struct qgpu_rmtrack *t = qf->track;
 	struct qgpu_rmnode *node;
 	struct nvrm_nvos00 p;
-	bool sealed;
+	bool sealed, client;
 	u32 status;
 	long ret;
 
 	if (!t || size != sizeof(p) || copy_from_user(&p, up, size))
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	client = p.hobject_old == p.hroot;
 	mutex_lock(&t->lock);
 	node = qgpu_kclient_ready() ? qgpu_rmtrack_find(t, p.hroot, p.hobject_old) : NULL;
-	if (node) {
+	if (node && !(client && qgpu_seal_ready())) {
 		status = qgpu_kclient_free_in(p.hroot, p.hobject_old);
 		if (status == NVRM_OK)
 			qgpu_rmtrack_freed_node(t, node);
 		mutex_unlock(&t->lock);
 		return put_user(status, &up->status) ? -EFAULT : 0;
 	}
-	/* Untracked: believe RM's word only once RM, asked directly, no longer has it. */
-	ret = qgpu_forward_sealed(qf->real, cmd, arg, compat, &p, &sealed);
+	if (client) {
+		ret = qgpu_os_events_client_free_begin(qf->inst);
+		if (ret)
+			goto out_unlock;
+	}
+	/* Untracked, or a client: believe RM's word only once RM, asked directly, confirms it. */
+	ret = qgpu_forward_sealed_nocopy(qf->real, cmd, arg, compat, &p, &sealed);
+	if (client)
+		qgpu_os_events_client_freed(qf->inst, p.hroot,
+					    !ret && sealed && p.status == NVRM_OK);
 	if (!ret && qgpu_rmtrack_gone(t, p.hroot, p.hobject_old))
 		qgpu_rmtrack_freed(t, p.hroot, p.hobject_old);
+	ret = qgpu_seal_copy_back(ret, sealed, arg, &p, sizeof(p));
+out_unlock:
 	mutex_unlock(&t->lock);
 	return ret;
 }

@@ -278,6 +278,7 @@ int qgpu_instance_create(struct qgpu_gpu *gpu, const struct qgpu_create_req *req
 	inst->state = QGPU_INST_CREATING;
 	INIT_LIST_HEAD(&inst->files);
 	mutex_init(&inst->params_seal);
+	qgpu_os_events_init(&inst->os_events);
 	kobject_init(&inst->kobj, &qgpu_instance_ktype);
 
 	mutex_lock(&qgpu_lock);
@@ -417,9 +418,10 @@ void qgpu_status_show_instances(struct seq_file *m, struct qgpu_gpu *gpu)
 			seq_printf(m, "%llu", inst->settings.mem);
 		else
 			seq_puts(m, "max");
-		seq_printf(m, ", core %u, class %s, open files %u, rm objects %d, processes:",
+		seq_printf(m, ", core %u, class %s, open files %u, rm objects %d, os events %u, processes:",
 			   inst->settings.core, qgpu_class_name(inst->settings.cls),
-			   inst->open_count, atomic_read(&inst->rm_objects));
+			   inst->open_count, atomic_read(&inst->rm_objects),
+			   READ_ONCE(inst->os_events.count));
 		list_for_each_entry(qf, &inst->files, inst_link)
 			if (!qgpu_tgid_seen(inst, qf))
 				seq_printf(m, " %d(%s)", qf->tgid, qf->comm);

@@ -31,6 +31,7 @@
 #include "qgpu_gpucheck.h"
 #include "qgpu_lend.h"
 #include "qgpu_mem.h"
+#include "qgpu_os_events.h"
 #include "qgpu_seal.h"
 
 struct qgpu_rmtrack;
@@ -144,6 +145,7 @@ enum qgpu_instance_state {
  * @rm_objects: RM objects its tenants hold, as qgpu's mirror counts them (qgpu_rmtrack.c); they
  *	can outlive the files (a mapping keeps the real ctl file and RM's clients)
  * @mem: its memory limit and charges (qgpu_mem.c)
+ * @os_events: the OS events RM holds for its files (qgpu_os_events.c)
  * @sched: its compute-scheduling state (qgpu_sched.c), freed with the instance
  * @params_seal: one forward at a time whose parameters qgpu has RM or UVM read from its checked
  *	copy (qgpu_clients.c): such a forward can hold one instance of a kretprobe's pool while the
@@ -163,6 +165,7 @@ struct qgpu_instance {
 	struct list_head files;
 	atomic_t rm_objects;
 	struct qgpu_mem_inst mem;
+	struct qgpu_os_events os_events;
 	struct qgpu_sched_inst *sched;
 	struct mutex params_seal;	/* see @params_seal above */
 };
@@ -179,6 +182,8 @@ struct qgpu_instance {
  *	(qgpu_rmtrack.c); NULL for the other nodes
  * @doorbell: for a GPU proxy, RM mapped a usermode object through it: its mmaps are doorbell
  *	mappings, which the scheduler interposes on (qgpu_vma.c)
+ * @os_events: OS events RM holds that were allocated through it, under the instance's
+ *	os_events.lock (qgpu_os_events.c)
  */
 struct qgpu_file {
 	struct file *real;
@@ -189,6 +194,7 @@ struct qgpu_file {
 	struct list_head inst_link;
 	struct qgpu_rmtrack *track;
 	bool doorbell;
+	unsigned int os_events;
 };
 
 extern struct mutex qgpu_lock;
