@@ -103,7 +103,7 @@ static void qgpu_export_record(struct qgpu_rmtrack *t, u32 hclient, struct qgpu_
 	for (i = 0; i < n; i++) {
 		c = handles[i] ? qgpu_mem_node_charge(qgpu_rmtrack_find(t, hclient, handles[i])) :
 				 NULL;
-		old = c ? xa_store(&target->exports, index + i, c, GFP_KERNEL) :
+		old = c ? xa_store(&target->exports, index + i, c, GFP_KERNEL_ACCOUNT) :
 			  xa_erase(&target->exports, index + i);
 		if (xa_is_err(old)) {
 			/* RM holds the memory, qgpu cannot say where: it stays charged for good. */

@@ -88,7 +88,7 @@ static int qgpu_fop_open(struct inode *inode, struct file *file)
 	inst = qgpu_instance_open(iminor(inode), &node);
 	if (!inst)
 		return -ENODEV;
-	qf = kzalloc(sizeof(*qf), GFP_KERNEL);
+	qf = kzalloc(sizeof(*qf), GFP_KERNEL_ACCOUNT);
 	if (!qf) {
 		ret = -ENOMEM;
 		goto err_close;

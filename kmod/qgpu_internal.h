@@ -11,6 +11,11 @@
  * held across a forwarded call into the backend, nor while sysfs entries or device nodes are
  * added or removed (their show/store handlers take it, and kernfs waits for running handlers
  * when it removes a file). Lock order: qgpu_lock, then nothing of ours.
+ *
+ * Memory: what qgpu keeps because a tenant made something (its open files, mirror nodes and
+ * charges, OS-event keys, channel records, UVM holds, export slots, doorbell mappings) is
+ * allocated with GFP_KERNEL_ACCOUNT in the tenant's own calls, so the tenant's memory cgroup
+ * pays for it and bounds it, as for the kernel's own files and pipes.
  */
 #ifndef QGPU_INTERNAL_H
 #define QGPU_INTERNAL_H

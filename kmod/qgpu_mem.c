@@ -384,7 +384,7 @@ static bool qgpu_mem_charge_made(struct qgpu_file *qf, const struct qgpu_mem_req
 		qgpu_mem_uncharge(inst, r->reserved - actual);
 	}
 
-	made = kzalloc(sizeof(*made), GFP_KERNEL);
+	made = kzalloc(sizeof(*made), GFP_KERNEL_ACCOUNT);
 	if (made) {
 		refcount_set(&made->charge.ref, 1);
 		made->charge.size = actual;
@@ -521,12 +521,13 @@ long qgpu_mem_rm_alloc_done(struct qgpu_file *qf, unsigned long arg, const struc
 	u64 size;
 
 	if (node && !node->parent) {
-		mc = kzalloc(sizeof(*mc), GFP_KERNEL);
+		mc = kzalloc(sizeof(*mc), GFP_KERNEL_ACCOUNT);
 		if (!mc)
 			return 0;
 		mc->inst = qf->inst;
 		mc->root = node;
-		if (xa_err(xa_store(&qf->inst->mem.clients, node->handle, mc, GFP_KERNEL))) {
+		if (xa_err(xa_store(&qf->inst->mem.clients, node->handle, mc,
+				    GFP_KERNEL_ACCOUNT))) {
 			kfree(mc);
 			return 0;
 		}
@@ -868,7 +869,7 @@ struct qgpu_mem_charge *qgpu_mem_own_charge(struct qgpu_instance *inst, u32 hcli
 		qgpu_mem_refused(inst, size);
 		return NULL;
 	}
-	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
 	if (!c) {
 		qgpu_mem_uncharge(inst, size);
 		return NULL;

@@ -107,7 +107,7 @@ long qgpu_os_event_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long a
 	bool sealed;
 	long ret;
 
-	key = kzalloc(sizeof(*key), GFP_KERNEL);
+	key = kzalloc(sizeof(*key), GFP_KERNEL_ACCOUNT);
 	if (!key)
 		return -ENOMEM;
 	ret = mutex_lock_killable(&e->lock);

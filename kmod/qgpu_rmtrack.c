@@ -106,7 +106,7 @@ static bool qgpu_is_root_class(u32 hclass)
  */
 struct qgpu_rmtrack *qgpu_rmtrack_new(struct qgpu_instance *inst)
 {
-	struct qgpu_rmtrack *t = kzalloc(sizeof(*t), GFP_KERNEL);
+	struct qgpu_rmtrack *t = kzalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
 
 	if (!t)
 		return NULL;
@@ -319,7 +319,7 @@ static struct qgpu_rmnode *qgpu_rmtrack_add_client(struct qgpu_rmtrack *t, u32 h
 	old = xa_load(&t->clients, qgpu_rmclient_key(hclient));
 	if (old)
 		qgpu_rmclient_free(t, old);	/* a free qgpu missed; RM reused the handle */
-	client = kzalloc(sizeof(*client), GFP_KERNEL);
+	client = kzalloc(sizeof(*client), GFP_KERNEL_ACCOUNT);
 	if (!client)
 		return NULL;
 	if (rhashtable_init(&client->nodes, &qgpu_rmnode_params))
@@ -329,7 +329,7 @@ static struct qgpu_rmnode *qgpu_rmtrack_add_client(struct qgpu_rmtrack *t, u32 h
 	client->inst = t->inst;
 	INIT_LIST_HEAD(&client->root.children);
 	INIT_RCU_WORK(&client->free_work, qgpu_rmclient_free_work);
-	if (xa_err(xa_store(&t->clients, qgpu_rmclient_key(hclient), client, GFP_KERNEL)))
+	if (xa_err(xa_store(&t->clients, qgpu_rmclient_key(hclient), client, GFP_KERNEL_ACCOUNT)))
 		goto err_destroy;
 	atomic_inc(&t->inst->rm_objects);
 	return &client->root;
@@ -395,7 +395,7 @@ struct qgpu_rmnode *qgpu_rmtrack_add(struct qgpu_rmtrack *t, u32 hclient, u32 hp
 			return NULL;
 		qgpu_rmnode_free(client, node);
 	}
-	node = kzalloc(sizeof(*node), GFP_KERNEL);
+	node = kzalloc(sizeof(*node), GFP_KERNEL_ACCOUNT);
 	if (!node)
 		return NULL;
 	node->handle = handle;

@@ -961,7 +961,7 @@ static bool qgpu_sched_chan_track(struct qgpu_file *qf, struct qgpu_rmnode *node
 	struct qgpu_sched_chan *ch;
 	u32 status;
 
-	ch = kzalloc(sizeof(*ch), GFP_KERNEL);
+	ch = kzalloc(sizeof(*ch), GFP_KERNEL_ACCOUNT);
 	if (!ch)
 		return false;
 	status = qgpu_sched_chan_map(inst, ch, hroot, a);
@@ -1026,7 +1026,7 @@ void qgpu_sched_rm_alloc(struct qgpu_file *qf, struct qgpu_rmnode *node,
 	}
 	if (node->hclass != NVRM_CLASS_KEPLER_CHANNEL_GROUP_A)
 		return;
-	tsg = kzalloc(sizeof(*tsg), GFP_KERNEL);
+	tsg = kzalloc(sizeof(*tsg), GFP_KERNEL_ACCOUNT);
 	if (!tsg)
 		goto err;
 	status = qgpu_kclient_subdevice(inst->gpu, &hsub);

@@ -87,7 +87,7 @@ static void qgpu_uvm_hold_put(struct qgpu_uvm_hold *hold)
 
 static struct qgpu_uvm_frag *qgpu_uvm_frag_new(u64 start, u64 last, struct qgpu_uvm_hold *hold)
 {
-	struct qgpu_uvm_frag *f = kzalloc(sizeof(*f), GFP_KERNEL);
+	struct qgpu_uvm_frag *f = kzalloc(sizeof(*f), GFP_KERNEL_ACCOUNT);
 
 	if (f) {
 		f->it.start = start;
@@ -151,7 +151,7 @@ static void qgpu_uvm_range_free(struct qgpu_uvm_model *m, struct qgpu_uvm_range 
 static struct qgpu_uvm_model *qgpu_uvm_model(struct qgpu_rmtrack *t)
 {
 	if (!t->uvm) {
-		t->uvm = kzalloc(sizeof(*t->uvm), GFP_KERNEL);
+		t->uvm = kzalloc(sizeof(*t->uvm), GFP_KERNEL_ACCOUNT);
 		if (t->uvm) {
 			t->uvm->ranges = RB_ROOT_CACHED;
 			INIT_LIST_HEAD(&t->uvm->pinned);
@@ -176,7 +176,7 @@ static bool qgpu_uvm_mapped(struct qgpu_uvm_model *m, u64 base, u64 last,
 	if (!it || it->last < last)
 		return false;
 	r = to_range(it);
-	hold = kzalloc(sizeof(*hold), GFP_KERNEL);
+	hold = kzalloc(sizeof(*hold), GFP_KERNEL_ACCOUNT);
 	if (!hold)
 		return false;
 	hold->ref = 1;
@@ -303,7 +303,7 @@ static long qgpu_uvm_map_external(struct qgpu_file *qf, unsigned int cmd, unsign
 	/* ORDER: where to keep the charge first; without it, UVM is not asked to hold anything. */
 	if (c) {
 		m = qgpu_uvm_model(t);
-		pin = kzalloc(sizeof(*pin), GFP_KERNEL);
+		pin = kzalloc(sizeof(*pin), GFP_KERNEL_ACCOUNT);
 		if (!m || !pin) {
 			ret = -ENOMEM;
 			goto out_put;
@@ -359,7 +359,7 @@ static void qgpu_uvm_range_done(struct qgpu_rmtrack *t, unsigned int cmd, const 
 		if (!m || !qgpu_uvm_span_ok(p[0], p[1]) ||
 		    interval_tree_iter_first(&m->ranges, p[0], p[0] + p[1] - 1))
 			return;
-		r = kzalloc(sizeof(*r), GFP_KERNEL);
+		r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
 		if (!r)
 			return;
 		r->it.start = p[0];

@@ -107,7 +107,7 @@ void *qgpu_vma_prepare(struct qgpu_file *qf)
 
 	if (!READ_ONCE(qf->doorbell) || !qf->inst->sched)
 		return NULL;
-	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT);
 	if (!ctx)
 		return ERR_PTR(-ENOMEM);
 	kobject_get(&qf->inst->kobj);
