@@ -13,11 +13,13 @@ from __future__ import annotations
 import os
 import re
 import signal
+import struct
 from pathlib import Path
 
 import rm
 from qgpu_sysfs import instance
 from rm import Rm
+from test_qgpu_seal import raw_ioctl, sibling
 
 PER_FILE = 64  # QGPU_OS_EVENTS_PER_FILE
 PER_INSTANCE = 4096  # QGPU_OS_EVENTS_PER_INSTANCE
@@ -142,3 +144,21 @@ def test_a_refused_os_event_tells_the_operator() -> None:
         finally:
             tenant.close()
             sock.close()
+
+
+def test_a_sibling_rewriting_the_status_cannot_hide_an_os_event() -> None:
+    """RM's status in qgpu's sealed copy decides what is counted: a sibling that keeps writing a
+    failure into the status the tenant's memory holds does not get keys past the file's bound
+    (with seal=0 qgpu believes that memory, and the driver ends up with more)."""
+    base = driver_keys()
+    with instance("osevrace", opts="mem=64M") as d:
+        tenant = Rm(dev=d)
+        try:
+            with sibling(16, [(12, (0xFFFFFFFF, rm.INSUFFICIENT_RESOURCES))]) as req:
+                for fd in range(3 * PER_FILE):
+                    struct.pack_into("<III", req, 0, tenant.client, 0, fd)
+                    assert raw_ioctl(tenant.gpu_fd, rm.ALLOC_OS_EVENT, req) == 0
+            assert (driver_keys() - base, qgpu_keys("osevrace")) == (PER_FILE, PER_FILE)
+        finally:
+            tenant.close()
+    assert driver_keys() == base
