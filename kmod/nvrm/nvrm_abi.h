@@ -601,6 +601,23 @@ struct nvrm_nvos34 {
 	u32 flags;		/* @28 */
 };
 
+/*
+ * NVOS56_PARAMETERS (nvos.h, 525-595): NV_ESC_RM_UPDATE_DEVICE_MAPPING_INFO, issued on
+ * /dev/nvidiactl: the CPU mapping of hMemory that the calling process made at pOldCpuAddress is
+ * known at pNewCpuAddress from now on (RmUpdateDeviceMappingInfo(), osapi.c). CUDA sends it
+ * after mmap, old = RM_MAP_MEMORY's pLinearAddress, new = the mmap address.
+ */
+struct nvrm_nvos56 {
+	u32 hclient;		/* @0 */
+	u32 hdevice;		/* @4 */
+	u32 hmemory;		/* @8 */
+	u32 _pad0;
+	u64 pold_cpu_address;	/* @16 */
+	u64 pnew_cpu_address;	/* @24 */
+	u32 status;		/* @32 */
+	u32 _pad1;
+};
+
 /* nvos.h NVOS02_FLAGS_* (RM_ALLOC_MEMORY), 525-595 */
 #define NVRM_NVOS02_FLAGS_PHYSICALITY_SHIFT		4		/* 7:4 */
 #define NVRM_NVOS02_FLAGS_PHYSICALITY_MASK		0xfu
@@ -1655,6 +1672,9 @@ NVRM_ASSERT_OFFSET(struct nvrm_nvos33, flags, 44);
 NVRM_ASSERT_SIZE(struct nvrm_nvos33_with_fd, 56);
 NVRM_ASSERT_OFFSET(struct nvrm_nvos33_with_fd, fd, 48);
 NVRM_ASSERT_SIZE(struct nvrm_nvos34, 32);
+NVRM_ASSERT_SIZE(struct nvrm_nvos56, NVRM_NVOS56_SIZE);
+NVRM_ASSERT_OFFSET(struct nvrm_nvos56, pnew_cpu_address, 24);
+NVRM_ASSERT_OFFSET(struct nvrm_nvos56, status, 32);
 NVRM_ASSERT_OFFSET(struct nvrm_nvos34, plinear_address, 16);
 NVRM_ASSERT_OFFSET(struct nvrm_nvos34, status, 24);
 NVRM_ASSERT_OFFSET(struct nvrm_nvos34, flags, 28);

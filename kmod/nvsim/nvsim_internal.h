@@ -487,6 +487,7 @@ void nvsim_backing_write32(struct nvsim_backing *b, u64 offset, u32 val);
 int nvsim_map_memory(struct file *file, void *params, u32 size);
 u32 nvsim_map_memory_locked(struct file *ctl, struct nvrm_nvos33 *p, int fd);
 int nvsim_unmap_memory(struct file *file, void *params, u32 size);
+int nvsim_update_device_mapping_info(struct file *file, void *params, u32 size);
 u32 nvsim_map_memory_kernel(const struct nvsim_caller *caller, struct nvrm_nvos33 *p);
 u32 nvsim_unmap_memory_kernel(const struct nvsim_caller *caller, struct nvrm_nvos34 *p);
 int nvsim_mmap(struct file *file, struct vm_area_struct *vma);

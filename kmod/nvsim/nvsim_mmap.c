@@ -44,8 +44,11 @@ struct nvsim_mmap_ctx {
  * @client: the client that mapped
  * @obj: the memory or usermode handle that was mapped
  * @kaddr: a kernel client's mapping: the vmap() of the pages holding the range, else NULL
- * @linear: the pLinearAddress returned for a kernel mapping (inside @kaddr's pages)
+ * @linear: the pLinearAddress returned for a kernel mapping (inside @kaddr's pages); for a user
+ *	mapping, the address RM knows it at: the cookie returned, until
+ *	RM_UPDATE_DEVICE_MAPPING_INFO moves it
  * @backing: the pages @kaddr maps (a reference), or NULL
+ * @tgid: the process that mapped (RM's serverutilMappingFilterCurrentUserProc() compares it)
  */
 struct nvsim_cpu_map {
 	struct nvsim_client *client;
@@ -53,6 +56,7 @@ struct nvsim_cpu_map {
 	void *kaddr;
 	u64 linear;
 	struct nvsim_backing *backing;
+	pid_t tgid;
 };
 
 static void nvsim_cpu_map_free(struct nvsim_cpu_map *map)
@@ -74,6 +78,83 @@ static u32 nvsim_next_cpu_map;
 static u64 nvsim_cpu_map_cookie(u32 id)
 {
 	return NVSIM_CPU_MAP_COOKIE_BASE + ((u64)id << NVSIM_CPU_MAP_COOKIE_SHIFT);
+}
+
+/*
+ * The user mapping of @obj in @client that RM knows at @address, made by @tgid if not 0; its
+ * index in @id. Under nvsim_rm_lock.
+ */
+static struct nvsim_cpu_map *nvsim_cpu_map_find(struct nvsim_client *client,
+						struct nvsim_object *obj, u64 address, pid_t tgid,
+						unsigned long *id)
+{
+	struct nvsim_cpu_map *map;
+
+	lockdep_assert_held(&nvsim_rm_lock);
+	xa_for_each(&nvsim_cpu_maps, *id, map)
+		if (map->client == client && map->obj == obj && !map->kaddr &&
+		    map->linear == address && (!tgid || map->tgid == tgid))
+			return map;
+	return NULL;
+}
+
+/**
+ * nvsim_update_device_mapping_info() - NV_ESC_RM_UPDATE_DEVICE_MAPPING_INFO (NVOS56)
+ * @file: must be /dev/nvidiactl
+ * @params: kernel copy of NVOS56; status is written back
+ * @size: must be 40
+ *
+ * As RmUpdateDeviceMappingInfo() (osapi.c, 525-595): the client is looked up by handle alone,
+ * whichever file or process made it; hDevice must be its device or subdevice, hMemory a memory
+ * or usermode object of it (RM also takes a channel or a CCU buffer, which nvsim does not map),
+ * and the mapping the one the calling process made at
+ * pOldCpuAddress, which RM then knows at pNewCpuAddress (RM_UNMAP_MEMORY names that).
+ *
+ * Context: process context; takes nvsim_rm_lock.
+ * Return: 0 with the RM status in @params, or -EINVAL for a wrong size or device.
+ */
+int nvsim_update_device_mapping_info(struct file *file, void *params, u32 size)
+{
+	const struct nvsim_file *nf = file->private_data;
+	struct nvrm_nvos56 *p = params;
+	struct nvsim_object *dev, *obj;
+	struct nvsim_client *client;
+	struct nvsim_cpu_map *map;
+	unsigned long id;
+
+	if (!nf->is_ctl || size != sizeof(*p))
+		return -EINVAL;
+	mutex_lock(&nvsim_rm_lock);
+	client = nvsim_client_lookup(p->hclient);
+	if (!client) {
+		p->status = NVRM_ERR_INVALID_CLIENT;
+		goto out_unlock;
+	}
+	/* subdeviceGetByHandle()'s statuses, then clientGetResourceRef()'s, in RM's order */
+	dev = nvsim_object_lookup(client, p->hdevice);
+	p->status = NVRM_ERR_OBJECT_NOT_FOUND;
+	if (!dev)
+		goto out_unlock;
+	p->status = NVRM_ERR_INVALID_OBJECT_HANDLE;
+	if (dev->hclass != NVRM_CLASS_NV01_DEVICE_0 && dev->hclass != NVRM_CLASS_NV20_SUBDEVICE_0)
+		goto out_unlock;
+	obj = nvsim_object_lookup(client, p->hmemory);
+	p->status = NVRM_ERR_OBJECT_NOT_FOUND;
+	if (!obj)
+		goto out_unlock;
+	p->status = NVRM_ERR_INVALID_OBJECT_HANDLE;
+	if (!nvsim_obj_mem(obj) && !nvsim_obj_doorbell(obj))
+		goto out_unlock;
+	map = nvsim_cpu_map_find(client, obj, p->pold_cpu_address, task_tgid_nr(current), &id);
+	if (!map) {
+		p->status = NVRM_ERR_OBJECT_NOT_FOUND;
+		goto out_unlock;
+	}
+	map->linear = p->pnew_cpu_address;
+	p->status = NVRM_OK;
+out_unlock:
+	mutex_unlock(&nvsim_rm_lock);
+	return 0;
 }
 
 static void nvsim_mmap_ctx_free(struct nvsim_mmap_ctx *ctx)
@@ -194,6 +275,7 @@ u32 nvsim_map_memory_locked(struct file *ctl, struct nvrm_nvos33 *p, int fd)
 	}
 	map->client = client;
 	map->obj = obj;
+	map->tgid = caller.tgid;
 	if (xa_alloc_cyclic(&nvsim_cpu_maps, &id, map, xa_limit_31b, &nvsim_next_cpu_map,
 			    GFP_KERNEL) < 0) {
 		status = NVRM_ERR_NO_MEMORY;
@@ -212,7 +294,8 @@ u32 nvsim_map_memory_locked(struct file *ctl, struct nvrm_nvos33 *p, int fd)
 	target->mmap_ctx = ctx;
 	mutex_unlock(&target->mmap_lock);
 	obj->cpu_maps++;
-	p->plinear_address = nvsim_cpu_map_cookie(id);
+	map->linear = nvsim_cpu_map_cookie(id);
+	p->plinear_address = map->linear;
 	fput(f);
 	return NVRM_OK;
 
@@ -267,7 +350,7 @@ int nvsim_unmap_memory(struct file *file, void *params, u32 size)
 	struct nvsim_client *client;
 	struct nvsim_cpu_map *map;
 	struct nvsim_object *obj;
-	u64 rel;
+	unsigned long id;
 
 	if (!nf->is_ctl || size != sizeof(*p))
 		return -EINVAL;
@@ -280,17 +363,12 @@ int nvsim_unmap_memory(struct file *file, void *params, u32 size)
 		p->status = NVRM_ERR_INVALID_OBJECT_HANDLE;
 		goto out_unlock;
 	}
-	rel = p->plinear_address - NVSIM_CPU_MAP_COOKIE_BASE;
-	map = NULL;
-	if (p->plinear_address >= NVSIM_CPU_MAP_COOKIE_BASE &&
-	    !(rel & GENMASK_ULL(NVSIM_CPU_MAP_COOKIE_SHIFT - 1, 0)) &&
-	    (rel >> NVSIM_CPU_MAP_COOKIE_SHIFT) <= U32_MAX)
-		map = xa_load(&nvsim_cpu_maps, rel >> NVSIM_CPU_MAP_COOKIE_SHIFT);
-	if (!map || map->client != client || map->obj != obj || map->kaddr) {
+	map = nvsim_cpu_map_find(client, obj, p->plinear_address, 0, &id);
+	if (!map) {
 		p->status = NVRM_ERR_INVALID_ARGUMENT;
 		goto out_unlock;
 	}
-	xa_erase(&nvsim_cpu_maps, rel >> NVSIM_CPU_MAP_COOKIE_SHIFT);
+	xa_erase(&nvsim_cpu_maps, id);
 	obj->cpu_maps--;
 	kfree(map);
 out_unlock:

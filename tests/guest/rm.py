@@ -30,6 +30,7 @@ RM_MAP_MEMORY, RM_UNMAP_MEMORY = 0x4E, 0x4F
 RM_ALLOC_MEMORY, RM_DUP_OBJECT, RM_VID_HEAP_CONTROL, RM_GET_EVENT_DATA = 0x27, 0x34, 0x4A, 0x52
 ALLOC_OS_EVENT, FREE_OS_EVENT = 206, 207
 RM_SHARE, RM_ACCESS_REGISTRY = 0x35, 0x4D
+RM_UPDATE_DEVICE_MAPPING_INFO = 0x5E
 NUMA_INFO, EXPORT_TO_DMABUF_FD = 215, 217
 
 # Classes and controls
@@ -91,6 +92,7 @@ NVOS54 = struct.Struct("<IIIIQII")
 XFER_S = struct.Struct("<IIQ")
 NVOS33_FD = struct.Struct("<IIII QQQ II i4x")  # 56 B: NVOS33 + fd@48
 NVOS34 = struct.Struct("<IIIIQII")  # 32 B
+NVOS56 = struct.Struct("<IIIIQQII")  # hClient, hDevice, hMemory, pad, pOld, pNew, status, pad
 NVOS55 = struct.Struct("<IIIIIII")  # 28 B
 OS_EVENT_S = struct.Struct("<IIII")  # 16 B
 # NVOS38 (RM_ACCESS_REGISTRY), 72 B: hClient, hObject, AccessType, DevNodeLength, pDevNode,
@@ -340,6 +342,16 @@ class Rm:
         buf = bytearray(NVOS34.pack(self.client, hdevice, hmemory, 0, address, 0xFFFFFFFF, 0))
         self.call(self.ctl, RM_UNMAP_MEMORY, buf)
         return NVOS34.unpack(buf)[5]
+
+    def update_mapping(
+        self, hdevice: int, hmemory: int, old: int, new: int, hclient: int = 0
+    ) -> int:
+        """RM_UPDATE_DEVICE_MAPPING_INFO: RM knows the mapping made at old at new from now on."""
+        buf = bytearray(
+            NVOS56.pack(hclient or self.client, hdevice, hmemory, 0, old, new, 0xFFFFFFFF, 0)
+        )
+        self.call(self.ctl, RM_UPDATE_DEVICE_MAPPING_INFO, buf)
+        return NVOS56.unpack(buf)[6]
 
     def fb_info(self, subdevice: int, *indices: int) -> list[int]:
         params = bytearray(fb_info_v2_size())

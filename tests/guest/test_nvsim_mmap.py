@@ -250,3 +250,45 @@ def test_usermode_doorbell_sees_every_ring(proc: Rm) -> None:
 def test_usermode_needs_a_subdevice_parent(proc: Rm) -> None:
     dev, _ = proc.device()
     assert proc.alloc(proc.client, dev, rm.USERMODE)[0] == rm.INVALID_OBJECT_PARENT
+
+
+def test_update_device_mapping_info_moves_the_address_rm_knows(proc: Rm) -> None:
+    """CUDA tells RM where it mmapped a mapping (RmUpdateDeviceMappingInfo): RM_UNMAP_MEMORY
+    then names that address, not RM_MAP_MEMORY's. RM looks the client up by handle alone, but
+    finds only mappings the calling process made."""
+    dev, sub = proc.device()
+    status, mem, _, _ = proc.memory(rm.VIDMEM, dev, 2 * MIB)
+    assert status == rm.OK
+    fd = proc.open_gpu()
+    try:
+        status, cookie = proc.map_memory(dev, mem, 0, 2 * MIB, fd)
+        assert status == rm.OK
+        m = mapped(fd, 2 * MIB)
+        m[:5] = b"moved"
+        va = 0x7E0000000000  # where user space says the mapping is
+        assert proc.update_mapping(sub, mem, cookie, va) == rm.OK
+        assert proc.update_mapping(dev, mem, cookie, va + 4096) == rm.OBJECT_NOT_FOUND
+        assert proc.update_mapping(0xBAD, mem, va, va) == rm.OBJECT_NOT_FOUND
+        assert proc.update_mapping(mem, mem, va, va) == rm.INVALID_OBJECT_HANDLE  # not a device
+        assert proc.update_mapping(dev, 0xBAD, va, va) == rm.OBJECT_NOT_FOUND
+        assert proc.update_mapping(dev, sub, va, va) == rm.INVALID_OBJECT_HANDLE  # not memory
+        assert proc.update_mapping(dev, mem, va, va, hclient=0xBAD) == rm.INVALID_CLIENT
+        # another process finds the client, but not a mapping of its own
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the other process
+            try:
+                other = Rm()
+                status = other.update_mapping(dev, mem, va, va, hclient=proc.client)
+                os._exit(0 if status == rm.OBJECT_NOT_FOUND else 1)
+            finally:
+                os._exit(2)
+        assert os.waitpid(pid, 0)[1] == 0
+        assert proc.unmap_memory(dev, mem, cookie) == rm.INVALID_ARGUMENT
+        assert proc.unmap_memory(dev, mem, va) == rm.OK
+        m.close()
+    finally:
+        os.close(fd)
+    buf = bytearray(rm.NVOS56.size)
+    with pytest.raises(OSError) as exc:  # nvidiactl only
+        rm.ioctl(proc.gpu_fd, rm.RM_UPDATE_DEVICE_MAPPING_INFO, buf)
+    assert exc.value.errno == errno.EINVAL
