@@ -377,6 +377,46 @@ long qgpu_clients_share(struct qgpu_file *qf, unsigned int cmd, unsigned long ar
 	return ret;
 }
 
+/**
+ * qgpu_clients_update_mapping() - RM_UPDATE_DEVICE_MAPPING_INFO, through the tenant's own client
+ * @qf: the proxy (the driver takes it on ctl files only, and answers -EINVAL on others)
+ * @cmd: the command (the direct one for an unwrapped XFER)
+ * @arg: the tenant's NVOS56
+ * @size: its size
+ * @compat: use the backend's compat_ioctl
+ *
+ * RM looks the client up by handle alone and takes its lock for writing, and the GPU's, before
+ * it looks for a mapping the calling process made (RmUpdateDeviceMappingInfo(), osapi.c,
+ * 525-595). A tenant could change nothing of another's, but could learn which handles another
+ * tenant's client holds from the statuses, and hold up its calls on the lock. So hClient must be
+ * a client of the calling file, as in all 56 such calls CUDA made in the traces of session 17;
+ * anything else is NV_ERR_INVALID_CLIENT, not forwarded, and the operator is told. RM reads
+ * qgpu's copy (DOC: sealed forwarding).
+ *
+ * Context: process context; takes the tracker's lock.
+ * Return: what the ioctl returns.
+ */
+long qgpu_clients_update_mapping(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
+				 u32 size, bool compat)
+{
+	struct nvrm_nvos56 p;
+	bool sealed;
+	long ret;
+
+	if (!qf->track || size != sizeof(p) || copy_from_user(&p, (void __user *)arg, sizeof(p)))
+		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	mutex_lock(&qf->track->lock);	/* the client stays the tenant's across the call */
+	if (qgpu_rmtrack_find(qf->track, p.hclient, p.hclient)) {
+		ret = qgpu_forward_sealed(qf->real, cmd, arg, compat, &p, &sealed);
+	} else {
+		qgpu_clients_refused(qf, "RM_UPDATE_DEVICE_MAPPING_INFO", p.hclient);
+		p.status = NVRM_ERR_INVALID_CLIENT;
+		ret = copy_to_user((void __user *)arg, &p, sizeof(p)) ? -EFAULT : 0;
+	}
+	mutex_unlock(&qf->track->lock);
+	return ret;
+}
+
 /* Where a UVM command that names an RM client has it, its size and rmStatus, or false. */
 static bool qgpu_clients_uvm_layout(unsigned int cmd, u32 *size, u32 *client_off, u32 *status_off)
 {

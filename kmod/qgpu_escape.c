@@ -68,8 +68,9 @@
  *   (DOC: OS events).
  * - RM_ACCESS_REGISTRY: reads only, through a client of the calling file
  *   (qgpu_clients_registry()); RM_SHARE: of a client of the calling file, and a CLIENT share
- *   only with one of the instance's clients (qgpu_clients_share()). RM looks those clients up
- *   by handle alone.
+ *   only with one of the instance's clients (qgpu_clients_share()); RM_UPDATE_DEVICE_MAPPING_INFO:
+ *   through a client of the calling file (qgpu_clients_update_mapping()). RM looks those clients
+ *   up by handle alone.
  * - Everything else is forwarded unchanged, with the caller's pointer: qgpu decided nothing about
  *   it. That includes FINN-serialized controls.
  *
@@ -989,6 +990,8 @@ long qgpu_escape_ioctl(struct file *file, unsigned int cmd, unsigned long arg, b
 		return qgpu_clients_registry(qf, cmd, arg, size, compat);
 	case NVRM_ESC_RM_SHARE:
 		return qgpu_clients_share(qf, cmd, arg, size, compat);
+	case NVRM_ESC_RM_UPDATE_DEVICE_MAPPING_INFO:
+		return qgpu_clients_update_mapping(qf, cmd, arg, size, compat);
 	default:
 		break;
 	}

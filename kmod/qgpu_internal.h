@@ -254,6 +254,8 @@ long qgpu_clients_registry(struct qgpu_file *qf, unsigned int cmd, unsigned long
 			   bool compat);
 long qgpu_clients_share(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,
 			bool compat);
+long qgpu_clients_update_mapping(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
+				 u32 size, bool compat);
 bool qgpu_clients_uvm(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, bool compat,
 		      long *ret);
 

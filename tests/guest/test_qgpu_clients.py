@@ -171,6 +171,42 @@ def test_sharing_through_another_client_is_refused() -> None:
         assert tenant.share(tenant.client, dev, rm.SHARE_TYPE_ALL) == rm.NOT_SUPPORTED
 
 
+def test_update_device_mapping_info_names_only_the_calling_files_client() -> None:
+    """RM looks the client up by handle alone (nvsim's test): straight on the driver, another
+    process learns from the statuses which of a client's handles exist. Through an instance the
+    client must be the calling file's, and a tenant's own mapping moves as before."""
+    with victim_and_tenant("clmap") as (victim, tenant, dev, _):
+        direct = Rm()
+        try:  # the oracle: a subdevice is not memory; 0xBAD does not exist
+            assert direct.update_mapping(VICTIM_DEV, VICTIM_SUB, 0, 0, hclient=victim.client) == (
+                rm.INVALID_OBJECT_HANDLE
+            )
+            assert direct.update_mapping(VICTIM_DEV, 0xBAD, 0, 0, hclient=victim.client) == (
+                rm.OBJECT_NOT_FOUND
+            )
+        finally:
+            direct.close()
+        for hmemory in (VICTIM_SUB, 0xBAD):
+            status = tenant.update_mapping(VICTIM_DEV, hmemory, 0, 0, hclient=victim.client)
+            assert status == rm.INVALID_CLIENT, hex(status)
+        # a client of the instance, but of another file
+        second = Rm(dev=tenant.dev)
+        try:
+            assert second.update_mapping(0, 0, 0, 0, hclient=tenant.client) == rm.INVALID_CLIENT
+        finally:
+            second.close()
+        status, mem, _ = tenant.vidmem(dev, 2 << 20)
+        assert status == rm.OK
+        fd = tenant.open_gpu()
+        try:
+            status, cookie = tenant.map_memory(dev, mem, 0, 2 << 20, fd)
+            assert status == rm.OK
+            assert tenant.update_mapping(dev, mem, cookie, 0x7E0000000000) == rm.OK
+            assert tenant.unmap_memory(dev, mem, 0x7E0000000000) == rm.OK
+        finally:
+            os.close(fd)
+
+
 def test_a_device_in_another_clients_address_space_is_refused() -> None:
     with victim_and_tenant("cldev") as (victim, tenant, _, _):
         share = struct.pack("<II48x", 0, victim.client)  # deviceId 0, hClientShare
