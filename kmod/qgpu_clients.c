@@ -280,6 +280,31 @@ long qgpu_clients_os_event(struct qgpu_file *qf, unsigned int cmd, unsigned long
 	return qgpu_os_event_free(qf, cmd, arg, compat, &p);
 }
 
+/*
+ * An escape RM lets name any client by handle, forwarded sealed (DOC: sealed forwarding) only
+ * when @hclient is a client of the calling ctl file; otherwise @status, in qgpu's copy @p (of
+ * the size @cmd says), is NV_ERR_INVALID_CLIENT, nothing is forwarded, and the operator is told
+ * that @what was refused. The tracker's lock keeps the client the tenant's across the call.
+ */
+static long qgpu_clients_own_forward(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
+				     bool compat, void *p, u32 *status, u32 hclient,
+				     const char *what)
+{
+	bool sealed;
+	long ret;
+
+	mutex_lock(&qf->track->lock);
+	if (qgpu_rmtrack_find(qf->track, hclient, hclient)) {
+		ret = qgpu_forward_sealed(qf->real, cmd, arg, compat, p, &sealed);
+	} else {
+		qgpu_clients_refused(qf, what, hclient);
+		*status = NVRM_ERR_INVALID_CLIENT;
+		ret = copy_to_user((void __user *)arg, p, _IOC_SIZE(cmd)) ? -EFAULT : 0;
+	}
+	mutex_unlock(&qf->track->lock);
+	return ret;
+}
+
 /**
  * qgpu_clients_registry() - RM_ACCESS_REGISTRY: reads only, through the tenant's own client
  * @qf: the proxy (the driver takes it on ctl files only, and answers -EINVAL on others)
@@ -305,8 +330,6 @@ long qgpu_clients_registry(struct qgpu_file *qf, unsigned int cmd, unsigned long
 			   bool compat)
 {
 	struct nvrm_nvos38 p;
-	bool sealed;
-	long ret;
 
 	if (!qf->track || size != sizeof(p) || copy_from_user(&p, (void __user *)arg, sizeof(p)))
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
@@ -316,16 +339,8 @@ long qgpu_clients_registry(struct qgpu_file *qf, unsigned int cmd, unsigned long
 		p.status = NVRM_ERR_INSUFFICIENT_PERMISSIONS;
 		return copy_to_user((void __user *)arg, &p, sizeof(p)) ? -EFAULT : 0;
 	}
-	mutex_lock(&qf->track->lock);	/* the client stays the tenant's across the call */
-	if (qgpu_rmtrack_find(qf->track, p.hclient, p.hclient)) {
-		ret = qgpu_forward_sealed(qf->real, cmd, arg, compat, &p, &sealed);
-	} else {
-		qgpu_clients_refused(qf, "RM_ACCESS_REGISTRY", p.hclient);
-		p.status = NVRM_ERR_INVALID_CLIENT;
-		ret = copy_to_user((void __user *)arg, &p, sizeof(p)) ? -EFAULT : 0;
-	}
-	mutex_unlock(&qf->track->lock);
-	return ret;
+	return qgpu_clients_own_forward(qf, cmd, arg, compat, &p, &p.status, p.hclient,
+					"RM_ACCESS_REGISTRY");
 }
 
 /**
@@ -400,21 +415,11 @@ long qgpu_clients_update_mapping(struct qgpu_file *qf, unsigned int cmd, unsigne
 				 u32 size, bool compat)
 {
 	struct nvrm_nvos56 p;
-	bool sealed;
-	long ret;
 
 	if (!qf->track || size != sizeof(p) || copy_from_user(&p, (void __user *)arg, sizeof(p)))
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
-	mutex_lock(&qf->track->lock);	/* the client stays the tenant's across the call */
-	if (qgpu_rmtrack_find(qf->track, p.hclient, p.hclient)) {
-		ret = qgpu_forward_sealed(qf->real, cmd, arg, compat, &p, &sealed);
-	} else {
-		qgpu_clients_refused(qf, "RM_UPDATE_DEVICE_MAPPING_INFO", p.hclient);
-		p.status = NVRM_ERR_INVALID_CLIENT;
-		ret = copy_to_user((void __user *)arg, &p, sizeof(p)) ? -EFAULT : 0;
-	}
-	mutex_unlock(&qf->track->lock);
-	return ret;
+	return qgpu_clients_own_forward(qf, cmd, arg, compat, &p, &p.status, p.hclient,
+					"RM_UPDATE_DEVICE_MAPPING_INFO");
 }
 
 /* Where a UVM command that names an RM client has it, its size and rmStatus, or false. */

@@ -107,8 +107,8 @@ static struct nvsim_cpu_map *nvsim_cpu_map_find(struct nvsim_client *client,
  * As RmUpdateDeviceMappingInfo() (osapi.c, 525-595): the client is looked up by handle alone,
  * whichever file or process made it; hDevice must be its device or subdevice, hMemory a memory
  * or usermode object of it (RM also takes a channel or a CCU buffer, which nvsim does not map),
- * and the mapping the one the calling process made at
- * pOldCpuAddress, which RM then knows at pNewCpuAddress (RM_UNMAP_MEMORY names that).
+ * and the mapping one the calling process made at pOldCpuAddress. RM knows it at
+ * pNewCpuAddress from then on, and RM_UNMAP_MEMORY names that.
  *
  * Context: process context; takes nvsim_rm_lock.
  * Return: 0 with the RM status in @params, or -EINVAL for a wrong size or device.

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import errno
 import os
-import signal
 
 import pytest
 import rm
@@ -41,6 +40,8 @@ def test_the_dmabuf_knob_and_create_key() -> None:
 
 
 def test_export_is_refused_as_on_a_gpu_without_dmabuf_support() -> None:
+    from qgpu_netlink import next_event
+
     from qgpuctl.backends.netlink import QgpuEventSocket
 
     with instance("dr", opts="mem=16M") as d:
@@ -67,13 +68,7 @@ def test_export_is_refused_as_on_a_gpu_without_dmabuf_support() -> None:
             assert a.free(h) == rm.OK and x.free(hx) == rm.OK
             assert current("dr") == 0
             assert direct.fb_free_bytes(hsub) == free0
-            old = signal.signal(signal.SIGALRM, lambda *_: (_ for _ in ()).throw(TimeoutError()))
-            signal.alarm(20)
-            try:
-                ev = next(e for e in sock.events() if e.event == "refused")
-            finally:
-                signal.alarm(0)
-                signal.signal(signal.SIGALRM, old)
+            ev = next_event(sock, "refused")
             assert (ev.instance, ev.gpu, ev.pid) == ("dr", 0, os.getpid())
             assert "dmabuf=refuse" in ev.detail
         finally:

@@ -123,6 +123,8 @@ def test_a_killed_process_leaves_no_os_events() -> None:
 
 
 def test_a_refused_os_event_tells_the_operator() -> None:
+    from qgpu_netlink import next_event
+
     from qgpuctl.backends.netlink import QgpuEventSocket
 
     with instance("osevnl", opts="mem=64M") as d:
@@ -132,13 +134,7 @@ def test_a_refused_os_event_tells_the_operator() -> None:
             for fd in range(PER_FILE):
                 assert tenant.os_event(rm.ALLOC_OS_EVENT, fd) == rm.OK
             assert tenant.os_event(rm.ALLOC_OS_EVENT, PER_FILE) == rm.INSUFFICIENT_RESOURCES
-            old = signal.signal(signal.SIGALRM, lambda *_: (_ for _ in ()).throw(TimeoutError()))
-            signal.alarm(20)
-            try:
-                ev = next(e for e in sock.events() if e.event == "refused")
-            finally:
-                signal.alarm(0)
-                signal.signal(signal.SIGALRM, old)
+            ev = next_event(sock, "refused")
             assert (ev.instance, ev.pid) == ("osevnl", os.getpid())
             assert "OS events" in ev.detail
         finally:
