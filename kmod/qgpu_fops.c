@@ -129,10 +129,11 @@ static int qgpu_fop_release(struct inode *inode, struct file *file)
 {
 	struct qgpu_file *qf = qgpu_file(file);
 
-	qgpu_os_events_file_gone(qf);
-	/* The tracker takes the real file: RM's clients live as long as it does. */
+	/* The tracker takes the real file: RM's clients and OS events live as long as it does. */
 	if (qf->track)
 		qgpu_rmtrack_release(qf->track, qf->real);
+	else if (qf->events_track)
+		qgpu_rmtrack_release(qf->events_track, qf->real);
 	else
 		fput(qf->real);
 	qgpu_rmtrack_kick();

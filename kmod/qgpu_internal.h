@@ -187,8 +187,9 @@ struct qgpu_instance {
  *	(qgpu_rmtrack.c); NULL for the other nodes
  * @doorbell: for a GPU proxy, RM mapped a usermode object through it: its mmaps are doorbell
  *	mappings, which the scheduler interposes on (qgpu_vma.c)
- * @os_events: OS events RM holds that were allocated through it, under the instance's
- *	os_events.lock (qgpu_os_events.c)
+ * @events_track: for a GPU proxy with OS events, the tracker their keys belong to, which keeps
+ *	the real file until RM lets them go (qgpu_os_events.c); set under the instance's
+ *	os_events.lock, NULL otherwise
  */
 struct qgpu_file {
 	struct file *real;
@@ -199,7 +200,7 @@ struct qgpu_file {
 	struct list_head inst_link;
 	struct qgpu_rmtrack *track;
 	bool doorbell;
-	unsigned int os_events;
+	struct qgpu_rmtrack *events_track;
 };
 
 extern struct mutex qgpu_lock;

@@ -16,9 +16,10 @@
  * /dev/nvidia0 file.
  *
  * The count follows the driver: a key goes with FREE_OS_EVENT (through any file), with an RM_FREE
- * of its client through the escape (rm_client_free_os_events()), and with the file it was
- * allocated on. qgpu forgets a file's keys when the proxy goes; a mapping can keep the real file,
- * and its keys with it, a while longer: at most QGPU_OS_EVENTS_PER_FILE for each such file.
+ * of its client through the escape (rm_client_free_os_events()), and with the real file it was
+ * allocated on, which a mapping can keep after the proxy has gone. So the keys belong to the
+ * file's tracker, which waits for the real file (qgpu_rmtrack_release()): a ctl file's own, or
+ * one a GPU file gets at its first ALLOC_OS_EVENT.
  *
  * RM's status decides. The forwards are sealed (RM reads and writes qgpu's copy), so a sibling
  * thread that rewrites the status in the tenant's memory hides nothing from the count. Unsealed
@@ -37,6 +38,7 @@
 
 #include "qgpu_internal.h"
 #include "qgpu_os_events.h"
+#include "qgpu_rmtrack.h"
 #include "qgpu_seal.h"
 
 /**
@@ -44,13 +46,13 @@
  * @link: entry in the instance's os_events.keys
  * @hclient: the key's client
  * @fd: the key's fd number (only a number to RM)
- * @qf: the proxy file it was allocated through (RM frees it with that file's real file)
+ * @owner: the tracker of the file it was allocated through (RM frees it with the real file)
  */
 struct qgpu_os_event {
 	struct list_head link;
 	u32 hclient;
 	u32 fd;
-	struct qgpu_file *qf;
+	struct qgpu_rmtrack *owner;
 };
 
 /**
@@ -64,11 +66,26 @@ void qgpu_os_events_init(struct qgpu_os_events *e)
 	e->count = 0;
 }
 
+/*
+ * The tracker the keys of @qf belong to: a ctl proxy's own, or the one a GPU proxy gets now, at
+ * its first ALLOC_OS_EVENT, to keep its real file until RM has let the keys go. NULL when out
+ * of memory. Under the instance's os_events.lock.
+ */
+static struct qgpu_rmtrack *qgpu_os_events_owner(struct qgpu_file *qf)
+{
+	lockdep_assert_held(&qf->inst->os_events.lock);
+	if (qf->track)
+		return qf->track;
+	if (!qf->events_track)
+		qf->events_track = qgpu_rmtrack_new(qf->inst);
+	return qf->events_track;
+}
+
 static void qgpu_os_event_drop(struct qgpu_os_events *e, struct qgpu_os_event *key)
 {
 	lockdep_assert_held(&e->lock);
 	list_del(&key->link);
-	key->qf->os_events--;
+	key->owner->os_events--;
 	e->count--;
 	kfree(key);
 }
@@ -103,6 +120,7 @@ long qgpu_os_event_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long a
 			 struct nvrm_alloc_os_event *p)
 {
 	struct qgpu_os_events *e = &qf->inst->os_events;
+	struct qgpu_rmtrack *owner;
 	struct qgpu_os_event *key;
 	bool sealed;
 	long ret;
@@ -113,8 +131,15 @@ long qgpu_os_event_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long a
 	ret = mutex_lock_killable(&e->lock);
 	if (ret)
 		goto out_free;
-	if (qf->os_events >= QGPU_OS_EVENTS_PER_FILE || e->count >= QGPU_OS_EVENTS_PER_INSTANCE) {
-		bool file_full = qf->os_events >= QGPU_OS_EVENTS_PER_FILE;
+	owner = qgpu_os_events_owner(qf);
+	if (!owner) {
+		mutex_unlock(&e->lock);
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	if (owner->os_events >= QGPU_OS_EVENTS_PER_FILE ||
+	    e->count >= QGPU_OS_EVENTS_PER_INSTANCE) {
+		bool file_full = owner->os_events >= QGPU_OS_EVENTS_PER_FILE;
 
 		mutex_unlock(&e->lock);
 		qgpu_mem_call_refused(qf->inst, file_full ?
@@ -130,9 +155,9 @@ long qgpu_os_event_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long a
 	if (qgpu_os_event_status(ret, sealed, arg, p) == NVRM_OK) {
 		key->hclient = p->hclient;
 		key->fd = p->fd;
-		key->qf = qf;
+		key->owner = owner;
 		list_add_tail(&key->link, &e->keys);
-		qf->os_events++;
+		owner->os_events++;
 		e->count++;
 		key = NULL;
 	}
@@ -212,22 +237,22 @@ void qgpu_os_events_client_freed(struct qgpu_instance *inst, u32 hclient, bool f
 }
 
 /**
- * qgpu_os_events_file_gone() - a proxy is going: RM frees its keys with its real file
- * @qf: the proxy
+ * qgpu_os_events_release() - a tracker is going with its real file: RM frees the file's keys
+ * @t: the tracker
  *
- * Context: process context (release).
+ * Context: process context.
  */
-void qgpu_os_events_file_gone(struct qgpu_file *qf)
+void qgpu_os_events_release(struct qgpu_rmtrack *t)
 {
-	struct qgpu_os_events *e = &qf->inst->os_events;
+	struct qgpu_os_events *e = &t->inst->os_events;
 	struct qgpu_os_event *key, *tmp;
 
-	/* Only the file's own calls add keys, and none is running; others only take them away. */
-	if (!READ_ONCE(qf->os_events))
+	/* No proxy is left to add keys; others only take them away. */
+	if (!READ_ONCE(t->os_events))
 		return;
 	mutex_lock(&e->lock);
 	list_for_each_entry_safe(key, tmp, &e->keys, link)
-		if (key->qf == qf)
+		if (key->owner == t)
 			qgpu_os_event_drop(e, key);
 	mutex_unlock(&e->lock);
 }

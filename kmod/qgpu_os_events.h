@@ -13,6 +13,7 @@
 struct nvrm_alloc_os_event;
 struct qgpu_file;
 struct qgpu_instance;
+struct qgpu_rmtrack;
 
 /* Keys one proxy file may have RM hold: CUDA took at most 9 per process in the traces. */
 #define QGPU_OS_EVENTS_PER_FILE		64
@@ -39,6 +40,6 @@ long qgpu_os_event_free(struct qgpu_file *qf, unsigned int cmd, unsigned long ar
 			struct nvrm_alloc_os_event *p);
 int qgpu_os_events_client_free_begin(struct qgpu_instance *inst);
 void qgpu_os_events_client_freed(struct qgpu_instance *inst, u32 hclient, bool freed);
-void qgpu_os_events_file_gone(struct qgpu_file *qf);
+void qgpu_os_events_release(struct qgpu_rmtrack *t);
 
 #endif /* QGPU_OS_EVENTS_H */

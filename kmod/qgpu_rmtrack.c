@@ -99,7 +99,7 @@ static bool qgpu_is_root_class(u32 hclass)
 }
 
 /**
- * qgpu_rmtrack_new() - the tracker of a new proxy ctl file
+ * qgpu_rmtrack_new() - the tracker of a new proxy ctl or UVM file, or of a GPU proxy's OS events
  * @inst: its instance
  *
  * Return: the tracker, or NULL when out of memory.
@@ -169,6 +169,7 @@ static void qgpu_rmtrack_destroy(struct qgpu_rmtrack *t)
 	xa_destroy(&t->clients);
 	qgpu_export_release(t);
 	qgpu_uvm_release(t);
+	qgpu_os_events_release(t);
 	kobject_put(&t->inst->kobj);
 	kfree(t);
 }
@@ -204,12 +205,13 @@ static void qgpu_rmtrack_reap(struct work_struct *work)
 }
 
 /**
- * qgpu_rmtrack_release() - the proxy ctl file is going
+ * qgpu_rmtrack_release() - the proxy file is going
  * @t: its tracker
  * @real: its backend file; the proxy's reference is handed over
  *
- * When nothing else holds @real, RM frees the clients as soon as it is put: drop the tracker
- * now. Otherwise keep both until nothing else does (see the file comment).
+ * When nothing else holds @real, RM frees the clients (and the file's OS events) as soon as it
+ * is put: drop the tracker now. Otherwise keep both until nothing else does (see the file
+ * comment).
  *
  * Context: process context (release).
  */

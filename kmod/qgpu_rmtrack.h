@@ -73,6 +73,8 @@ struct qgpu_rmnode {
  *	RM lets it go with the real file (qgpu_export.c). The xarray's own lock; lookups under RCU.
  * @uvm: on a UVM proxy's tracker, what UVM holds of the instance's memory (qgpu_uvm_hold.c);
  *	NULL until the first mapping. Under @lock.
+ * @os_events: ALLOC_OS_EVENT keys RM holds that were allocated through the file (they go with
+ *	the real file), under the instance's os_events.lock (qgpu_os_events.c)
  */
 struct qgpu_rmtrack {
 	struct mutex lock;	/* see above */
@@ -82,6 +84,7 @@ struct qgpu_rmtrack {
 	struct list_head zombie;
 	struct xarray exports;
 	struct qgpu_uvm_model *uvm;
+	unsigned int os_events;
 };
 
 /* The class of a mirrored duplicate whose source qgpu does not mirror (0 would be NV01_ROOT). */

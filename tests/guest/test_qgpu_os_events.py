@@ -14,11 +14,12 @@ import os
 import re
 import signal
 import struct
+import time
 from pathlib import Path
 
 import rm
 from qgpu_sysfs import instance
-from rm import Rm
+from rm import LibcMapping, Rm
 from test_qgpu_seal import raw_ioctl, sibling
 
 PER_FILE = 64  # QGPU_OS_EVENTS_PER_FILE
@@ -95,6 +96,32 @@ def test_os_events_are_bounded_per_file_and_per_instance() -> None:
                 os.close(f)
             tenant.close()
     assert driver_keys() == base
+
+
+def test_os_events_stay_counted_while_a_mapping_keeps_their_file() -> None:
+    """A mapping keeps the real file after its fd is closed, and RM frees the file's keys only
+    with it: until then they count against the instance."""
+    base = driver_keys()
+    with instance("osevmap", opts="mem=64M") as d:
+        tenant = Rm(dev=d)
+        try:
+            dev, _ = tenant.device()
+            status, mem, _ = tenant.vidmem(dev, 2 << 20)
+            assert status == rm.OK
+            fd = tenant.open_gpu()
+            assert tenant.map_memory(dev, mem, 0, 2 << 20, fd)[0] == rm.OK
+            m = LibcMapping(fd, 2 << 20)  # keeps no fd of its own
+            for i in range(PER_FILE):
+                assert tenant.os_event(rm.ALLOC_OS_EVENT, 500 + i, on=fd) == rm.OK
+            os.close(fd)
+            assert (driver_keys() - base, qgpu_keys("osevmap")) == (PER_FILE, PER_FILE)
+            m.unmap()
+            deadline = time.monotonic() + 10  # qgpu looks for idle real files every 20 ms
+            while qgpu_keys("osevmap") and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert (driver_keys() - base, qgpu_keys("osevmap")) == (0, 0)
+        finally:
+            tenant.close()
 
 
 def test_a_killed_process_leaves_no_os_events() -> None:
