@@ -28,7 +28,10 @@
  * Locking: the instance's os_events.lock (a mutex) is held across each forwarded ALLOC_OS_EVENT,
  * FREE_OS_EVENT and RM_FREE of a client and the update that follows, so the records change in the
  * order RM's list does: a key allocated for a client that RM has just freed stays, as RM keeps it.
- * It is taken after a tracker's lock.
+ * It is taken after a tracker's lock. The records themselves are under os_events.keys_lock (a
+ * spinlock), the only lock a tracker's release takes: a tenant can stall a forward on its own
+ * memory (userfaultfd) while it holds the mutex, and the reaper that releases every instance's
+ * trackers must not wait for that (no forward can be in flight on a file being released).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -62,6 +65,7 @@ struct qgpu_os_event {
 void qgpu_os_events_init(struct qgpu_os_events *e)
 {
 	mutex_init(&e->lock);
+	spin_lock_init(&e->keys_lock);
 	INIT_LIST_HEAD(&e->keys);
 	e->count = 0;
 }
@@ -83,7 +87,7 @@ static struct qgpu_rmtrack *qgpu_os_events_owner(struct qgpu_file *qf)
 
 static void qgpu_os_event_drop(struct qgpu_os_events *e, struct qgpu_os_event *key)
 {
-	lockdep_assert_held(&e->lock);
+	lockdep_assert_held(&e->keys_lock);
 	list_del(&key->link);
 	key->owner->os_events--;
 	e->count--;
@@ -122,7 +126,7 @@ long qgpu_os_event_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long a
 	struct qgpu_os_events *e = &qf->inst->os_events;
 	struct qgpu_rmtrack *owner;
 	struct qgpu_os_event *key;
-	bool sealed;
+	bool sealed, file_full, full;
 	long ret;
 
 	key = kzalloc(sizeof(*key), GFP_KERNEL_ACCOUNT);
@@ -137,10 +141,11 @@ long qgpu_os_event_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long a
 		ret = -ENOMEM;
 		goto out_free;
 	}
-	if (owner->os_events >= QGPU_OS_EVENTS_PER_FILE ||
-	    e->count >= QGPU_OS_EVENTS_PER_INSTANCE) {
-		bool file_full = owner->os_events >= QGPU_OS_EVENTS_PER_FILE;
-
+	spin_lock(&e->keys_lock);
+	file_full = owner->os_events >= QGPU_OS_EVENTS_PER_FILE;
+	full = file_full || e->count >= QGPU_OS_EVENTS_PER_INSTANCE;
+	spin_unlock(&e->keys_lock);
+	if (full) {
 		mutex_unlock(&e->lock);
 		qgpu_mem_call_refused(qf->inst, file_full ?
 			"ALLOC_OS_EVENT past " __stringify(QGPU_OS_EVENTS_PER_FILE)
@@ -156,9 +161,11 @@ long qgpu_os_event_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long a
 		key->hclient = p->hclient;
 		key->fd = p->fd;
 		key->owner = owner;
+		spin_lock(&e->keys_lock);
 		list_add_tail(&key->link, &e->keys);
 		owner->os_events++;
 		e->count++;
+		spin_unlock(&e->keys_lock);
 		key = NULL;
 	}
 	mutex_unlock(&e->lock);
@@ -192,12 +199,14 @@ long qgpu_os_event_free(struct qgpu_file *qf, unsigned int cmd, unsigned long ar
 		return ret;
 	ret = qgpu_forward_sealed_nocopy(qf->real, cmd, arg, compat, p, &sealed);
 	if (qgpu_os_event_status(ret, sealed, arg, p) == NVRM_OK) {
+		spin_lock(&e->keys_lock);
 		list_for_each_entry(key, &e->keys, link) {
 			if (key->hclient == p->hclient && key->fd == p->fd) {
 				qgpu_os_event_drop(e, key);
 				break;
 			}
 		}
+		spin_unlock(&e->keys_lock);
 	}
 	mutex_unlock(&e->lock);
 	return qgpu_seal_copy_back(ret, sealed, arg, p, sizeof(*p));
@@ -229,9 +238,11 @@ void qgpu_os_events_client_freed(struct qgpu_instance *inst, u32 hclient, bool f
 	struct qgpu_os_event *key, *tmp;
 
 	if (freed) {
+		spin_lock(&e->keys_lock);
 		list_for_each_entry_safe(key, tmp, &e->keys, link)
 			if (key->hclient == hclient)
 				qgpu_os_event_drop(e, key);
+		spin_unlock(&e->keys_lock);
 	}
 	mutex_unlock(&e->lock);
 }
@@ -240,7 +251,7 @@ void qgpu_os_events_client_freed(struct qgpu_instance *inst, u32 hclient, bool f
  * qgpu_os_events_release() - a tracker is going with its real file: RM frees the file's keys
  * @t: the tracker
  *
- * Context: process context.
+ * Context: any process context, the reaper's included; never waits for a tenant's forward.
  */
 void qgpu_os_events_release(struct qgpu_rmtrack *t)
 {
@@ -250,9 +261,9 @@ void qgpu_os_events_release(struct qgpu_rmtrack *t)
 	/* No proxy is left to add keys; others only take them away. */
 	if (!READ_ONCE(t->os_events))
 		return;
-	mutex_lock(&e->lock);
+	spin_lock(&e->keys_lock);
 	list_for_each_entry_safe(key, tmp, &e->keys, link)
 		if (key->owner == t)
 			qgpu_os_event_drop(e, key);
-	mutex_unlock(&e->lock);
+	spin_unlock(&e->keys_lock);
 }

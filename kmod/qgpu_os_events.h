@@ -8,6 +8,7 @@
 
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 
 struct nvrm_alloc_os_event;
@@ -24,11 +25,14 @@ struct qgpu_rmtrack;
  * struct qgpu_os_events - the OS events an instance's files allocated and RM still holds
  * @lock: held across each forward that adds or frees keys and the update that follows, so the
  *	records change in RM's order (DOC: OS events); taken after a tracker's lock
- * @keys: the keys (struct qgpu_os_event), under @lock
- * @count: how many, under @lock
+ * @keys_lock: protects @keys, @count and each tracker's os_events; taken inside @lock, and
+ *	alone by a tracker's release, which must not wait for a tenant's forward
+ * @keys: the keys (struct qgpu_os_event), under @keys_lock
+ * @count: how many, under @keys_lock
  */
 struct qgpu_os_events {
 	struct mutex lock;	/* see above */
+	spinlock_t keys_lock;	/* see above */
 	struct list_head keys;
 	unsigned int count;
 };

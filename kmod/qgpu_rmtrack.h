@@ -74,7 +74,7 @@ struct qgpu_rmnode {
  * @uvm: on a UVM proxy's tracker, what UVM holds of the instance's memory (qgpu_uvm_hold.c);
  *	NULL until the first mapping. Under @lock.
  * @os_events: ALLOC_OS_EVENT keys RM holds that were allocated through the file (they go with
- *	the real file), under the instance's os_events.lock (qgpu_os_events.c)
+ *	the real file), under the instance's os_events.keys_lock (qgpu_os_events.c)
  */
 struct qgpu_rmtrack {
 	struct mutex lock;	/* see above */
