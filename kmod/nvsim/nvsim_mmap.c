@@ -363,7 +363,8 @@ int nvsim_unmap_memory(struct file *file, void *params, u32 size)
 		p->status = NVRM_ERR_INVALID_OBJECT_HANDLE;
 		goto out_unlock;
 	}
-	map = nvsim_cpu_map_find(client, obj, p->plinear_address, 0, &id);
+	/* serverutilMappingFilterCurrentUserProc(): only a mapping the calling process made */
+	map = nvsim_cpu_map_find(client, obj, p->plinear_address, task_tgid_nr(current), &id);
 	if (!map) {
 		p->status = NVRM_ERR_INVALID_ARGUMENT;
 		goto out_unlock;

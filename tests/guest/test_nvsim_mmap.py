@@ -284,6 +284,14 @@ def test_update_device_mapping_info_moves_the_address_rm_knows(proc: Rm) -> None
                 os._exit(2)
         assert os.waitpid(pid, 0)[1] == 0
         assert proc.unmap_memory(dev, mem, cookie) == rm.INVALID_ARGUMENT
+        # nor may another process unmap it, even through the same file (a fork)
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the forked process
+            try:
+                os._exit(0 if proc.unmap_memory(dev, mem, va) == rm.INVALID_ARGUMENT else 1)
+            finally:
+                os._exit(2)
+        assert os.waitpid(pid, 0)[1] == 0
         assert proc.unmap_memory(dev, mem, va) == rm.OK
         m.close()
     finally:
