@@ -5,6 +5,7 @@ from __future__ import annotations
 import ctypes
 import mmap
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -98,3 +99,11 @@ def uvm_mmap_errno(node_dir: str, length: int = 2 << 20) -> int:
         return 0
     finally:
         os.close(fd)
+
+
+def instance_count(name: str, field: str) -> int:
+    """A count on instance `name`'s line of /proc/qgpu/status (`rm objects`, `os events`)."""
+    status = Path("/proc/qgpu/status").read_text()
+    m = re.search(rf"- instance {re.escape(name)}:.* {field} (\d+),", status)
+    assert m, status
+    return int(m.group(1))

@@ -11,14 +11,13 @@ FREE_OS_EVENT, an RM_FREE of their client, the file they were allocated on.
 from __future__ import annotations
 
 import os
-import re
 import signal
 import struct
 import time
 from pathlib import Path
 
 import rm
-from qgpu_sysfs import instance
+from qgpu_sysfs import instance, instance_count
 from rm import LibcMapping, Rm
 from test_qgpu_seal import raw_ioctl, sibling
 
@@ -32,10 +31,7 @@ def driver_keys() -> int:
 
 
 def qgpu_keys(name: str) -> int:
-    status = Path("/proc/qgpu/status").read_text()
-    m = re.search(rf"- instance {re.escape(name)}:.* os events (\d+),", status)
-    assert m, status
-    return int(m.group(1))
+    return instance_count(name, "os events")
 
 
 def test_freeing_a_client_frees_its_os_events_as_straight_on_the_driver() -> None:

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import os
 import random
-import re
 import signal
 import time
 from pathlib import Path
 
 import rm
 from kernel import rmmod
-from qgpu_sysfs import inst_dir, instance, read
+from qgpu_sysfs import inst_dir, instance, instance_count, read
 from rm import LibcMapping, Rm
 
 MIB = 1 << 20
@@ -27,9 +26,7 @@ def status() -> str:
 
 
 def objects(name: str) -> int:
-    m = re.search(rf"- instance {re.escape(name)}:.* rm objects (\d+),", status())
-    assert m, status()
-    return int(m.group(1))
+    return instance_count(name, "rm objects")
 
 
 def wait_objects(name: str, n: int, seconds: float = 5) -> int:
