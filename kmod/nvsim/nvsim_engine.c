@@ -205,6 +205,9 @@ struct nvsim_proc_stats {
  * @NVSIM_TR_RL_DEL: a TSG left the runlist
  * @NVSIM_TR_ON: a TSG got the engine
  * @NVSIM_TR_OFF: a TSG left the engine (out of work, timeslice, preemption or freed)
+ * @NVSIM_TR_FIFO_DISABLE: a FIFO_DISABLE_CHANNELS(disable) took effect (the entry's tgid is the
+ *	caller's, its channels how many it listed)
+ * @NVSIM_TR_FIFO_ENABLE: the same, enabling
  */
 enum nvsim_trace_kind {
 	NVSIM_TR_RING,
@@ -213,6 +216,8 @@ enum nvsim_trace_kind {
 	NVSIM_TR_RL_DEL,
 	NVSIM_TR_ON,
 	NVSIM_TR_OFF,
+	NVSIM_TR_FIFO_DISABLE,
+	NVSIM_TR_FIFO_ENABLE,
 };
 
 static const char *const nvsim_trace_names[] = {
@@ -222,6 +227,8 @@ static const char *const nvsim_trace_names[] = {
 	[NVSIM_TR_RL_DEL] = "runlist_del",
 	[NVSIM_TR_ON] = "on",
 	[NVSIM_TR_OFF] = "off",
+	[NVSIM_TR_FIFO_DISABLE] = "fifo_disable",
+	[NVSIM_TR_FIFO_ENABLE] = "fifo_enable",
 };
 
 /**
@@ -230,12 +237,14 @@ static const char *const nvsim_trace_names[] = {
  * @tgid: the process (of the TSG, or the one that stored to the doorbell)
  * @tsg: the TSG's id, or -1
  * @kind: what (enum nvsim_trace_kind)
+ * @channels: the channels a FIFO_DISABLE_CHANNELS listed (0 for other kinds)
  */
 struct nvsim_trace_ent {
 	s64 ns;
 	pid_t tgid;
 	s32 tsg;
 	u8 kind;
+	u8 channels;
 };
 
 /**
@@ -312,6 +321,7 @@ static void nvsim_trace(struct nvsim_engine *e, enum nvsim_trace_kind kind, s64 
 	t->tgid = tsg ? tsg->tgid : tgid;
 	t->tsg = tsg ? (s32)tsg->id : -1;
 	t->kind = kind;
+	t->channels = 0;
 }
 
 /* Lockless: kick is only ever set here, and the thread rereads everything under the lock. */
@@ -1026,6 +1036,26 @@ void nvsim_engine_channel_enable(struct nvsim_channel *chan, bool enable, bool p
 }
 
 /**
+ * nvsim_engine_fifo_call() - trace a FIFO_DISABLE_CHANNELS call that passed its checks
+ * @e: the engine of the GPU it was issued on
+ * @disable: it disables (else enables)
+ * @channels: how many channels it listed (at most 64)
+ *
+ * Context: under nvsim_rm_lock; takes the engine lock.
+ */
+void nvsim_engine_fifo_call(struct nvsim_engine *e, bool disable, u32 channels)
+{
+	struct nvsim_trace_ent *t;
+
+	mutex_lock(&e->lock);
+	t = &e->trace[e->trace_seq & (NVSIM_TRACE_LEN - 1)];
+	nvsim_trace(e, disable ? NVSIM_TR_FIFO_DISABLE : NVSIM_TR_FIFO_ENABLE, ktime_get_ns(),
+		    current->tgid, NULL);
+	t->channels = min_t(u32, channels, U8_MAX);
+	mutex_unlock(&e->lock);
+}
+
+/**
  * nvsim_engine_channel_fifo_disable() - FIFO_DISABLE_CHANNELS on one channel
  * @chan: the channel
  * @disable: disable it, until enabled this way again (a channel GPFIFO_SCHEDULE(0) disabled stays
@@ -1167,8 +1197,11 @@ static int nvsim_engine_trace_show(struct seq_file *m, void *v)
 		   first);
 	for (seq = first; seq < e->trace_seq; seq++) {
 		t = &e->trace[seq & (NVSIM_TRACE_LEN - 1)];
-		seq_printf(m, "%llu %lld %s pid %d tsg %d\n", seq, t->ns,
+		seq_printf(m, "%llu %lld %s pid %d tsg %d", seq, t->ns,
 			   nvsim_trace_names[t->kind], t->tgid, t->tsg);
+		if (t->kind == NVSIM_TR_FIFO_DISABLE || t->kind == NVSIM_TR_FIFO_ENABLE)
+			seq_printf(m, " channels %u", t->channels);
+		seq_putc(m, '\n');
 	}
 	mutex_unlock(&e->lock);
 	return 0;

@@ -527,6 +527,7 @@ void nvsim_engine_remove_channel(struct nvsim_channel *chan);
 void nvsim_engine_schedule(struct nvsim_tsg *tsg, bool enable);
 void nvsim_engine_channel_enable(struct nvsim_channel *chan, bool enable, bool preempt);
 void nvsim_engine_channel_fifo_disable(struct nvsim_channel *chan, bool disable, bool preempt);
+void nvsim_engine_fifo_call(struct nvsim_engine *e, bool disable, u32 channels);
 u32 nvsim_engine_preempt(struct nvsim_tsg *tsg, bool wait, u32 timeout_us);
 void nvsim_engine_set_timeslice(struct nvsim_tsg *tsg, u64 us);
 bool nvsim_engine_controls_effective(void);
