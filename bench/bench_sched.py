@@ -403,47 +403,74 @@ def latency(what: str, lat: list[float]) -> dict[str, Any]:
     }
 
 
-def online_offline(kernel_us: int) -> dict[str, Any]:
+def last_off_before(ev: list[Event], pids: set[int], t0: int, until: int | None) -> int:
+    """When the last TSG of `pids` left the engine between `t0` and `until` (`t0` if none did)."""
+    last = t0
+    for ns, kind, p in ev:
+        if until is not None and ns > until:
+            break
+        if ns >= t0 and kind == "off" and p in pids:
+            last = ns
+    return last
+
+
+def online_offline(kernel_us: int, offline: int = 1) -> dict[str, Any]:
     """Offline busy; online submits one 100 us kernel: when does offline leave the engine?
 
     Ground truth from nvsim's engine trace (README "Trace"), timed from just before the online
     process's doorbell store: the offline process's TSG leaving the engine (0 when it was not on
     it), the online TSG getting the engine (qgpu holds with FIFO_DISABLE_CHANNELS, which nvsim's
-    trace does not record: the group's going off the engine is what shows). Also the old
-    measure: the online kernel's completion seen by polling a semaphore release after it, minus
-    its 100 us (it adds nvsim's doorbell worker and this process's polling).
+    trace records as calls, not per group: the group's going off the engine is what shows). Also
+    the old measure: the online kernel's completion seen by polling a semaphore release after it,
+    minus its 100 us (it adds nvsim's doorbell worker and this process's polling).
+    With `offline` > 1 instances busy, the engine can pass from one offline group to another
+    while qgpu holds them: offline_all_off_after_ring_ms is when the last offline group left the
+    engine before the online one got it.
     """
-    insts = Insts([("oon", 50, "online"), ("ooff", 50, "offline")])
+    names = [("oon", 100 // (offline + 1), "online")]
+    names += [(f"ooff{i}", 100 // (offline + 1), "offline") for i in range(offline)]
+    insts = Insts(names)
     me = os.getpid()
-    lat, off_lat, on_lat = [], [], []
+    lat, off_lat, on_lat, all_off_lat = [], [], [], []
     on_engine = 0
     try:
-        p = load("/dev/qgpu/ooff", probing_s(1.0, 0.3), kernel_us)
+        offs = [load(f"/dev/qgpu/ooff{i}", probing_s(1.0, 0.3), kernel_us) for i in range(offline)]
+        pids = {p.pid for p in offs}
         for t0, done, ev in probes("/dev/qgpu/oon", 1.0, 0.3):
             lat.append(done)
             off: int | None = t0
-            if engine_holder_at(ev, p.pid, t0):
+            holder = [p for p in pids if engine_holder_at(ev, p, t0)]
+            if holder:
                 on_engine += 1
-                off = first_after(ev, "off", p.pid, t0)
+                off = first_after(ev, "off", holder[0], t0)
             if off is not None:
                 off_lat.append((off - t0) / 1e6)
             on = first_after(ev, "on", me, t0)
             if on is not None:
                 on_lat.append((on - t0) / 1e6)
-        p.kill()
-        p.wait()
+                all_off_lat.append((last_off_before(ev, pids, t0, on) - t0) / 1e6)
+        for p in offs:
+            p.kill()
+            p.wait()
         # throughput of online alone vs with offline co-located
         alone = run_rate("/dev/qgpu/oon", kernel_us)
-        p = load("/dev/qgpu/ooff", SECONDS + 4, kernel_us)
+        offs = [load(f"/dev/qgpu/ooff{i}", SECONDS + 4, kernel_us) for i in range(offline)]
         time.sleep(0.5)
         shared = run_rate("/dev/qgpu/oon", kernel_us)
-        p.kill()
-        p.wait()
+        for p in offs:
+            p.kill()
+            p.wait()
     finally:
         insts.close()
     return {
+        "offline_instances": offline,
         "offline_off_after_ring_ms": latency(
             "online doorbell store -> offline TSG off the engine (nvsim trace)", off_lat
+        ),
+        "offline_all_off_after_ring_ms": latency(
+            "online doorbell store -> the last offline TSG off the engine before the online"
+            " one got it (nvsim trace)",
+            all_off_lat,
         ),
         "offline_on_engine_at_ring": on_engine,
         "online_on_after_ring_ms": latency(
@@ -621,6 +648,8 @@ def scenarios() -> dict[str, Any]:
     r["burst_wake_5000us"] = lambda: wake(5000)
     for k in (100, 5000):
         r[f"online_offline_{k}us"] = lambda k=k: online_offline(k)
+    # several offline instances: held by one call or one each (nvsim models each call's cost)
+    r["online_offline_3off_100us"] = lambda: online_offline(100, 3)
     r["idle_reaction_nvsim"] = lambda: idle_reaction("/dev")
     r["idle_reaction_qgpu"] = lambda: idle_reaction("qgpu")
     return r

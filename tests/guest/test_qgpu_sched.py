@@ -240,6 +240,55 @@ def test_online_work_holds_offline_channel_groups() -> None:
     assert wait_for(lambda: not engine_tsgs()), engine_tsgs()
 
 
+TRACE = Path("/proc/driver/nvsim/gpu0/trace")
+
+
+def trace_next_seq() -> int:
+    return int(TRACE.read_text().split()[3])
+
+
+def fifo_calls_since(seq: int) -> list[tuple[str, int]]:
+    """nvsim's FIFO_DISABLE_CHANNELS calls from trace entry `seq` on: (kind, channels listed)."""
+    calls = []
+    for line in TRACE.read_text().splitlines()[1:]:
+        w = line.split()
+        if int(w[0]) >= seq and w[2] in ("fifo_disable", "fifo_enable"):
+            calls.append((w[2], int(w[8])))
+    return calls
+
+
+def test_one_call_holds_every_offline_instance() -> None:
+    """Online work holds all offline instances with one FIFO_DISABLE_CHANNELS, not one each,
+    and its end releases them with one.
+
+    On a GSP-based GPU every call is a round trip to the firmware (about 0.5 ms on an H200,
+    modelled by nvsim), so holding instances one call at a time would keep the last offline
+    instance on the engine for one round trip per instance before it.
+    """
+    lines = [f"boff{i} core=25 class=offline" for i in range(3)] + ["bon core=25 class=online"]
+    with instances(*lines) as devs:
+        opened = [channel(dev) for dev in devs[:3]]
+        try:
+            for _, ch in opened:
+                ch.submit(rm.kernel(100))
+            for _, ch in opened:
+                assert wait_for(lambda ch=ch: ch.gp_get() == 1)
+                assert not held(ch)
+            seq = trace_next_seq()
+            p = load(devs[3], 3)
+            assert wait_for(lambda: all(held(ch) for _, ch in opened))
+            finished(p)
+            assert wait_for(lambda: not any(held(ch) for _, ch in opened))
+            # every hold and every release since went out as one call for all three
+            calls = fifo_calls_since(seq)
+            assert {kind for kind, _ in calls} == {"fifo_disable", "fifo_enable"}, calls
+            assert all(n == len(opened) for _, n in calls), calls
+        finally:
+            for r, ch in opened:
+                ch.close()
+                r.close()
+
+
 def test_a_held_tenant_cannot_enable_its_own_channels() -> None:
     """qgpu holds with FIFO_DISABLE_CHANNELS; the tenant's own enables wait for its release."""
     with instances("off core=50 class=offline", "on core=50 class=online") as (off, on):
