@@ -358,8 +358,9 @@ long qgpu_clients_registry(struct qgpu_file *qf, unsigned int cmd, unsigned long
  * processes duplicate it. So hClient must be a client of the calling file, and a CLIENT share's
  * target one of the instance's clients (it gains a back-reference, and nothing outside the
  * instance may duplicate from it anyway); anything else is NV_ERR_INVALID_CLIENT, not forwarded,
- * and the operator is told. RM reads qgpu's copy (DOC: sealed forwarding). Not seen in the
- * traces of session 17.
+ * and the operator is told. RM reads qgpu's copy (DOC: sealed forwarding). CUDA's IPC export
+ * issues one per allocation, on its own client with RS_SHARE_TYPE_ALL (session 21's trace): it
+ * passes, and the importing process's RM_DUP_OBJECT is kept to the instance (qgpu_mem.c).
  *
  * Context: process context; takes the tracker's lock.
  * Return: what the ioctl returns.

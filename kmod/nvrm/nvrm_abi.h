@@ -435,8 +435,15 @@ struct nvrm_nvos57 {
 
 /* RS_SHARE_TYPE_* (rs_access.h, 525-595) */
 #define NVRM_RS_SHARE_TYPE_ALL		1u
+#define NVRM_RS_SHARE_TYPE_PID		4u
 #define NVRM_RS_SHARE_TYPE_CLIENT	3u
 #define NVRM_RS_SHARE_TYPE_MAX		8u
+
+/* RS_SHARE_ACTION_FLAG_*, and RS_ACCESS_DUP_OBJECT's bit in a mask (rs_access.h, 525-595) */
+#define NVRM_RS_SHARE_ACTION_REVOKE	0x1u
+#define NVRM_RS_SHARE_ACTION_REQUIRE	0x2u
+#define NVRM_RS_SHARE_ACTION_COMPOSE	0x4u
+#define NVRM_RS_ACCESS_DUP_OBJECT	0x1u
 
 /* NVOS38_PARAMETERS (RM_ACCESS_REGISTRY), 72 B, nvos.h, 525-595. */
 struct nvrm_nvos38 {

@@ -12,12 +12,16 @@
  *     objects, events and clients are not;
  *   - the new handle must be free (NV_ERR_INSERT_DUPLICATE_NAME; 0 generates one);
  *   - access: kernel-privileged callers may dup anything unless they pass
- *     NV04_DUP_HANDLE_FLAGS_REJECT_KERNEL_DUP_PRIVILEGE. Everyone else needs DUP_OBJECT access,
- *     which under the default share policy (serverInitGlobalSharePolicies: RS_SHARE_TYPE_PID,
- *     checked by cliresShareCallback) is granted when the source client belongs to the same
- *     process as the destination client, or, for a kernel destination, to the calling process.
- *     Nobody changes the policy in nvsim (no RM_SHARE), so that is the whole rule
- *     (NV_ERR_INSUFFICIENT_PERMISSIONS otherwise);
+ *     NV04_DUP_HANDLE_FLAGS_REJECT_KERNEL_DUP_PRIVILEGE. Everyone else needs DUP_OBJECT access
+ *     (NV_ERR_INSUFFICIENT_PERMISSIONS otherwise), granted by the source object's share policy
+ *     list (_rsAccessGetSharedRights(), rs_access_map.c): its own list once RM_SHARE set one,
+ *     else the default (serverInitGlobalSharePolicies(), sharing.c: RS_SHARE_TYPE_PID, which
+ *     cliresShareCallback grants when the source client belongs to the same process as the
+ *     destination client, or, for a kernel destination, to the calling process). A policy that
+ *     matches the destination client grants its rights; a REQUIRE policy that does not match
+ *     denies them. ALL matches everyone, CLIENT its target client, PID as above; the other
+ *     types match no one in nvsim (no security tokens, partitions, fabric manager). A client
+ *     always has its own objects' rights;
  *   - the destination parent must be a valid parent of the class (NV_ERR_INVALID_OBJECT_PARENT).
  *
  * The new handle refers to the same resource (one more reference); memory dups add no framebuffer
@@ -84,17 +88,133 @@ u32 nvsim_object_new_ref(struct nvsim_client *client, struct nvsim_object *paren
 	return status;
 }
 
-/* The default DUP_OBJECT share policy (RS_SHARE_TYPE_PID). */
-static bool nvsim_dup_allowed(const struct nvsim_caller *caller, const struct nvsim_client *src,
-			      const struct nvsim_client *dst, u32 flags)
+/* Distinct policies one object's list may hold (RM's list has no bound but memory). */
+#define NVSIM_SHARE_MAX	16
+
+/**
+ * struct nvsim_share - one share policy (RS_SHARE_POLICY, DUP_OBJECT access only)
+ * @target: the client a CLIENT policy names
+ * @type: RS_SHARE_TYPE_*
+ * @require: a REQUIRE policy: denies its rights to whoever it does not match
+ */
+struct nvsim_share {
+	u32 target;
+	u16 type;
+	bool require;
+};
+
+/**
+ * struct nvsim_share_list - an object's own share policy list (RsResourceRef.sharePolicyList)
+ * @n: policies in @share
+ * @share: the policies, each granting (or requiring for) DUP_OBJECT
+ */
+struct nvsim_share_list {
+	unsigned int n;
+	struct nvsim_share share[NVSIM_SHARE_MAX];
+};
+
+/* The default list's one policy: RS_SHARE_TYPE_PID grants DUP_OBJECT. */
+static const struct nvsim_share nvsim_share_default = { .type = NVRM_RS_SHARE_TYPE_PID };
+
+/* resShareCallback()/cliresShareCallback(): does @sh match @dst duplicating from @src? */
+static bool nvsim_share_matches(const struct nvsim_share *sh, const struct nvsim_client *src,
+				const struct nvsim_client *dst)
 {
+	switch (sh->type) {
+	case NVRM_RS_SHARE_TYPE_ALL:
+		return true;
+	case NVRM_RS_SHARE_TYPE_CLIENT:
+		return sh->target == dst->root.handle;
+	case NVRM_RS_SHARE_TYPE_PID:
+		if (src->kernel)
+			return false;	/* kernel clients have no process to share with */
+		if (dst->kernel)
+			return src->tgid == task_tgid_nr(current);
+		return src->tgid == dst->tgid;
+	default:
+		return false;
+	}
+}
+
+/* DUP_OBJECT access to @obj (of client @src) for client @dst. */
+static bool nvsim_dup_allowed(const struct nvsim_caller *caller, const struct nvsim_object *obj,
+			      const struct nvsim_client *src, const struct nvsim_client *dst,
+			      u32 flags)
+{
+	const struct nvsim_share *list = &nvsim_share_default;
+	unsigned int i, n = 1;
+	bool granted = false;
+
 	if (caller->kernel && !(flags & NVRM_DUP_FLAGS_REJECT_KERNEL_DUP_PRIVILEGE))
 		return true;
-	if (src->kernel)
-		return false;	/* kernel clients have no process to share with */
-	if (dst->kernel)
-		return src->tgid == task_tgid_nr(current);
-	return src->tgid == dst->tgid;
+	if (src == dst)
+		return true;
+	if (obj->shares) {
+		list = obj->shares->share;
+		n = obj->shares->n;
+	}
+	for (i = 0; i < n; i++) {
+		bool match = nvsim_share_matches(&list[i], src, dst);
+
+		if (list[i].require && !match)
+			return false;
+		granted |= !list[i].require && match;
+	}
+	return granted;
+}
+
+/* rsShareListInsert()/rsShareListRemove() of one DUP_OBJECT policy. */
+static u32 nvsim_share_list_apply(struct nvsim_share_list *l, const struct nvsim_share *sh,
+				  bool revoke)
+{
+	unsigned int i;
+
+	for (i = 0; i < l->n; i++) {
+		const struct nvsim_share *e = &l->share[i];
+
+		if (e->type == sh->type && e->require == sh->require &&
+		    (sh->type != NVRM_RS_SHARE_TYPE_CLIENT || e->target == sh->target))
+			break;
+	}
+	if (revoke) {
+		if (i < l->n)
+			l->share[i] = l->share[--l->n];
+		return NVRM_OK;
+	}
+	if (i < l->n)
+		return NVRM_OK;	/* already there: the masks' union is the same DUP_OBJECT */
+	if (l->n == NVSIM_SHARE_MAX)
+		return NVRM_ERR_INSUFFICIENT_RESOURCES;
+	l->share[l->n++] = *sh;
+	return NVRM_OK;
+}
+
+/*
+ * clientShareResource(): the first change gives @obj a list of its own (the default's policy
+ * copied in with COMPOSE); without COMPOSE the list is cleared first, so the policy replaces it.
+ */
+static u32 nvsim_share_object(struct nvsim_object *obj, const struct nvrm_nvos57 *p)
+{
+	struct nvsim_share sh = {
+		.target = p->share_target,
+		.type = p->share_type,
+		.require = p->share_action & NVRM_RS_SHARE_ACTION_REQUIRE,
+	};
+	struct nvsim_share_list *l = obj->shares;
+
+	if (!l) {
+		l = kzalloc(sizeof(*l), GFP_KERNEL);
+		if (!l)
+			return NVRM_ERR_NO_MEMORY;
+		if (p->share_action & NVRM_RS_SHARE_ACTION_COMPOSE)
+			l->share[l->n++] = nvsim_share_default;
+		obj->shares = l;
+	}
+	if (!(p->share_action & NVRM_RS_SHARE_ACTION_COMPOSE))
+		l->n = 0;
+	if (!(p->share_access_mask & NVRM_RS_ACCESS_DUP_OBJECT))
+		return NVRM_OK;	/* a policy with no rights grants, denies and revokes nothing */
+	return nvsim_share_list_apply(l, &sh, p->share_action & NVRM_RS_SHARE_ACTION_REVOKE);
 }
 
 /**
@@ -136,7 +256,7 @@ u32 nvsim_rm_dup_call(const struct nvsim_caller *caller, struct nvrm_nvos55 *p)
 		status = NVRM_ERR_INSERT_DUPLICATE_NAME;
 		goto out_unlock;
 	}
-	if (!nvsim_dup_allowed(caller, src, dst, p->flags)) {
+	if (!nvsim_dup_allowed(caller, src_obj, src, dst, p->flags)) {
 		status = NVRM_ERR_INSUFFICIENT_PERMISSIONS;
 		goto out_unlock;
 	}
@@ -160,8 +280,12 @@ out_unlock:
  * RM checks the client a share is issued on against the calling file (clientValidate() in
  * serverShareResourceAccess()), except for RS_SHARE_TYPE_CLIENT, whose owner and target clients
  * it only looks up by handle (_serverShareResourceAccessClient(), rs_server.c, 525-595). nvsim
- * makes the same checks, then answers NV_ERR_NOT_SUPPORTED where RM would change the object's
- * share policy: policies are not simulated (see the rule above).
+ * makes the same checks, then changes the object's share policy list for DUP_OBJECT (the rule
+ * above), as CUDA's IPC does: on an H200 with driver 580.159.04, cudaIpcGetMemHandle shared the
+ * memory with RS_SHARE_TYPE_ALL, DUP_OBJECT and action 0, and cudaIpcOpenMemHandle in another
+ * process duplicated it from the exporter's client (session 21). What nvsim does not simulate
+ * answers NV_ERR_NOT_SUPPORTED: a mask with rights other than DUP_OBJECT, and a CLIENT share
+ * whose target is the owner itself (which changes the owner's own rights).
  *
  * Context: process context; takes nvsim_rm_lock.
  * Return: 0 with the RM status in @params, or -EINVAL for a wrong size or device.
@@ -188,9 +312,18 @@ int nvsim_rm_share(struct file *file, void *params, u32 size)
 	} else {
 		status = nvsim_client_get(&caller, p->hclient, &client);
 	}
-	if (status == NVRM_OK)
-		status = nvsim_object_lookup(client, p->hobject) ? NVRM_ERR_NOT_SUPPORTED :
-			 NVRM_ERR_OBJECT_NOT_FOUND;
+	if (status == NVRM_OK) {
+		struct nvsim_object *obj = nvsim_object_lookup(client, p->hobject);
+
+		if (!obj)
+			status = NVRM_ERR_OBJECT_NOT_FOUND;
+		else if ((p->share_access_mask & ~NVRM_RS_ACCESS_DUP_OBJECT) ||
+			 (p->share_type == NVRM_RS_SHARE_TYPE_CLIENT &&
+			  p->share_target == p->hclient))
+			status = NVRM_ERR_NOT_SUPPORTED;
+		else
+			status = nvsim_share_object(obj, p);
+	}
 	mutex_unlock(&nvsim_rm_lock);
 	p->status = status;
 	return 0;

@@ -132,6 +132,7 @@ struct nvsim_res {
 };
 
 struct nvsim_client;
+struct nvsim_share_list;
 
 /**
  * struct nvsim_object - one RM object handle
@@ -144,6 +145,8 @@ struct nvsim_client;
  * @gpu: the GPU of a device and of everything under it; NULL above
  * @res: the resource this handle refers to, or NULL
  * @cpu_maps: RM_MAP_MEMORY records naming this handle (nvsim_mmap.c), dropped with it
+ * @shares: its own share policy list once an RM_SHARE set one (nvsim_dup.c), else NULL: the
+ *	default policy applies
  */
 struct nvsim_object {
 	u32 handle;
@@ -155,6 +158,7 @@ struct nvsim_object {
 	struct nvsim_gpu *gpu;
 	struct nvsim_res *res;
 	unsigned int cpu_maps;
+	struct nvsim_share_list *shares;
 };
 
 /**

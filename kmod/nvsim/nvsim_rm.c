@@ -180,6 +180,8 @@ static void nvsim_object_free_subtree(struct nvsim_client *client, struct nvsim_
 		mem->owner_obj = NULL;
 	if (obj->res)
 		nvsim_res_put(obj->res);
+	kfree(obj->shares);
+	obj->shares = NULL;
 	xa_erase(&client->objects, obj->handle);
 	if (obj->parent) {
 		list_del(&obj->sibling);

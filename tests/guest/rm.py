@@ -102,7 +102,9 @@ REG_READ_DWORD, REG_WRITE_DWORD, REG_READ_BINARY, REG_WRITE_BINARY = 1, 2, 6, 7
 # NVOS57 (RM_SHARE), 24 B: hClient, hObject, RS_SHARE_POLICY {target, accessMask, type,
 # action}, status
 SHARE_S = struct.Struct("<IIIIHBxI")
-SHARE_TYPE_ALL, SHARE_TYPE_CLIENT = 1, 3
+SHARE_TYPE_ALL, SHARE_TYPE_CLIENT, SHARE_TYPE_PID = 1, 3, 4
+SHARE_ACTION_REVOKE, SHARE_ACTION_REQUIRE, SHARE_ACTION_COMPOSE = 1, 2, 4
+ACCESS_DUP_OBJECT = 1  # the RS_ACCESS_DUP_OBJECT bit of an access mask
 NVOS32_SIZE = 184
 MEM_PARAMS_SIZE = 128
 
@@ -509,11 +511,21 @@ class Rm:
         fields = REGISTRY_S.unpack(buf)
         return fields[11], fields[9]
 
-    def share(self, hclient: int, hobject: int, share_type: int, target: int = 0) -> int:
-        """RM_SHARE of `hobject` with a policy of `share_type` (action 0, all rights): status."""
-        buf = bytearray(
-            SHARE_S.pack(hclient, hobject, target, 0xFFFFFFFF, share_type, 0, 0xFFFFFFFF)
-        )
+    def share(
+        self,
+        hclient: int,
+        hobject: int,
+        share_type: int,
+        target: int = 0,
+        mask: int = 0xFFFFFFFF,
+        action: int = 0,
+    ) -> int:
+        """RM_SHARE of `hobject` with a policy of `share_type` (all rights unless `mask`): status.
+
+        CUDA's IPC export shares with SHARE_TYPE_ALL, mask ACCESS_DUP_OBJECT and action 0.
+        """
+        params = SHARE_S.pack(hclient, hobject, target, mask, share_type, action, 0xFFFFFFFF)
+        buf = bytearray(params)
         self.call(self.ctl, RM_SHARE, buf)
         return SHARE_S.unpack(buf)[6]
 

@@ -98,8 +98,9 @@ def test_dup_failures(proc: Rm) -> None:
 
 
 def child_holding(setup: str) -> tuple[int, int, list[int]]:
-    """Fork a process that sets up RM objects ('mem' or 'all') and waits; returns (pid, fd, handles)
-    where fd is a pipe that kills the child's wait when closed."""
+    """Fork a process that sets up RM objects ('mem', 'shared' or 'all') and waits; returns (pid,
+    fd, handles) where fd is a pipe that kills the child's wait when closed. 'shared' shares the
+    memory as CUDA's IPC export does (SHARE_TYPE_ALL, DUP_OBJECT, action 0)."""
     rd, wr = os.pipe()
     go_rd, go_wr = os.pipe()
     pid = os.fork()
@@ -113,6 +114,9 @@ def child_holding(setup: str) -> tuple[int, int, list[int]]:
             status, mem, _ = r.vidmem(dev, 32 * MIB)
             assert status == rm.OK
             handles = [r.client, dev, sub, mem]
+            if setup == "shared":
+                status = r.share(r.client, mem, rm.SHARE_TYPE_ALL, mask=rm.ACCESS_DUP_OBJECT)
+                assert status == rm.OK
             if setup == "all":
                 assert r.os_event(rm.ALLOC_OS_EVENT, 77) == rm.OK
                 ev = struct.pack("<IIIIQ", r.client, sub, rm.OS_EVENT, 12, 77)
@@ -140,6 +144,82 @@ def test_dup_from_another_process_needs_kernel_privilege(proc: Rm) -> None:
     finally:
         os.close(go)
         os.waitpid(pid, 0)
+
+
+def test_dup_from_another_process_after_an_ipc_style_share(proc: Rm) -> None:
+    """CUDA's IPC: the exporter shares its memory with everyone (SHARE_TYPE_ALL, DUP_OBJECT,
+    action 0, as traced on an H200 with driver 580), and another process duplicates it from the
+    exporter's client. The share replaces the object's default (same-process) policy; a REVOKE
+    takes it back, and a CLIENT share names one destination client only."""
+    dev, _ = proc.device()
+    pid, go, (client, _, _, mem) = child_holding("shared")
+    try:
+        status, dup = proc.dup(dev, client, mem)
+        assert status == rm.OK and dup
+        assert proc.free(dup) == rm.OK
+    finally:
+        os.close(go)
+        os.waitpid(pid, 0)
+
+
+def test_share_policy_list_follows_rm(proc: Rm) -> None:
+    """The list an RM_SHARE leaves, seen from a duplicating client of another process: without
+    COMPOSE a share replaces the list, REVOKE removes a policy, REQUIRE denies whoever it does not
+    match, and a share of rights other than DUP_OBJECT is not simulated."""
+    dev, _ = proc.device()
+    status, mem, _ = proc.vidmem(dev, 2 * MIB)
+    assert status == rm.OK
+    dup_ok = rm.ACCESS_DUP_OBJECT
+    rd, wr = os.pipe()
+    go_rd, go_wr = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.close(rd)
+            os.close(go_wr)
+            r = Rm()
+            odev, _ = r.device()
+            while os.read(go_rd, 1) == b"d":
+                status, h = r.dup(odev, proc.client, mem)
+                if status == rm.OK:
+                    r.free(h)
+                os.write(wr, struct.pack("<II", status, r.client))
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(wr)
+    os.close(go_rd)
+
+    def other_dup() -> tuple[int, int]:
+        os.write(go_wr, b"d")
+        return struct.unpack("<II", os.read(rd, 8))
+
+    try:
+        status, other = other_dup()
+        assert status == rm.INSUFFICIENT_PERMISSIONS  # the default: same process only
+        assert proc.share(proc.client, mem, rm.SHARE_TYPE_ALL, mask=dup_ok) == rm.OK
+        assert other_dup()[0] == rm.OK
+        revoke = rm.SHARE_ACTION_REVOKE | rm.SHARE_ACTION_COMPOSE
+        assert proc.share(proc.client, mem, rm.SHARE_TYPE_ALL, mask=dup_ok, action=revoke) == 0
+        assert other_dup()[0] == rm.INSUFFICIENT_PERMISSIONS
+        # a CLIENT share with the other process's client, composed with what is there
+        compose = rm.SHARE_ACTION_COMPOSE
+        assert proc.share(proc.client, mem, rm.SHARE_TYPE_CLIENT, other, dup_ok, compose) == 0
+        assert other_dup()[0] == rm.OK
+        # a REQUIRE policy that the other does not match denies it
+        require = rm.SHARE_ACTION_REQUIRE | rm.SHARE_ACTION_COMPOSE
+        share = proc.share(proc.client, mem, rm.SHARE_TYPE_CLIENT, 0x1234, dup_ok, require)
+        assert share == rm.INVALID_CLIENT  # a CLIENT policy's target must exist
+        assert proc.share(proc.client, mem, rm.SHARE_TYPE_PID, mask=dup_ok, action=require) == 0
+        assert other_dup()[0] == rm.INSUFFICIENT_PERMISSIONS
+        # the same process still duplicates its own memory, from its own client
+        assert proc.dup(dev, proc.client, mem)[0] == rm.OK
+        assert proc.share(proc.client, mem, rm.SHARE_TYPE_ALL, mask=0x2) == rm.NOT_SUPPORTED
+    finally:
+        os.close(go_wr)
+        os.waitpid(pid, 0)
+        os.close(rd)
 
 
 # RM_VID_HEAP_CONTROL
@@ -302,7 +382,8 @@ def test_registry_dwords_by_any_client_global_and_per_gpu(proc: Rm) -> None:
 
 def test_share_checks_the_client_except_for_a_client_share(proc: Rm) -> None:
     """RM checks the client a share is issued on, except for a CLIENT share, whose owner it only
-    looks up; nvsim then answers NOT_SUPPORTED (policies are not simulated)."""
+    looks up; nvsim then answers NOT_SUPPORTED for what it does not simulate (rights other than
+    DUP_OBJECT, a CLIENT share with the owner itself)."""
     dev, _ = proc.device()
     other = Rm(gpu=None)
     try:

@@ -284,6 +284,50 @@ def test_dup_shares_the_charge_and_other_instances_clients_are_refused() -> None
                 r.close()
 
 
+def test_cuda_ipc_works_within_an_instance_and_stops_at_its_edge() -> None:
+    """CUDA's IPC as traced on an H200 (driver 580): the exporting process shares its memory with
+    everyone (RM_SHARE, SHARE_TYPE_ALL, DUP_OBJECT, action 0) and the importing process
+    duplicates it from the exporter's client. Within the instance that works and adds no charge;
+    from another instance qgpu refuses it, although RM would take it (shared with everyone)."""
+    with instance("ia", opts="mem=8M") as a, instance("ib", opts="mem=8M") as b:
+        rd, wr = os.pipe()
+
+        def export() -> None:
+            r = Rm(dev=a)
+            dev, _ = r.device()
+            status, h, _ = r.vidmem(dev, 2 * MIB)
+            assert status == rm.OK
+            share = r.share(r.client, h, rm.SHARE_TYPE_ALL, mask=rm.ACCESS_DUP_OBJECT)
+            assert share == rm.OK
+            os.write(wr, struct.pack("<II", r.client, h))
+
+        importer, other, direct = Rm(dev=a), Rm(dev=b), Rm()
+        try:
+            with child_holding(export):
+                client, h = struct.unpack("<II", os.read(rd, 8))
+                assert current("ia") == 2 * MIB
+                dev, _ = importer.device()
+                status, hd = importer.dup(dev, client, h)
+                assert status == rm.OK
+                assert current("ia") == 2 * MIB  # the import adds no charge
+                devb, _ = other.device()
+                assert other.dup(devb, client, h)[0] == rm.INVALID_CLIENT
+                assert current("ib") == 0
+                ddev, _ = direct.device()
+                status, hx = direct.dup(ddev, client, h)
+                assert status == rm.OK  # what qgpu stops, RM itself allows
+                assert direct.free(hx) == rm.OK
+            # the exporter was killed: the import keeps the memory, and its charge
+            assert current("ia") == 2 * MIB
+            assert importer.free(hd) == rm.OK
+            assert wait_current("ia", 0) == 0
+        finally:
+            for r in (direct, other, importer):
+                r.close()
+            os.close(rd)
+            os.close(wr)
+
+
 @pytest.mark.usefixtures("seal_mode")
 def test_a_dup_of_a_dup_keeps_the_one_charge_when_the_source_file_goes() -> None:
     """The charge is found through the source client's mirror, in the same file or another."""
