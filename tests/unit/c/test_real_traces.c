@@ -2,7 +2,7 @@
 /*
  * The decoder and the memory limiter against what the real driver saw: digests of rmtrace traces
  * recorded on an NVIDIA H200 (open kernel module and GSP firmware 580.159.04, CUDA 13.0 user
- * space), in tests/unit/c/fixtures/ (scripts/rmtrace_digest.py says how they are made).
+ * space; sessions 17 and 21), in tests/unit/c/fixtures/ (scripts/rmtrace_digest.py says how they are made).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +20,9 @@ static const char *const digests[] = {
 	"nvidia-580-cuda-alloc.digest",
 	"nvidia-580-torch.digest",
 	"nvidia-580-smi-memory.digest",
+	"nvidia-580-torch-expandable.digest",
+	"nvidia-580-torch-async.digest",
+	"nvidia-580-cuda-ipc.digest",
 };
 
 static FILE *open_digest(const char *name)
