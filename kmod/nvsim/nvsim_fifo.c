@@ -9,7 +9,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/delay.h>
+#include <linux/ktime.h>
 #include <linux/log2.h>
 #include <linux/moduleparam.h>
 #include <linux/sizes.h>
@@ -24,7 +24,7 @@
  * What one FIFO_DISABLE_CHANNELS takes on a GSP-based GPU: a round trip to the firmware, whatever
  * the list. Measured on an H200 with GSP firmware 580.159.04 (session 21; 15 calls each, a
  * spinning kernel on one of 20 channels): disabling 1, 8 and 12 channels took a median 0.49,
- * 0.50 and 0.47 ms, 20 took 0.65 ms; enabling took 0.28, 0.32, 0.35 and 0.40 ms. nvsim sleeps
+ * 0.50 and 0.47 ms, 20 took 0.65 ms; enabling took 0.28, 0.32, 0.35 and 0.40 ms. nvsim takes
  * that long under its RM lock (RM holds its locks across the round trip), and the change takes
  * effect part-way: sampling the spinning kernel every 5 us around 20 calls of each on its one
  * channel, it stopped at a median 48 % of the disabling call (0.28 of 0.59 ms; 44-53 %), and
@@ -32,6 +32,21 @@
  */
 #define NVSIM_FIFO_DISABLE_EFFECT_PCT	48
 #define NVSIM_FIFO_ENABLE_EFFECT_PCT	85
+
+/*
+ * RM waits for the firmware's reply in a loop that never sleeps (_kgspRpcRecvPoll(),
+ * kernel_gsp.c, whose osSpinLoop() is empty on Linux, 580): the calling thread keeps its CPU for
+ * the whole round trip, so nvsim spins too. What qgpu's scheduler spends on its holds is then
+ * CPU time, as on the real driver.
+ */
+static void nvsim_fifo_spin(unsigned long us)
+{
+	u64 end = ktime_get_ns() + (u64)us * NSEC_PER_USEC;
+
+	while (ktime_get_ns() < end)
+		cpu_relax();
+}
+
 static unsigned int fifo_disable_us = 450;
 module_param(fifo_disable_us, uint, 0644);
 MODULE_PARM_DESC(fifo_disable_us,
@@ -356,7 +371,7 @@ static u32 nvsim_ctrl_fifo_disable_channels(const struct nvsim_caller *caller,
 	       p->num_channels * READ_ONCE(fifo_channel_us);
 	effect = took * (p->disable ? NVSIM_FIFO_DISABLE_EFFECT_PCT :
 			 NVSIM_FIFO_ENABLE_EFFECT_PCT) / 100;
-	fsleep(effect);
+	nvsim_fifo_spin(effect);
 	nvsim_engine_fifo_call(obj->gpu->engine, p->disable, p->num_channels);
 	if (nvsim_engine_controls_effective()) {
 		for (i = 0; i < p->num_channels; i++) {
@@ -365,7 +380,7 @@ static u32 nvsim_ctrl_fifo_disable_channels(const struct nvsim_caller *caller,
 							  !p->only_disable_scheduling);
 		}
 	}
-	fsleep(took - effect);
+	nvsim_fifo_spin(took - effect);
 	return NVRM_OK;
 }
 
