@@ -136,6 +136,7 @@ enum qgpu_sched_gp_get {
  * @gp_get: whether this GPU writes GP_GET back to USERD, as far as seen (written under @lock,
  *	read without it)
  * @batch: the FIFO_DISABLE_CHANNELS list being issued (under @mutex)
+ * @retry: the part of @batch issued again when RM refused it (under @mutex)
  */
 struct qgpu_sched_gpu {
 	struct qgpu_gpu *gpu;
@@ -154,6 +155,7 @@ struct qgpu_sched_gpu {
 	unsigned int rotate;
 	enum qgpu_sched_gp_get gp_get;
 	struct nvrm_fifo_disable_channels batch;
+	struct nvrm_fifo_disable_channels retry;
 };
 
 /**
@@ -304,22 +306,36 @@ static u32 qgpu_sched_disable_call(struct qgpu_gpu *gpu, struct nvrm_fifo_disabl
 }
 
 /*
- * Issue @p; RM checks the whole list before it changes anything, so where it refuses it (a
- * channel RM freed before qgpu's mirror let go of it) each channel goes alone.
+ * Issue @sg's batch. RM checks the whole list before it changes anything, so where it refuses
+ * it (a channel RM freed before qgpu's mirror let go of it) the list is split in halves until
+ * the channels it refuses go alone: a refused channel costs about two calls for each halving
+ * (a dozen for a list of 64), not one call for every channel of the list, and each call is a
+ * round trip that spins a CPU on a GSP-based GPU (qgpu_sched_batch_begin()).
  */
-static void qgpu_sched_disable_list(struct qgpu_gpu *gpu, struct nvrm_fifo_disable_channels *p)
+static void qgpu_sched_disable_list(struct qgpu_sched_gpu *sg)
 {
-	u32 n = p->num_channels, i, hclient, handle;
+	struct nvrm_fifo_disable_channels *p = &sg->batch, *part = &sg->retry;
+	struct { u8 lo, n; } todo[2 * 8];	/* depth-first: at most log2(64) + 1 pending */
+	unsigned int top = 0;
 
-	if (!qgpu_sched_disable_call(gpu, p) || n < 2)
+	if (!qgpu_sched_disable_call(sg->gpu, p) || p->num_channels < 2)
 		return;
-	p->num_channels = 1;
-	for (i = 0; i < n; i++) {
-		hclient = p->hclient_list[i];
-		handle = p->hchannel_list[i];
-		p->hclient_list[0] = hclient;
-		p->hchannel_list[0] = handle;
-		qgpu_sched_disable_call(gpu, p);
+	todo[top++] = (typeof(todo[0])){ 0, p->num_channels };
+	while (top) {
+		unsigned int lo = todo[--top].lo, n = todo[top].n, half = n / 2;
+
+		if (n < p->num_channels) {	/* the whole list was refused already */
+			memset(part, 0, sizeof(*part));
+			part->disable = p->disable;
+			part->only_disable_scheduling = p->only_disable_scheduling;
+			part->num_channels = n;
+			memcpy(part->hclient_list, &p->hclient_list[lo], n * sizeof(u32));
+			memcpy(part->hchannel_list, &p->hchannel_list[lo], n * sizeof(u32));
+			if (!qgpu_sched_disable_call(sg->gpu, part) || n < 2)
+				continue;
+		}
+		todo[top++] = (typeof(todo[0])){ lo + half, n - half };
+		todo[top++] = (typeof(todo[0])){ lo, half };
 	}
 }
 
@@ -349,7 +365,7 @@ static void qgpu_sched_batch_flush(struct qgpu_sched_gpu *sg)
 {
 	lockdep_assert_held(&sg->mutex);
 	if (sg->batch.num_channels)
-		qgpu_sched_disable_list(sg->gpu, &sg->batch);
+		qgpu_sched_disable_list(sg);
 	sg->batch.num_channels = 0;
 }
 
