@@ -305,38 +305,33 @@ static u32 qgpu_sched_disable_call(struct qgpu_gpu *gpu, struct nvrm_fifo_disabl
 	return status;
 }
 
+/* Issue entries [@lo, @lo + @len) of @sg's batch as one call (qgpu_sc_issue_split()). */
+static bool qgpu_sched_disable_part(void *ctx, unsigned int lo, unsigned int len)
+{
+	struct qgpu_sched_gpu *sg = ctx;
+	struct nvrm_fifo_disable_channels *p = &sg->batch, *part = &sg->retry;
+
+	if (lo == 0 && len == p->num_channels)
+		return !qgpu_sched_disable_call(sg->gpu, p);
+	memset(part, 0, sizeof(*part));
+	part->disable = p->disable;
+	part->only_disable_scheduling = p->only_disable_scheduling;
+	part->num_channels = len;
+	memcpy(part->hclient_list, &p->hclient_list[lo], len * sizeof(u32));
+	memcpy(part->hchannel_list, &p->hchannel_list[lo], len * sizeof(u32));
+	return !qgpu_sched_disable_call(sg->gpu, part);
+}
+
 /*
  * Issue @sg's batch. RM checks the whole list before it changes anything, so where it refuses
  * it (a channel RM freed before qgpu's mirror let go of it) the list is split in halves until
- * the channels it refuses go alone: a refused channel costs about two calls for each halving
- * (a dozen for a list of 64), not one call for every channel of the list, and each call is a
- * round trip that spins a CPU on a GSP-based GPU (qgpu_sched_batch_begin()).
+ * the channels it refuses go alone (qgpu_sc_issue_split()): a dozen calls for one refused channel
+ * in 64, not one call for every channel, and each call is a round trip that spins a CPU on a
+ * GSP-based GPU (qgpu_sched_batch_begin()).
  */
 static void qgpu_sched_disable_list(struct qgpu_sched_gpu *sg)
 {
-	struct nvrm_fifo_disable_channels *p = &sg->batch, *part = &sg->retry;
-	struct { u8 lo, n; } todo[2 * 8];	/* depth-first: at most log2(64) + 1 pending */
-	unsigned int top = 0;
-
-	if (!qgpu_sched_disable_call(sg->gpu, p) || p->num_channels < 2)
-		return;
-	todo[top++] = (typeof(todo[0])){ 0, p->num_channels };
-	while (top) {
-		unsigned int lo = todo[--top].lo, n = todo[top].n, half = n / 2;
-
-		if (n < p->num_channels) {	/* the whole list was refused already */
-			memset(part, 0, sizeof(*part));
-			part->disable = p->disable;
-			part->only_disable_scheduling = p->only_disable_scheduling;
-			part->num_channels = n;
-			memcpy(part->hclient_list, &p->hclient_list[lo], n * sizeof(u32));
-			memcpy(part->hchannel_list, &p->hchannel_list[lo], n * sizeof(u32));
-			if (!qgpu_sched_disable_call(sg->gpu, part) || n < 2)
-				continue;
-		}
-		todo[top++] = (typeof(todo[0])){ lo + half, n - half };
-		todo[top++] = (typeof(todo[0])){ lo, half };
-	}
+	qgpu_sc_issue_split(sg->batch.num_channels, qgpu_sched_disable_part, sg);
 }
 
 static u32 qgpu_sched_tsg_timeslice(u32 hdup, u32 us)

@@ -671,3 +671,46 @@ u32 qgpu_sc_util_permille(const struct qgpu_sc *sc, u64 now)
 {
 	return qgpu_sc_permille(sc->busy_bucket, qgpu_sc_window(sc, now));
 }
+
+/**
+ * qgpu_sc_issue_split() - issue a list that is checked whole, splitting what is refused in halves
+ * @n: entries in the list
+ * @issue: issues entries [@lo, @lo + @len) as one call; returns true when the call was taken
+ * @ctx: passed to @issue
+ *
+ * RM checks a FIFO_DISABLE_CHANNELS list whole before it changes anything, and refuses all of it
+ * for one entry it no longer knows. The list goes out once; where it is refused, its halves go,
+ * and theirs, until every refused entry has gone alone: about two calls per halving for one bad
+ * entry (13 for a list of 64), at most 2n - 1 calls, where sending each entry alone would take n
+ * after the first. Depth first, on a fixed stack (a list of up to 2^31 entries fits).
+ *
+ * Return: the calls made.
+ */
+unsigned int qgpu_sc_issue_split(unsigned int n,
+				 bool (*issue)(void *ctx, unsigned int lo, unsigned int len),
+				 void *ctx)
+{
+	struct {
+		unsigned int lo, len;
+	} todo[64];
+	unsigned int top = 0, calls = 1;
+
+	if (!n || issue(ctx, 0, n) || n < 2)
+		return n ? 1 : 0;
+	todo[top].lo = n / 2;
+	todo[top++].len = n - n / 2;
+	todo[top].lo = 0;
+	todo[top++].len = n / 2;
+	while (top) {
+		unsigned int lo = todo[--top].lo, len = todo[top].len;
+
+		calls++;
+		if (issue(ctx, lo, len) || len < 2)
+			continue;
+		todo[top].lo = lo + len / 2;
+		todo[top++].len = len - len / 2;
+		todo[top].lo = lo;
+		todo[top++].len = len / 2;
+	}
+	return calls;
+}

@@ -158,5 +158,8 @@ u64 qgpu_sc_decide(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, unsigned i
 void qgpu_sc_forget(struct qgpu_sc *sc, const struct qgpu_sc_inst *i);
 u32 qgpu_sc_share_permille(const struct qgpu_sc *sc, const struct qgpu_sc_inst *i, u64 now);
 u32 qgpu_sc_util_permille(const struct qgpu_sc *sc, u64 now);
+unsigned int qgpu_sc_issue_split(unsigned int n,
+				 bool (*issue)(void *ctx, unsigned int lo, unsigned int len),
+				 void *ctx);
 
 #endif /* QGPU_SCHED_CORE_H */

@@ -821,3 +821,58 @@ TEST(sched_inert_controls_carry_debt_and_busy_credit)
 	qgpu_sc_decide(&s.sc, s.v, 2, s.now);
 	EXPECT_EQ(s.in[1].budget_ns, (s64)(57 * MS));
 }
+
+/* qgpu_sc_issue_split(): a fake RM that refuses any list holding a bad entry */
+struct split_run {
+	const bool *bad;
+	unsigned int taken[64];
+	unsigned int tried_alone[64];
+};
+
+static bool split_issue(void *ctx, unsigned int lo, unsigned int len)
+{
+	struct split_run *r = ctx;
+	unsigned int k;
+
+	for (k = lo; k < lo + len; k++)
+		if (r->bad[k]) {
+			if (len == 1)
+				r->tried_alone[k]++;
+			return false;
+		}
+	for (k = lo; k < lo + len; k++)
+		r->taken[k]++;
+	return true;
+}
+
+/* Every good entry is taken exactly once, every bad one tried once alone; returns the calls. */
+static unsigned int split_check(unsigned int n, const bool *bad)
+{
+	struct split_run r = { .bad = bad };
+	unsigned int calls = qgpu_sc_issue_split(n, split_issue, &r), k, wrong = 0;
+
+	for (k = 0; k < n; k++)
+		wrong += r.taken[k] != (bad[k] ? 0u : 1u) || r.tried_alone[k] != (bad[k] ? 1u : 0u);
+	TAP_CASE("a list of %u: %u calls", n, calls);
+	EXPECT_EQ(wrong, 0u);
+	return calls;
+}
+
+TEST(issue_split_sends_what_rm_takes_once_and_isolates_what_it_refuses)
+{
+	bool bad[64] = { false };
+	unsigned int k;
+
+	EXPECT_EQ(split_check(64, bad), 1u);		/* nothing refused: one call */
+	bad[37] = true;
+	EXPECT_EQ(split_check(64, bad), 13u);		/* one refused: 1 + 2 per halving */
+	bad[0] = bad[63] = true;
+	EXPECT_LE(split_check(64, bad), 1u + 2u * 3u * 6u);
+	for (k = 0; k < 8; k++)
+		bad[k] = true;
+	EXPECT_EQ(split_check(8, bad), 15u);		/* all refused: 2n - 1, every one alone */
+	EXPECT_EQ(split_check(1, bad), 1u);
+	EXPECT_EQ(split_check(0, bad), 0u);
+	bad[0] = false;
+	EXPECT_EQ(split_check(3, bad), 5u);		/* [0 1 2] -> [0] ok, [1 2] -> [1], [2] */
+}
