@@ -671,12 +671,20 @@ def suite(blind: bool = False) -> dict[str, Any]:
     return {name: todo[name]() for name in names}
 
 
+def nvsim_parameters() -> dict[str, str]:
+    """nvsim's module parameters as the run starts: the model its numbers were measured under
+    (kmod/nvsim/README.md), such as what a FIFO_DISABLE_CHANNELS costs (fifo_*_us). The scenarios
+    set controls_effective and userd_writeback themselves; their names say which."""
+    return {p.name: p.read_text().strip() for p in sorted(NVSIM.iterdir())}
+
+
 def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     results: dict[str, Any] = {
         "benchmark": NAME,
         "seconds_per_run": SECONDS,
         "guest_cpus": os.cpu_count(),
+        "nvsim_parameters": nvsim_parameters(),
     }
     # QGPU_BENCH_CONTROLS: which controls_effective settings to run (default "Y,N")
     # QGPU_BENCH_USERD: with nvsim's USERD writeback (Y), and without it (N, as on Blackwell:
