@@ -9,6 +9,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/log2.h>
 #include <linux/moduleparam.h>
@@ -47,20 +48,42 @@ static void nvsim_fifo_spin(unsigned long us)
 		cpu_relax();
 }
 
+/* The most a fifo_*_us may be: nvsim spins that long holding its RM lock. */
+#define NVSIM_FIFO_US_MAX	100000u
+
+/* A fifo_*_us write above NVSIM_FIFO_US_MAX is refused (-EINVAL) and changes nothing. */
+static int nvsim_set_fifo_us(const char *val, const struct kernel_param *kp)
+{
+	unsigned int us;
+	int ret = kstrtouint(val, 0, &us);
+
+	if (ret)
+		return ret;
+	if (us > NVSIM_FIFO_US_MAX)
+		return -EINVAL;
+	*(unsigned int *)kp->arg = us;
+	return 0;
+}
+
+static const struct kernel_param_ops nvsim_fifo_us_ops = {
+	.set = nvsim_set_fifo_us,
+	.get = param_get_uint,
+};
+
 static unsigned int fifo_disable_us = 450;
-module_param(fifo_disable_us, uint, 0644);
+module_param_cb(fifo_disable_us, &nvsim_fifo_us_ops, &fifo_disable_us, 0644);
 MODULE_PARM_DESC(fifo_disable_us,
-		 "FIFO_DISABLE_CHANNELS(disable) takes this long, plus fifo_channel_us a channel (default 450, as on an H200 with GSP 580; 0: at once)");
+		 "FIFO_DISABLE_CHANNELS(disable) takes this long, plus fifo_channel_us a channel (default 450, as on an H200 with GSP 580; 0: at once; at most 100000)");
 
 static unsigned int fifo_enable_us = 270;
-module_param(fifo_enable_us, uint, 0644);
+module_param_cb(fifo_enable_us, &nvsim_fifo_us_ops, &fifo_enable_us, 0644);
 MODULE_PARM_DESC(fifo_enable_us,
-		 "FIFO_DISABLE_CHANNELS(enable) takes this long, plus fifo_channel_us a channel (default 270, as on an H200 with GSP 580)");
+		 "FIFO_DISABLE_CHANNELS(enable) takes this long, plus fifo_channel_us a channel (default 270, as on an H200 with GSP 580; at most 100000)");
 
 static unsigned int fifo_channel_us = 7;
-module_param(fifo_channel_us, uint, 0644);
+module_param_cb(fifo_channel_us, &nvsim_fifo_us_ops, &fifo_channel_us, 0644);
 MODULE_PARM_DESC(fifo_channel_us,
-		 "FIFO_DISABLE_CHANNELS takes this much longer per listed channel (default 7)");
+		 "FIFO_DISABLE_CHANNELS takes this much longer per listed channel (default 7; at most 100000)");
 
 static struct nvsim_tsg *nvsim_obj_tsg(const struct nvsim_object *obj)
 {

@@ -7,6 +7,7 @@ sanity bounds.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import signal
@@ -610,3 +611,19 @@ def test_module_unloads_after_work() -> None:
             r = rmmod(name)
             assert r.returncode == 0, r.stderr
     assert not PROC.exists()
+
+
+def test_fifo_call_costs_are_bounded(params: Callable[[str, str], None]) -> None:
+    """The modelled cost of a FIFO_DISABLE_CHANNELS call (nvsim spins that long under its RM lock)
+    takes 0..100000 us; more is refused with EINVAL and leaves the value as it was."""
+    for name in ("fifo_disable_us", "fifo_enable_us", "fifo_channel_us"):
+        before = (PARAMS / name).read_text().strip()
+        with pytest.raises(OSError) as err:
+            (PARAMS / name).write_text("100001")
+        assert err.value.errno == errno.EINVAL
+        assert (PARAMS / name).read_text().strip() == before
+        params(name, "0")
+        assert (PARAMS / name).read_text().strip() == "0"
+        params(name, "100000")
+        assert (PARAMS / name).read_text().strip() == "100000"
+        (PARAMS / name).write_text(before)
