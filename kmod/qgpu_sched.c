@@ -416,13 +416,11 @@ static void qgpu_sched_hold_chan(struct qgpu_sched_gpu *sg, struct qgpu_sched_ch
 {
 	struct nvrm_fifo_disable_channels *p = &sg->batch;
 
-	lockdep_assert_held(&sg->mutex);
-	memset(p, 0, sizeof(*p));
-	p->disable = 1;
-	p->num_channels = 1;
+	qgpu_sched_batch_begin(sg, false);
 	p->hclient_list[0] = ch->hclient;
 	p->hchannel_list[0] = ch->handle;
-	qgpu_sched_disable_call(sg->gpu, p);
+	p->num_channels = 1;
+	qgpu_sched_batch_flush(sg);
 }
 
 static void qgpu_sched_event(struct qgpu_sched_gpu *sg, const char *what, const char *inst,

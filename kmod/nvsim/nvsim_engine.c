@@ -311,8 +311,9 @@ struct nvsim_engine {
 };
 
 /* Record an engine event. Under the engine lock. */
-static void nvsim_trace(struct nvsim_engine *e, enum nvsim_trace_kind kind, s64 ns, pid_t tgid,
-			const struct nvsim_tsg *tsg)
+/* Record one event; returns its entry, for what only some kinds carry. */
+static struct nvsim_trace_ent *nvsim_trace(struct nvsim_engine *e, enum nvsim_trace_kind kind,
+					   s64 ns, pid_t tgid, const struct nvsim_tsg *tsg)
 {
 	struct nvsim_trace_ent *t = &e->trace[e->trace_seq++ & (NVSIM_TRACE_LEN - 1)];
 
@@ -322,6 +323,7 @@ static void nvsim_trace(struct nvsim_engine *e, enum nvsim_trace_kind kind, s64 
 	t->tsg = tsg ? (s32)tsg->id : -1;
 	t->kind = kind;
 	t->channels = 0;
+	return t;
 }
 
 /* Lockless: kick is only ever set here, and the thread rereads everything under the lock. */
@@ -1048,9 +1050,8 @@ void nvsim_engine_fifo_call(struct nvsim_engine *e, bool disable, u32 channels)
 	struct nvsim_trace_ent *t;
 
 	mutex_lock(&e->lock);
-	t = &e->trace[e->trace_seq & (NVSIM_TRACE_LEN - 1)];
-	nvsim_trace(e, disable ? NVSIM_TR_FIFO_DISABLE : NVSIM_TR_FIFO_ENABLE, ktime_get_ns(),
-		    current->tgid, NULL);
+	t = nvsim_trace(e, disable ? NVSIM_TR_FIFO_DISABLE : NVSIM_TR_FIFO_ENABLE, ktime_get_ns(),
+			current->tgid, NULL);
 	t->channels = min_t(u32, channels, U8_MAX);
 	mutex_unlock(&e->lock);
 }

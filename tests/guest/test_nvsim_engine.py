@@ -626,4 +626,3 @@ def test_fifo_call_costs_are_bounded(params: Callable[[str, str], None]) -> None
         assert (PARAMS / name).read_text().strip() == "0"
         params(name, "100000")
         assert (PARAMS / name).read_text().strip() == "100000"
-        (PARAMS / name).write_text(before)
