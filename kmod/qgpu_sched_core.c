@@ -32,7 +32,11 @@
  * are held meanwhile. Only the others, and instances seen without work, own exclusive windows.
  * One instance of 37 % among 63 of 1 %, all busy, then costs a few windows a period and one
  * joint window, not 64 windows; an instance that wakes and that the joint window serves runs
- * when the current window ends.
+ * when the current window ends. A period that begins while no exclusive window runs begins with
+ * the joint window, and the windows of its own come after it: the period boundary switches
+ * nothing, and that GPU switches once a period (A B | B A), where each switch is a control call
+ * of about a millisecond that RM spins a CPU for on a real GPU. A joint window ends for all its
+ * members whose budgets end within QGPU_SC_MIN_WINDOW_NS of turns of each other, in one hold.
  *
  * The engine's own round robin often meets the policy already: it gives every channel group with
  * work an equal turn, so an instance gets at least its groups with work over all the groups that
@@ -329,6 +333,8 @@ static void qgpu_sc_new_period(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v
 			carry = -debt;
 		i->budget_ns = share + carry;
 	}
+	/* a joint window, or everyone of a class, ran (not relaxed: that needs windows at once) */
+	sc->joint_first = sc->policy == QGPU_POLICY_BURST_SHARE && !sc->owner && !sc->relaxed;
 	sc->owner = NULL;
 }
 
@@ -461,6 +467,53 @@ static u64 qgpu_sc_relax(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, unsi
 	return next;
 }
 
+/*
+ * When the joint window of the members qgpu_sc_decide() just let run ends: when its first member
+ * has had its budget (its turns: @sc->joint_groups over its groups with work), or later, when the
+ * last of the members whose budgets end within QGPU_SC_MIN_WINDOW_NS of turns of the first has
+ * had its own. Members' budgets drift apart by a few turns (groups seen without work pay nothing
+ * for a while); they then leave together, in one hold, not a hold each some hundred microseconds
+ * apart. Each overruns by at most QGPU_SC_MIN_WINDOW_NS, repaid in the next period like any
+ * overrun, the same bound as the credit that the ones cut short would carry.
+ */
+static u64 qgpu_sc_joint_end(const struct qgpu_sc *sc, struct qgpu_sc_inst *const *v,
+			     unsigned int n, u64 now)
+{
+	u64 first = ~0ull, last = 0, slack;
+	unsigned int k;
+	u32 most = 1;
+
+	for (k = 0; k < n; k++) {
+		const struct qgpu_sc_inst *i = v[k];
+		u64 end;
+
+		if (!i->run || !i->groups_work)
+			continue;
+		end = now + qgpu_sc_div((u64)(i->budget_ns > 0 ? i->budget_ns : 0) *
+					sc->joint_groups, i->groups_work);
+		if (end < first)
+			first = end;
+		if (i->groups_work > most)
+			most = i->groups_work;
+	}
+	if (first == ~0ull)
+		return first;	/* no member with work: no end but the window's or period's */
+	/* (end - first) * groups_work / joint_groups, a member's overrun, stays <= the bound */
+	slack = qgpu_sc_div(QGPU_SC_MIN_WINDOW_NS * sc->joint_groups, most);
+	for (k = 0; k < n; k++) {
+		const struct qgpu_sc_inst *i = v[k];
+		u64 end;
+
+		if (!i->run || !i->groups_work)
+			continue;
+		end = now + qgpu_sc_div((u64)(i->budget_ns > 0 ? i->budget_ns : 0) *
+					sc->joint_groups, i->groups_work);
+		if (end <= first + slack && end > last)
+			last = end;
+	}
+	return last;
+}
+
 /**
  * qgpu_sc_decide() - decide who may run now
  * @sc: the GPU (brought up to date with qgpu_sc_account() at @now first)
@@ -475,9 +528,10 @@ static u64 qgpu_sc_relax(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, unsi
  * budget; else,
  * under fixed-share, every instance with budget, and under burst-share the active ones with
  * budget of the highest class that has an active instance, and of those only the ones a joint
- * window would leave short (the rest run together in one, when no one owns a window). With no
- * owner and no one owed time, fixed-share holds everyone and burst-share runs every instance of
- * that class. Under fixed-share with inert controls there are no windows: every instance with
+ * window would leave short (the rest run together in one, when no one owns a window; a period
+ * that begins with no window owned begins with that joint window, the short ones in it too). With
+ * no owner and no one owed time, fixed-share holds everyone and burst-share runs every instance
+ * of that class. Under fixed-share with inert controls there are no windows: every instance with
  * budget runs (online ones first), and the next decision is due within QGPU_SC_SAMPLE_NS.
  * Under best-effort, and under burst-share while
  * the engine's round robin alone gives every instance with work its guarantee (@groups_work,
@@ -496,6 +550,8 @@ u64 qgpu_sc_decide(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, unsigned i
 	u32 owed = 0;
 	u64 next;
 
+	if (sc->joint_first && now >= sc->joint_end)
+		sc->joint_first = false;
 	if (!sc->period_end || now >= sc->period_end)
 		qgpu_sc_new_period(sc, v, n, now);
 	next = sc->period_end;
@@ -554,10 +610,25 @@ u64 qgpu_sc_decide(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, unsigned i
 	 * An instance that woke and that the joint window serves runs when the current window
 	 * ends, before the next exclusive one: a wake waits at most one window.
 	 */
-	for (k = 0; k < n && !owner && owed; k++)
-		waking |= v[k]->woke && qgpu_sc_eligible(sc, v[k], top, first) &&
-			  !qgpu_sc_short(sc, v[k], owed, now);
-	if (!owner && !waking) {
+	for (k = 0; k < n && !owner && owed; k++) {
+		bool woke = v[k]->woke && qgpu_sc_eligible(sc, v[k], top, first);
+
+		waking |= woke && !qgpu_sc_short(sc, v[k], owed, now);
+		/* ...and a wake the joint window leaves short ends it: its window comes next */
+		if (woke && qgpu_sc_short(sc, v[k], owed, now))
+			sc->joint_first = false;
+	}
+	/*
+	 * A joint window that ran when the period began goes on first: the exclusive windows of
+	 * the period come after it, so the period boundary switches nothing, and a GPU whose
+	 * periods alternate one instance's window and the others' joint window switches once a
+	 * period (A B | B A), where each switch costs a call of about a millisecond spun on a CPU
+	 * on a real GPU. Those that need windows of their own take part in it meanwhile: what
+	 * they get of it comes off their budgets, and the budgets of one period fit in it.
+	 */
+	if (!owed)
+		sc->joint_first = false;
+	if (!owner && !waking && !sc->joint_first) {
 		/*
 		 * Fixed-share: the last window's owner, its budget refilled by a new period, goes
 		 * on first (A B | B A | A B ...). That saves a switch a period, and it makes the
@@ -594,15 +665,10 @@ u64 qgpu_sc_decide(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, unsigned i
 		else
 			qgpu_sc_set_run(i, sc->policy == QGPU_POLICY_BURST_SHARE &&
 					qgpu_sc_in_top(i, top));
-		/* the joint window ends when the first member has had its budget */
-		if (i->run && sc->joint_groups && i->groups_work) {
-			u64 end = now + qgpu_sc_div((u64)i->budget_ns * sc->joint_groups,
-						    i->groups_work);
-
-			if (end < next)
-				next = end;
-		}
 	}
+	sc->joint_end = sc->joint_groups ? qgpu_sc_joint_end(sc, v, n, now) : 0;
+	if (sc->joint_groups && sc->joint_end < next)
+		next = sc->joint_end;
 	/* ...or after one window's length, when it went before a member that needs its own */
 	if (waking && now + sc->base_period_ns < next)
 		next = now + sc->base_period_ns;

@@ -110,6 +110,11 @@ struct qgpu_sc_inst {
  * @joint_groups: burst-share with no owner: the groups of the instances owed time (eligible),
  *	which run together, each paying its turns of their round robin; 0 when there is no such
  *	joint window
+ * @joint_end: when that joint window ends at the latest (qgpu_sc_joint_end() in
+ *	qgpu_sched_core.c); 0 when there is none
+ * @joint_first: burst-share: no exclusive window ran when this period began (a joint window
+ *	did, or everyone of a class), so a joint window goes on first, before any exclusive one,
+ *	until it ends
  * @cursor: the last instance that owned a window: the round robin goes on after it, across
  *	periods, so that late windows do not always cut the same instance short
  * @last: when the state was last brought up to date (absolute ns); 0 before the first time
@@ -131,6 +136,8 @@ struct qgpu_sc {
 	struct qgpu_sc_inst *owner;
 	u64 window_end;
 	u32 joint_groups;
+	u64 joint_end;
+	bool joint_first;
 	struct qgpu_sc_inst *cursor;
 	u64 last;
 	bool relaxed;

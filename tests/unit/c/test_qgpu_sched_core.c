@@ -6,6 +6,8 @@
  * allowed, which is what the engine delivers when controls take effect. Every instance has one
  * channel group on the runlist, with work while it is busy.
  */
+#include <stdio.h>
+
 #include "tap.h"
 #include "qgpu_sched_core.h"
 
@@ -45,6 +47,8 @@ static void sim_run(struct sim *s, u64 ns, u64 *got)
 	u64 end = s->now + ns, start[MAXI], next;
 	unsigned int k;
 
+	/* what ran since the last decision ran before the span */
+	qgpu_sc_account(&s->sc, s->v, s->n, s->now);
 	for (k = 0; k < s->n; k++)
 		start[k] = s->in[k].gpu_time_ns;
 	while (s->now < end) {
@@ -534,6 +538,72 @@ TEST(sched_burst_share_joint_window_for_those_the_round_robin_serves)
 	for (k = 1; k < 64; k++) {
 		EXPECT_GE(pct(got[k], 1280 * MS), 0.95);
 		EXPECT_LE(pct(got[k], 1280 * MS), 1.05);
+	}
+}
+
+/*
+ * The calls a run of decisions costs: a decision that takes any instance off costs one disable
+ * call, one that lets any run costs one enable call (qgpu_sched.c batches each direction across
+ * instances). @drift_ns: at each decision every instance pays up to that much more, at random, as
+ * when a sample finds a busy group without work for a moment: the budgets drift apart.
+ */
+static u64 sim_calls(struct sim *s, u64 ns, u64 drift_ns)
+{
+	u64 end = s->now + ns, calls = 0, seed = 1;
+	bool was[MAXI];
+	unsigned int k;
+
+	for (k = 0; k < s->n; k++)
+		was[k] = s->in[k].run;
+	while (s->now < end) {
+		bool on = false, off = false;
+		u64 next;
+
+		for (k = 0; k < s->n; k++)
+			qgpu_sc_ring(&s->sc, &s->in[k]);
+		next = sim_decide(s);
+		for (k = 0; k < s->n; k++) {
+			on |= s->in[k].run && !was[k];
+			off |= !s->in[k].run && was[k];
+			was[k] = s->in[k].run;
+		}
+		calls += on + off;
+		for (k = 0; k < s->n && drift_ns; k++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			s->in[k].budget_ns -= (s64)((seed >> 33) % drift_ns);
+		}
+		s->now = next;
+	}
+	return calls;
+}
+
+/*
+ * Every switch costs a call of about a millisecond on a real GPU, spun on a CPU. In the skewed
+ * case the big instance's window and the small ones' joint window alternate, and the period
+ * boundary keeps what runs (A B | B A): one switch, two calls, a period, even when the small
+ * instances' budgets drift apart (their joint window ends for all of them at once).
+ */
+TEST(sched_burst_share_skewed_switches_once_a_period)
+{
+	u32 core[MAXI];
+	struct sim s;
+	u64 got[MAXI], calls, period;
+	unsigned int k, j;
+
+	for (k = 0; k < 64; k++)
+		core[k] = k ? 1 : 37;
+	for (j = 0; j < 2; j++) {
+		sim_init(&s, QGPU_POLICY_BURST_SHARE, 64, core, NULL);
+		sim_run(&s, 512 * MS, NULL);
+		period = s.sc.period_ns;
+		calls = sim_calls(&s, 20 * period, j ? 10000 : 0);
+		printf("# drift %s: %llu calls in 20 periods\n", j ? "10 us" : "none",
+		       (unsigned long long)calls);
+		EXPECT_LE(calls, 2 * 20 + 2);
+		sim_run(&s, 10 * period, got);
+		EXPECT_GE(pct(got[0], 10 * period), 36.5);
+		for (k = 1; k < 64; k++)
+			EXPECT_GE(pct(got[k], 10 * period), 0.95);
 	}
 }
 
