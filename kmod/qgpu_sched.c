@@ -1422,7 +1422,8 @@ static ssize_t period_us_show(struct device *dev, struct device_attribute *attr,
 }
 
 /*
- * The scheduling period: each instance's share of it, and the longest exclusive window. Longer
+ * The scheduling period: each instance's share of it, and the longest a waking instance waits for
+ * a window (under fixed-share, the longest exclusive window). Longer
  * periods switch less often; on a real GPU each switch costs the controls' latency (1.1-2.3 ms
  * for an enable and a disable on an H200 with GSP 580), so short turns come out long.
  */

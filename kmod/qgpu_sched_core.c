@@ -522,7 +522,8 @@ static u64 qgpu_sc_joint_end(const struct qgpu_sc *sc, struct qgpu_sc_inst *cons
  * @now: the time
  *
  * Sets every instance's @run. Under fixed-share and burst-share one instance owns an exclusive
- * window of its budget, at most one period_us (@sc->base_period_ns) at once (so that a waking
+ * window of its budget, under fixed-share at most one period_us (@sc->base_period_ns) at once,
+ * under burst-share at most one period_us from when another instance woke (so that a waking
  * instance waits no longer than that, however long the period), chosen round robin among the
  * eligible ones: while an active online instance has budget, the active online instances with
  * budget; else,
@@ -546,7 +547,7 @@ u64 qgpu_sc_decide(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, unsigned i
 	enum qgpu_class top = QGPU_CLASS_OFFLINE;
 	unsigned int k, start = 0;
 	struct qgpu_sc_inst *owner;
-	bool first = false, waking = false, classes_held;
+	bool first = false, waking = false, cut = false, classes_held;
 	u32 owed = 0;
 	u64 next;
 
@@ -607,6 +608,17 @@ u64 qgpu_sc_decide(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, unsigned i
 		      !qgpu_sc_short(sc, owner, owed, now)))
 		owner = NULL;
 	/*
+	 * Under burst-share a window lasts its owner's budget, as one window rather than one each
+	 * period_us: each switch is a call of about a millisecond on a real GPU, and a decision's
+	 * work. Someone else who woke and may run cuts it to period_us from now, so that a wake
+	 * waits no longer than under fixed-share, whose windows are at most period_us.
+	 */
+	for (k = 0; k < n && sc->policy == QGPU_POLICY_BURST_SHARE; k++)
+		if (v[k] != owner && v[k]->woke && qgpu_sc_eligible(sc, v[k], top, first))
+			cut = true;
+	if (owner && cut && sc->window_end > now + sc->base_period_ns)
+		sc->window_end = now + sc->base_period_ns;
+	/*
 	 * An instance that woke and that the joint window serves runs when the current window
 	 * ends, before the next exclusive one: a wake waits at most one window.
 	 */
@@ -647,8 +659,12 @@ u64 qgpu_sc_decide(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, unsigned i
 				owner = i;
 		}
 		if (owner) {
-			sc->window_end = now + (owner->budget_ns < (s64)sc->base_period_ns ?
-						(u64)owner->budget_ns : sc->base_period_ns);
+			bool capped = sc->policy != QGPU_POLICY_BURST_SHARE || cut;
+			u64 len = owner->budget_ns;
+
+			if (capped && len > sc->base_period_ns)
+				len = sc->base_period_ns;
+			sc->window_end = now + len;
 			sc->cursor = owner;
 		}
 	}

@@ -28,9 +28,10 @@ enum qgpu_policy {
 #define QGPU_SC_PERIOD_NS	10000000ull	/* the scheduling period: 10 ms (period_us)... */
 #define QGPU_SC_PERIOD_PER_INST_NS 2000000ull	/* ...or 2 ms per instance, if longer */
 /*
- * period_us may be set from 1 ms to 1 s. The longest exclusive window at once is one period (the
- * knob's, not lengthened per instance): a larger budget is used in several turns, and a waking
- * instance waits at most that long.
+ * period_us may be set from 1 ms to 1 s. Under fixed-share the longest exclusive window at once is
+ * one period (the knob's, not lengthened per instance): a larger budget is used in several turns.
+ * Under burst-share a window lasts its budget until another instance wakes, and then at most one
+ * period more. Either way a waking instance waits at most that long.
  */
 #define QGPU_SC_PERIOD_MIN_NS	1000000ull
 #define QGPU_SC_PERIOD_MAX_NS	1000000000ull
@@ -101,7 +102,8 @@ struct qgpu_sc_inst {
  *	(struct qgpu_sc_inst.groups_busy, the engine's round robin assumed) and may submit work
  *	only while its budget is positive; overruns carry into later periods.
  * @base_period_ns: the period_us knob (QGPU_SC_PERIOD_NS by default): the period with few
- *	instances, and the longest exclusive window
+ *	instances, and the longest a waking instance waits for a window (under fixed-share the
+ *	longest exclusive window)
  * @period_ns: the period length (@base_period_ns, or QGPU_SC_PERIOD_PER_INST_NS per instance if
  *	longer)
  * @period_end: when the current period ends (absolute ns); 0 before the first decision

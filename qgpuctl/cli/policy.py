@@ -73,8 +73,8 @@ def set_(
             min=k.PERIOD_MIN_US,
             max=k.PERIOD_MAX_US,
             help="Scheduling period in microseconds (default 10000): each instance's share of it, "
-            "and the longest exclusive window. Longer periods switch less often: on a real GPU "
-            "each switch costs 1-2 ms of the controls' latency.",
+            "and the longest a waking instance waits for a window. Longer periods switch less "
+            "often: on a real GPU each switch costs 1-2 ms of the controls' latency.",
         ),
     ] = None,
     output: OutputOverride = None,

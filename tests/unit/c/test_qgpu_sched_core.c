@@ -547,7 +547,7 @@ TEST(sched_burst_share_joint_window_for_those_the_round_robin_serves)
  * instances). @drift_ns: at each decision every instance pays up to that much more, at random, as
  * when a sample finds a busy group without work for a moment: the budgets drift apart.
  */
-static u64 sim_calls(struct sim *s, u64 ns, u64 drift_ns)
+static u64 sim_calls(struct sim *s, u64 ns, u64 drift_ns, u64 *decisions)
 {
 	u64 end = s->now + ns, calls = 0, seed = 1;
 	bool was[MAXI];
@@ -562,6 +562,7 @@ static u64 sim_calls(struct sim *s, u64 ns, u64 drift_ns)
 		for (k = 0; k < s->n; k++)
 			qgpu_sc_ring(&s->sc, &s->in[k]);
 		next = sim_decide(s);
+		(*decisions)++;
 		for (k = 0; k < s->n; k++) {
 			on |= s->in[k].run && !was[k];
 			off |= !s->in[k].run && was[k];
@@ -581,13 +582,14 @@ static u64 sim_calls(struct sim *s, u64 ns, u64 drift_ns)
  * Every switch costs a call of about a millisecond on a real GPU, spun on a CPU. In the skewed
  * case the big instance's window and the small ones' joint window alternate, and the period
  * boundary keeps what runs (A B | B A): one switch, two calls, a period, even when the small
- * instances' budgets drift apart (their joint window ends for all of them at once).
+ * instances' budgets drift apart (their joint window ends for all of them at once). The big
+ * one's window is its budget, not cut into windows of period_us, as nobody wakes to wait for it.
  */
 TEST(sched_burst_share_skewed_switches_once_a_period)
 {
 	u32 core[MAXI];
 	struct sim s;
-	u64 got[MAXI], calls, period;
+	u64 got[MAXI], calls, period, decisions;
 	unsigned int k, j;
 
 	for (k = 0; k < 64; k++)
@@ -596,14 +598,47 @@ TEST(sched_burst_share_skewed_switches_once_a_period)
 		sim_init(&s, QGPU_POLICY_BURST_SHARE, 64, core, NULL);
 		sim_run(&s, 512 * MS, NULL);
 		period = s.sc.period_ns;
-		calls = sim_calls(&s, 20 * period, j ? 10000 : 0);
-		printf("# drift %s: %llu calls in 20 periods\n", j ? "10 us" : "none",
-		       (unsigned long long)calls);
+		decisions = 0;
+		calls = sim_calls(&s, 20 * period, j ? 10000 : 0, &decisions);
+		printf("# drift %s: %llu calls, %llu decisions in 20 periods\n",
+		       j ? "10 us" : "none", (unsigned long long)calls,
+		       (unsigned long long)decisions);
 		EXPECT_LE(calls, 2 * 20 + 2);
+		EXPECT_LE(decisions, 3 * 20);
 		sim_run(&s, 10 * period, got);
 		EXPECT_GE(pct(got[0], 10 * period), 36.5);
 		for (k = 1; k < 64; k++)
 			EXPECT_GE(pct(got[k], 10 * period), 0.95);
+	}
+}
+
+/*
+ * Under burst-share a window lasts its owner's budget, not period_us: 37 % and 36 % among 27 of
+ * 1 % (a 58 ms period) own windows of 21 ms each, one decision each, where windows of 10 ms took
+ * three each; a wake still cuts a window to period_us (sched_long_windows_are_cut_for_a_waking_
+ * instance).
+ */
+TEST(sched_burst_share_windows_last_their_budget)
+{
+	u32 core[MAXI];
+	struct sim s;
+	u64 got[MAXI], decisions = 0, calls;
+	unsigned int k;
+
+	for (k = 0; k < 29; k++)
+		core[k] = k > 1 ? 1 : 37 - k;
+	sim_init(&s, QGPU_POLICY_BURST_SHARE, 29, core, NULL);
+	sim_run(&s, 580 * MS, NULL);
+	EXPECT_EQ(s.sc.period_ns, 58 * MS);
+	calls = sim_calls(&s, 20 * s.sc.period_ns, 0, &decisions);
+	printf("# %llu calls, %llu decisions in 20 periods\n", (unsigned long long)calls,
+	       (unsigned long long)decisions);
+	EXPECT_LE(decisions, 4 * 20);
+	EXPECT_LE(calls, 4 * 20);
+	sim_run(&s, 10 * s.sc.period_ns, got);
+	for (k = 0; k < 29; k++) {
+		EXPECT_GE(pct(got[k], 580 * MS), core[k] - 0.05);
+		EXPECT_LE(pct(got[k], 580 * MS), core[k] + 0.5);
 	}
 }
 
