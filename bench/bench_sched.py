@@ -569,11 +569,15 @@ def inert_detect(cores: list[int], kernel_us: int) -> dict[str, Any]:
     }
 
 
-def cpu_cost(cores: list[int]) -> dict[str, Any]:
-    """Every instance busy under burst-share: the scheduler thread's CPU time and wake-ups.
+def cpu_cost(
+    cores: list[int], policy: str = "burst-share", period_us: int = 10_000
+) -> dict[str, Any]:
+    """Every instance busy under @policy and @period_us: the scheduler thread's CPU time and
+    wake-ups.
 
     Also each instance's engine share over the same span (nvsim's busy counters), so that a
-    cheap scheduler is seen to keep the guarantees too.
+    cheap scheduler is seen to keep the guarantees too. The thread's CPU includes the controls'
+    spinning, which nvsim models (fifo_*_us, as on the H200).
     """
     n = len(cores)
     tid = subprocess.run(
@@ -581,7 +585,8 @@ def cpu_cost(cores: list[int]) -> dict[str, Any]:
     ).stdout.split()
     insts = Insts([(f"c{i:02d}", c, "online") for i, c in enumerate(cores)])
     try:
-        set_policy("burst-share")
+        set_policy(policy)
+        write(gpu_dir() / "period_us", f"{period_us}\n")
         # starting 64 processes takes seconds in the guest: each runs until killed, and the
         # measurement starts once all of them have had work on the engine
         procs = [load(f"/dev/qgpu/c{i:02d}", 600, 1000) for i in range(n)]
@@ -605,14 +610,24 @@ def cpu_cost(cores: list[int]) -> dict[str, Any]:
         t0, c0, (r0, s0), b0 = time.monotonic(), ticks(), sched(), busy_by_pid()
         time.sleep(2)
         t1, c1, (r1, s1), b1 = time.monotonic(), ticks(), sched(), busy_by_pid()
+        ev = trace()
         for p in procs:
             p.kill()
         for p in procs:
             p.wait(timeout=600)
     finally:
         insts.close()
+        write(gpu_dir() / "period_us", "10000\n")
     share = [100 * (b1.get(p, 0) - b0.get(p, 0)) / 1e9 / (t1 - t0) for p in pids]
+    # FIFO_DISABLE_CHANNELS calls a second (each spins a CPU on a GSP GPU), where the trace
+    # (the last 4096 engine events) still covers the span
+    span = (int(t0 * 1e9), int(t1 * 1e9))
+    calls = sum(1 for t, kind, _ in ev if kind.startswith("fifo_") and span[0] <= t < span[1])
+    covered = bool(ev) and ev[0][0] <= span[0]
     return {
+        "policy": policy,
+        "period_us": period_us,
+        "fifo_calls_per_s": round(calls / (t1 - t0), 1) if covered else None,
         "instances": n,
         "busy": sum(1 for p in pids if b1.get(p, 0) > b0.get(p, 0)),
         "cores": sorted(set(cores), reverse=True),
@@ -702,10 +717,16 @@ def main() -> int:
                 write(NVSIM / "userd_writeback", "Y")
     # 64 instances of 1 %: the engine's round robin gives each 1/64, so nothing needs holding;
     # skewed: one of 37 % and 63 of 1 %, where the round robin's 1/64 is not enough and the
-    # scheduler must switch windows
-    cpu = {"cpu_cost": [1] * 64, "cpu_cost_skewed": [37] + [1] * 63}
+    # scheduler must switch windows; fixed-share 30/70: one switch (an enable and a disable) a
+    # period, at the default period_us and at 50 ms
+    cpu: dict[str, tuple[list[int], str, int]] = {
+        "cpu_cost": ([1] * 64, "burst-share", 10_000),
+        "cpu_cost_skewed": ([37] + [1] * 63, "burst-share", 10_000),
+        "cpu_cost_fixed_30_70": ([30, 70], "fixed-share", 10_000),
+        "cpu_cost_fixed_30_70_period_50ms": ([30, 70], "fixed-share", 50_000),
+    }
     for name in selected(list(cpu)):
-        results[name] = cpu_cost(cpu[name])
+        results[name] = cpu_cost(*cpu[name])
     # how soon fixed-share finds held groups still running, with the controls inert
     detect = {
         f"inert_detect_{a}_{b}_{k}us": ([a, b], k)
