@@ -453,6 +453,7 @@ static u64 qgpu_sc_relax(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, unsi
 	sc->relaxed = true;
 	sc->owner = NULL;
 	sc->joint_groups = 0;
+	sc->joint_first = false;
 	for (k = 0; k < n; k++) {
 		qgpu_sc_set_run(v[k], qgpu_sc_in_top(v[k], top));
 		running += v[k]->run && qgpu_sc_active(v[k]);
