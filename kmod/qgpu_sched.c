@@ -137,6 +137,9 @@ enum qgpu_sched_gp_get {
  *	read without it)
  * @batch: the FIFO_DISABLE_CHANNELS list being issued (under @mutex)
  * @retry: the part of @batch issued again when RM refused it (under @mutex)
+ * @control_ns: how long this thread's FIFO_DISABLE_CHANNELS calls took, each averaged in with a
+ *	weight of 1/4 (the ``control_us`` attribute); 0 before the first (written under @mutex,
+ *	read without it)
  */
 struct qgpu_sched_gpu {
 	struct qgpu_gpu *gpu;
@@ -156,6 +159,7 @@ struct qgpu_sched_gpu {
 	enum qgpu_sched_gp_get gp_get;
 	struct nvrm_fifo_disable_channels batch;
 	struct nvrm_fifo_disable_channels retry;
+	u64 control_ns;
 };
 
 /**
@@ -305,6 +309,24 @@ static u32 qgpu_sched_disable_call(struct qgpu_gpu *gpu, struct nvrm_fifo_disabl
 	return status;
 }
 
+/*
+ * One of the thread's FIFO_DISABLE_CHANNELS, timed: on a GSP-based GPU RM spins the calling CPU
+ * until the firmware answers (_kgspRpcRecvPoll(), kernel_gsp.c, 580), so the time is CPU time
+ * the scheduler spends on every switch, an enable and a disable. ``control_us`` shows it, for
+ * choosing period_us.
+ */
+static u32 qgpu_sched_timed_call(struct qgpu_sched_gpu *sg, struct nvrm_fifo_disable_channels *p)
+{
+	u64 t0 = qgpu_sched_now(), took, avg;
+	u32 status = qgpu_sched_disable_call(sg->gpu, p);
+
+	lockdep_assert_held(&sg->mutex);
+	took = qgpu_sched_now() - t0;
+	avg = sg->control_ns ? (3 * sg->control_ns + took) / 4 : took;
+	WRITE_ONCE(sg->control_ns, avg);
+	return status;
+}
+
 /* Issue entries [@lo, @lo + @len) of @sg's batch as one call (qgpu_sc_issue_split()). */
 static bool qgpu_sched_disable_part(void *ctx, unsigned int lo, unsigned int len)
 {
@@ -312,14 +334,14 @@ static bool qgpu_sched_disable_part(void *ctx, unsigned int lo, unsigned int len
 	struct nvrm_fifo_disable_channels *p = &sg->batch, *part = &sg->retry;
 
 	if (lo == 0 && len == p->num_channels)
-		return !qgpu_sched_disable_call(sg->gpu, p);
+		return !qgpu_sched_timed_call(sg, p);
 	memset(part, 0, sizeof(*part));
 	part->disable = p->disable;
 	part->only_disable_scheduling = p->only_disable_scheduling;
 	part->num_channels = len;
 	memcpy(part->hclient_list, &p->hclient_list[lo], len * sizeof(u32));
 	memcpy(part->hchannel_list, &p->hchannel_list[lo], len * sizeof(u32));
-	return !qgpu_sched_disable_call(sg->gpu, part);
+	return !qgpu_sched_timed_call(sg, part);
 }
 
 /*
@@ -1478,6 +1500,17 @@ static ssize_t gp_get_show(struct device *dev, struct device_attribute *attr, ch
 }
 static DEVICE_ATTR_RO(gp_get);
 
+/*
+ * How long a control call of the scheduler's takes on this GPU (the last ones weigh most), in
+ * microseconds; 0 before the first. A switch is two: under fixed-share two busy instances switch
+ * about once a period, so 2 * control_us / period_us is the part of a CPU that costs.
+ */
+static ssize_t control_us_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", READ_ONCE(to_sg(dev)->control_ns) / NSEC_PER_USEC);
+}
+static DEVICE_ATTR_RO(control_us);
+
 static struct attribute *qgpu_sched_gpu_attrs[] = {
 	&dev_attr_policy.attr,
 	&dev_attr_timeslice_us.attr,
@@ -1485,6 +1518,7 @@ static struct attribute *qgpu_sched_gpu_attrs[] = {
 	&dev_attr_utilization.attr,
 	&dev_attr_controls.attr,
 	&dev_attr_gp_get.attr,
+	&dev_attr_control_us.attr,
 	NULL,
 };
 

@@ -44,6 +44,9 @@ GPU_UTILIZATION: Final = "utilization"  # ro percent over the last second
 GPU_UNKNOWN_ESCAPES: Final = "unknown_escapes"  # rw allow|refuse
 GPU_CONTROLS: Final = "controls"  # ro effective|inert
 GPU_GP_GET: Final = "gp_get"  # ro unknown|moves|still (optional: newer modules)
+# ro: how long the scheduler's control calls take on the GPU, microseconds, 0 before the first; a
+# switch is two (optional: newer modules)
+GPU_CONTROL_US: Final = "control_us"
 # ro: the NUMA node the GPU's memory is onlined as (coherent platforms), -1 for none, "unknown"
 # where the driver did not say (optional: newer modules)
 GPU_NUMA_NODE: Final = "numa_node"

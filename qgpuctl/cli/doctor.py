@@ -15,6 +15,7 @@ from qgpuctl.cli.context import app_context
 from qgpuctl.cli.options import OutputOverride
 from qgpuctl.core.doctor import (
     check_cdi,
+    check_control_cost,
     check_driver,
     check_gpus,
     check_instance_nodes,
@@ -51,8 +52,9 @@ def _read_status(path: Path) -> str | None:
 
 
 def doctor(ctx: typer.Context, output: OutputOverride = None) -> None:
-    """Check the module, the driver, its kernel RM client, sealed forwarding, udev rules,
-    instance nodes, dma-buf exports and the CDI spec.
+    """Check the module, the driver, channel progress, what the scheduler's control calls cost,
+    its kernel RM client, sealed forwarding, udev rules, instance nodes, dma-buf exports and the
+    CDI spec.
 
     Exits 3 when a check fails, so scripts and units can gate on it; warnings do not fail.
     """
@@ -69,6 +71,7 @@ def doctor(ctx: typer.Context, output: OutputOverride = None) -> None:
         check_gpus(state, error),
         check_driver(state),
         check_progress(state),
+        check_control_cost(state),
         check_numa(state),
         check_kernel_client(_read_status(app.host.path(k.PROC_STATUS))),
         check_seal(_read_status(app.host.path(k.PROC_STATUS))),

@@ -124,6 +124,42 @@ def check_progress(state: State | None) -> Check:
     return _ok(name, seen)
 
 
+# Above this part of a CPU per GPU, the doctor suggests a longer period for fixed-share.
+CONTROL_CPU_WARN_PCT = 5.0
+
+
+def check_control_cost(state: State | None) -> Check:
+    """What switching costs a CPU. On a GSP-based GPU RM spins the calling CPU for each control
+    call (``control_us``); fixed-share switches about once a period, an enable and a disable,
+    so two busy fixed-share instances cost 2 * control_us / period_us of a CPU per GPU."""
+    name = "scheduling controls' cost"
+    if state is None or not state.gpus:
+        return _warn(name, "skipped: no GPU to check")
+    seen, costly = [], []
+    for g in state.gpus:
+        if g.control_us is None:
+            seen.append(f"{g.label}: not reported")
+            continue
+        if not g.control_us or not g.period_us:
+            seen.append(f"{g.label}: no control call yet")
+            continue
+        pct = 100.0 * 2 * g.control_us / g.period_us
+        seen.append(f"{g.label}: {g.control_us} us a call")
+        if g.policy == "fixed-share" and pct > CONTROL_CPU_WARN_PCT:
+            # a period at which it is half the threshold, in whole 10 ms
+            need = 2 * g.control_us * 100 / (CONTROL_CPU_WARN_PCT / 2)
+            longer = min(-(-int(need) // 10_000) * 10_000, k.PERIOD_MAX_US)
+            costly.append(
+                f"{g.label}: a control call takes {g.control_us} us, so fixed-share switching"
+                f" once a {g.period_us} us period spins about {pct:.0f} % of a CPU;"
+                f" `qgpuctl policy set {g.index} fixed-share --period-us {longer}` makes it"
+                f" {100.0 * 2 * g.control_us / longer:.1f} %"
+            )
+    if costly:
+        return _warn(name, "; ".join(costly))
+    return _ok(name, ", ".join(seen))
+
+
 def check_numa(state: State | None) -> Check:
     """Whether a GPU's memory is a NUMA node of the host, as on coherent platforms (Grace Hopper
     and later): processes then take it with the kernel's page allocator, not through RM, and

@@ -99,6 +99,8 @@ class GpuState:
     # GPU writes GP_GET back at all (unknown|moves|still); None: a module without them.
     controls: str | None = None
     gp_get: str | None = None
+    # How long the scheduler's control calls take (us, 0 before the first); None: older module.
+    control_us: int | None = None
     # The NUMA node the GPU's memory is onlined as, -1 for none; None: unknown or an older module.
     numa_node: int | None = None
 
@@ -282,6 +284,7 @@ def read_gpu(sysfs: SysfsReader, minor: int) -> GpuState:
         settable=frozenset(a for a in k.GPU_SETTABLE if sysfs.writable(f"{base}/{a}")),
         controls=attr(k.GPU_CONTROLS),
         gp_get=attr(k.GPU_GP_GET),
+        control_us=_int(attr(k.GPU_CONTROL_US)),
         numa_node=_int(attr(k.GPU_NUMA_NODE)),
     )
 

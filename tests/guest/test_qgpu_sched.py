@@ -289,6 +289,29 @@ def test_one_call_holds_every_offline_instance() -> None:
                 r.close()
 
 
+def test_control_us_is_what_the_scheduler_calls_take() -> None:
+    """`control_us` shows how long the scheduler's FIFO_DISABLE_CHANNELS calls take on the GPU:
+    on a GSP-based GPU that is CPU time spun for each call, two a switch. nvsim spins each call
+    for its modelled time, at least fifo_enable_us, so after a hold and a release the average
+    is at least that. Read-only."""
+    floor = min(int((NVSIM / p).read_text()) for p in ("fifo_enable_us", "fifo_disable_us"))
+    assert floor > 0, "nvsim's call cost model is off: nothing to compare with"
+    with instances("coff core=50 class=offline", "con core=50 class=online") as devs:
+        r, ch = channel(devs[0])
+        try:
+            ch.submit(rm.kernel(100))
+            assert wait_for(lambda: ch.gp_get() == 1)
+            p = load(devs[1], 2)
+            assert wait_for(lambda: held(ch))
+            finished(p)
+            assert wait_for(lambda: not held(ch))
+            assert int(knob("control_us")) >= floor
+        finally:
+            ch.close()
+            r.close()
+    assert refused(set_knob, "control_us", "0") in (errno.EACCES, errno.EIO, errno.EPERM)
+
+
 def test_a_held_tenant_cannot_enable_its_own_channels() -> None:
     """qgpu holds with FIFO_DISABLE_CHANNELS; the tenant's own enables wait for its release."""
     with instances("off core=50 class=offline", "on core=50 class=online") as (off, on):

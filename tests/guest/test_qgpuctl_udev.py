@@ -142,6 +142,7 @@ def test_doctor_on_the_real_system(rules: Path) -> None:
         "qgpu GPUs": "ok",
         "backend driver supported": "ok",
         "channel progress": "ok",
+        "scheduling controls' cost": "ok",
         "kernel RM client": "ok",
         "sealed forwarding": "ok",
         "udev rules installed": "ok",

@@ -110,6 +110,7 @@ class FakeKernel(SysfsTree):
             k.GPU_UNKNOWN_ESCAPES: "refuse",
             k.GPU_CONTROLS: "effective",
             k.GPU_GP_GET: "unknown",
+            k.GPU_CONTROL_US: 0,
             k.GPU_NUMA_NODE: -1,
         }
         if period_us is not None:  # None: a module from before the knob

@@ -35,6 +35,7 @@ CHECKS = [
     "qgpu GPUs",
     "backend driver supported",
     "channel progress",
+    "scheduling controls' cost",
     "GPU memory as NUMA node",
     "kernel RM client",
     "sealed forwarding",

@@ -645,6 +645,29 @@ def test_doctor_warns_when_gp_get_is_not_written_back(host: Host) -> None:
     assert row["status"] == "warn" and "not written back" in row["detail"], row
 
 
+def test_doctor_says_what_fixed_share_switching_costs(host: Host) -> None:
+    host.kernel.add_gpu(2)
+
+    def row() -> dict[str, str]:
+        rows = json.loads(host.invoke("-o", "json", "doctor").stdout)
+        return next(r for r in rows if r["check"] == "scheduling controls' cost")
+
+    assert row()["status"] == "ok" and "GPU 2: no control call yet" in row()["detail"]
+    gpu = host.kernel.root / "class/qgpu/gpu2"
+    (gpu / "control_us").write_text("450\n")
+    assert row()["status"] == "ok" and "GPU 2: 450 us a call" in row()["detail"]
+    # fixed-share at 10 ms: a switch (two calls) a period is 9 % of a CPU
+    (gpu / "policy").write_text("fixed-share\n")
+    r = row()
+    assert r["status"] == "warn" and "about 9 % of a CPU" in r["detail"], r
+    assert "qgpuctl policy set 2 fixed-share --period-us 40000" in r["detail"], r
+    assert "2.2 %" in r["detail"], r
+    (gpu / "period_us").write_text("50000\n")
+    assert row()["status"] == "ok"
+    (gpu / "control_us").unlink()  # an older module
+    assert row()["status"] == "ok" and "GPU 2: not reported" in row()["detail"]
+
+
 def test_commands_without_the_module_exit_3(tmp_path: os.PathLike[str]) -> None:
     from typer.testing import CliRunner
 
