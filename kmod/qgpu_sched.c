@@ -313,7 +313,8 @@ static u32 qgpu_sched_disable_call(struct qgpu_gpu *gpu, struct nvrm_fifo_disabl
  * One of the thread's FIFO_DISABLE_CHANNELS, timed: on a GSP-based GPU RM spins the calling CPU
  * until the firmware answers (_kgspRpcRecvPoll(), kernel_gsp.c, 580), so the time is CPU time
  * the scheduler spends on every switch, an enable and a disable. ``control_us`` shows it, for
- * choosing period_us.
+ * choosing period_us. A wait for the kernel client's lock, held by a tenant's call, is counted
+ * too, though it sleeps: it is rare, and the time is still the switch's.
  */
 static u32 qgpu_sched_timed_call(struct qgpu_sched_gpu *sg, struct nvrm_fifo_disable_channels *p)
 {

@@ -468,6 +468,15 @@ static u64 qgpu_sc_relax(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, unsi
 	return next;
 }
 
+/* When joint-window member @i has had its budget at its turns; ~0 when @i is no member. */
+static u64 qgpu_sc_member_end(const struct qgpu_sc *sc, const struct qgpu_sc_inst *i, u64 now)
+{
+	if (!i->run || !i->groups_work)
+		return ~0ull;
+	return now + qgpu_sc_div((u64)(i->budget_ns > 0 ? i->budget_ns : 0) * sc->joint_groups,
+				 i->groups_work);
+}
+
 /*
  * When the joint window of the members qgpu_sc_decide() just let run ends: when its first member
  * has had its budget (its turns: @sc->joint_groups over its groups with work), or later, when the
@@ -485,30 +494,20 @@ static u64 qgpu_sc_joint_end(const struct qgpu_sc *sc, struct qgpu_sc_inst *cons
 	u32 most = 1;
 
 	for (k = 0; k < n; k++) {
-		const struct qgpu_sc_inst *i = v[k];
-		u64 end;
+		u64 end = qgpu_sc_member_end(sc, v[k], now);
 
-		if (!i->run || !i->groups_work)
-			continue;
-		end = now + qgpu_sc_div((u64)(i->budget_ns > 0 ? i->budget_ns : 0) *
-					sc->joint_groups, i->groups_work);
 		if (end < first)
 			first = end;
-		if (i->groups_work > most)
-			most = i->groups_work;
+		if (end != ~0ull && v[k]->groups_work > most)
+			most = v[k]->groups_work;
 	}
 	if (first == ~0ull)
 		return first;	/* no member with work: no end but the window's or period's */
 	/* (end - first) * groups_work / joint_groups, a member's overrun, stays <= the bound */
 	slack = qgpu_sc_div(QGPU_SC_MIN_WINDOW_NS * sc->joint_groups, most);
 	for (k = 0; k < n; k++) {
-		const struct qgpu_sc_inst *i = v[k];
-		u64 end;
+		u64 end = qgpu_sc_member_end(sc, v[k], now);
 
-		if (!i->run || !i->groups_work)
-			continue;
-		end = now + qgpu_sc_div((u64)(i->budget_ns > 0 ? i->budget_ns : 0) *
-					sc->joint_groups, i->groups_work);
 		if (end <= first + slack && end > last)
 			last = end;
 	}
