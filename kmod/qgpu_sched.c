@@ -318,10 +318,12 @@ static u32 qgpu_sched_disable_call(struct qgpu_gpu *gpu, struct nvrm_fifo_disabl
  */
 static u32 qgpu_sched_timed_call(struct qgpu_sched_gpu *sg, struct nvrm_fifo_disable_channels *p)
 {
-	u64 t0 = qgpu_sched_now(), took, avg;
-	u32 status = qgpu_sched_disable_call(sg->gpu, p);
+	u64 t0, took, avg;
+	u32 status;
 
 	lockdep_assert_held(&sg->mutex);
+	t0 = qgpu_sched_now();
+	status = qgpu_sched_disable_call(sg->gpu, p);
 	took = qgpu_sched_now() - t0;
 	avg = sg->control_ns ? (3 * sg->control_ns + took) / 4 : took;
 	WRITE_ONCE(sg->control_ns, avg);

@@ -623,12 +623,13 @@ u64 qgpu_sc_decide(struct qgpu_sc *sc, struct qgpu_sc_inst *const *v, unsigned i
 	 * ends, before the next exclusive one: a wake waits at most one window.
 	 */
 	for (k = 0; k < n && !owner && owed; k++) {
-		bool woke = v[k]->woke && qgpu_sc_eligible(sc, v[k], top, first);
-
-		waking |= woke && !qgpu_sc_short(sc, v[k], owed, now);
+		if (!v[k]->woke || !qgpu_sc_eligible(sc, v[k], top, first))
+			continue;
 		/* ...and a wake the joint window leaves short ends it: its window comes next */
-		if (woke && qgpu_sc_short(sc, v[k], owed, now))
+		if (qgpu_sc_short(sc, v[k], owed, now))
 			sc->joint_first = false;
+		else
+			waking = true;
 	}
 	/*
 	 * A joint window that ran when the period began goes on first: the exclusive windows of

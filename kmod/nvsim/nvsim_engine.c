@@ -310,8 +310,7 @@ struct nvsim_engine {
 	struct proc_dir_entry *proc_trace;
 };
 
-/* Record an engine event. Under the engine lock. */
-/* Record one event; returns its entry, for what only some kinds carry. */
+/* Record an engine event, under the engine lock; returns its entry, for what some kinds add. */
 static struct nvsim_trace_ent *nvsim_trace(struct nvsim_engine *e, enum nvsim_trace_kind kind,
 					   s64 ns, pid_t tgid, const struct nvsim_tsg *tsg)
 {
