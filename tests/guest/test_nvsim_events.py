@@ -84,14 +84,34 @@ def notify(ch: Channel, n: int = 1, us: int = 1 * MS) -> None:
         time.sleep(0.01)
 
 
+def wait_posted(witness: Event, n: int) -> None:
+    """Return once `witness`, an event with data, has been posted `n` more times.
+
+    The engine writes a semaphore before the notifications of the entries ahead of it are posted
+    (nvsim's thread posts them after it drops the engine's lock, and an RM call or a doorbell may
+    run the engine and leave the posting to the thread), as a GPU's semaphore write lands before
+    the CPU has handled the non-stall interrupt raised ahead of it. One notification posts to
+    every event object listening, so once the witness has its records, so has every other event.
+    """
+    deadline = time.monotonic() + 20
+    while n:
+        if witness.get()[0] == rm.OK:
+            n -= 1
+            continue
+        assert time.monotonic() < deadline, f"{n} notifications not posted"
+        time.sleep(0.01)
+
+
 def test_event_with_data_per_notification(chan: Channel) -> None:
     ev = Event(chan, GRAPHICS | NONSTALL_INTR | SUBDEVICE_SPECIFIC)
+    witness = Event(chan, GRAPHICS | NONSTALL_INTR | SUBDEVICE_SPECIFIC)
     try:
         assert ev.poll() == 0
         assert ev.get()[0] == rm.OPERATING_SYSTEM  # nothing queued
-        notify(chan, 3)
-        # A plain KERNEL raises nothing.
+        # A plain KERNEL raises nothing: had it, a fourth record would be queued ahead of these.
         chan.submit(rm.kernel(1 * MS))
+        notify(chan, 3)
+        wait_posted(witness, 3)
         assert ev.poll(5000) & (select.POLLIN | select.POLLPRI) == select.POLLIN | select.POLLPRI
         records = [ev.get() for _ in range(3)]
         # The index is reported without the flags; MoreEvents counts down.
@@ -103,6 +123,7 @@ def test_event_with_data_per_notification(chan: Channel) -> None:
         assert ev.get()[0] == rm.OPERATING_SYSTEM
         assert ev.poll() == 0  # data drained: nothing pending
     finally:
+        witness.close()
         ev.close()
 
 
@@ -118,9 +139,14 @@ def test_dataless_event_wakes_poll_once_per_notification(chan: Channel) -> None:
             assert ev.poll() == 0  # edge-triggered: reported once
         assert ev.get()[0] == rm.OPERATING_SYSTEM  # no data for a dataless event
         # Two notifications before one poll are one report.
-        notify(chan, 2)
-        assert ev.poll() != 0
-        assert ev.poll() == 0
+        witness = Event(chan, GRAPHICS | NONSTALL_INTR | SUBDEVICE_SPECIFIC)
+        try:
+            notify(chan, 2)
+            wait_posted(witness, 2)
+            assert ev.poll() != 0
+            assert ev.poll() == 0
+        finally:
+            witness.close()
     finally:
         ev.close()
 
