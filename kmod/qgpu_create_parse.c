@@ -129,6 +129,38 @@ static bool qgpu_token_is(const char *s, size_t len, const char *word)
 	return len == n && !memcmp(s, word, n);
 }
 
+/**
+ * qgpu_parse_channels() - parse a bound on an instance's channels and channel groups
+ * @s: the value, not NUL-terminated
+ * @len: its length; one trailing newline is allowed (a sysfs write)
+ * @out: the bound on success: 1..QGPU_CHANNELS_LIMIT, or 0 for ``max`` (unbounded)
+ *
+ * Return: 0, or -EINVAL for anything else (0, a sign, a suffix, more than 5 digits).
+ */
+int qgpu_parse_channels(const char *s, size_t len, u32 *out)
+{
+	u32 v = 0;
+	size_t i;
+
+	if (len && s[len - 1] == '\n')
+		len--;
+	if (qgpu_token_is(s, len, "max")) {
+		*out = 0;
+		return 0;
+	}
+	if (!len || len > 5)
+		return -EINVAL;
+	for (i = 0; i < len; i++) {
+		if (!qgpu_is_digit(s[i]))
+			return -EINVAL;
+		v = v * 10 + (u32)(s[i] - '0');
+	}
+	if (!v || v > QGPU_CHANNELS_LIMIT)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
 /* The keys after the name, in the order of their bits in the seen mask. */
 enum qgpu_create_key {
 	QGPU_KEY_MEM,
@@ -136,6 +168,7 @@ enum qgpu_create_key {
 	QGPU_KEY_CLASS,
 	QGPU_KEY_MANAGED,
 	QGPU_KEY_DMABUF,
+	QGPU_KEY_CHANNELS,
 	QGPU_KEY_COUNT,
 };
 
@@ -145,6 +178,7 @@ static const char *const qgpu_create_keys[QGPU_KEY_COUNT] = {
 	[QGPU_KEY_CLASS] = "class",
 	[QGPU_KEY_MANAGED] = "managed",
 	[QGPU_KEY_DMABUF] = "dmabuf",
+	[QGPU_KEY_CHANNELS] = "channels",
 };
 
 /* A value that is one of two words: 0 for @first, 1 for @second, else -EINVAL. */
@@ -187,6 +221,8 @@ static int qgpu_parse_option(const char *tok, size_t len, struct qgpu_create_req
 		return qgpu_parse_size(val, vlen, &req->mem);
 	case QGPU_KEY_CORE:
 		return qgpu_parse_core(val, vlen, &req->core);
+	case QGPU_KEY_CHANNELS:
+		return qgpu_parse_channels(val, vlen, &req->channels);
 	case QGPU_KEY_CLASS:
 		ret = qgpu_parse_either(val, vlen, "online", "offline");
 		if (ret >= 0)
@@ -209,11 +245,12 @@ static int qgpu_parse_option(const char *tok, size_t len, struct qgpu_create_req
  * @buf: the bytes written (sysfs passes them NUL-terminated, but only @len counts)
  * @len: their number; one trailing newline is allowed
  * @req: filled on success; untouched fields keep their defaults (mem max, core 100, online,
- *	managed allow, dmabuf refuse)
+ *	managed allow, dmabuf refuse, channels max)
  *
  * Tokens are separated by spaces or tabs. The first is the name (see qgpu_name_valid()), the
  * others are mem=SIZE (qgpu_parse_size()), core=PCT (1..100), class=online|offline,
- * managed=allow|refuse and dmabuf=allow|refuse, each at most once, in any order. A NUL byte, a
+ * managed=allow|refuse, dmabuf=allow|refuse and channels=N|max (qgpu_parse_channels()), each at
+ * most once, in any order. A NUL byte, a
  * second newline, an unknown key or a bad value is an error.
  *
  * Return: 0 on success, -EINVAL on any error.

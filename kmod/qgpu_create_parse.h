@@ -19,6 +19,13 @@
 #define QGPU_CORE_MIN		1
 #define QGPU_CORE_MAX		100
 
+/*
+ * channels= bounds the channels and channel groups an instance holds at once. A GPU has 2048
+ * channel ids a runlist (NV_CHRAM_CHANNEL__SIZE_1 in open-gpu-kernel-modules' gb202
+ * dev_runlist.h; other chips' headers were not read), so a bound above 65536 bounds nothing.
+ */
+#define QGPU_CHANNELS_LIMIT	65536
+
 /**
  * enum qgpu_class - scheduling class of an instance
  * @QGPU_CLASS_ONLINE: latency-sensitive; preempts offline instances (issue 6)
@@ -39,6 +46,8 @@ enum qgpu_class {
  *	its first moment, with no window before a write to its ``managed`` knob
  * @refuse_dmabuf: dmabuf=refuse (the default; dmabuf=allow clears it): the instance's processes
  *	cannot export video memory as dma-bufs (see DOC: dma-buf export in qgpu_dmabuf.c)
+ * @channels: at most this many channels and channel groups held at once; 0 means unbounded
+ *	("max", the default; see DOC: channels in qgpu_channels.c)
  */
 struct qgpu_create_req {
 	char name[QGPU_NAME_MAX + 1];
@@ -47,13 +56,15 @@ struct qgpu_create_req {
 	enum qgpu_class cls;
 	bool refuse_managed;
 	bool refuse_dmabuf;
+	u32 channels;
 };
 
 /* The keys `create` takes after the name, as the GPU's read-only `create_keys` lists them. */
-#define QGPU_CREATE_KEYS	"mem core class managed dmabuf"
+#define QGPU_CREATE_KEYS	"mem core class managed dmabuf channels"
 
 bool qgpu_name_valid(const char *name, size_t len);
 int qgpu_parse_size(const char *s, size_t len, u64 *out);
+int qgpu_parse_channels(const char *s, size_t len, u32 *out);
 int qgpu_create_parse(const char *buf, size_t len, struct qgpu_create_req *req);
 const char *qgpu_class_name(enum qgpu_class cls);
 

@@ -452,20 +452,37 @@ static long qgpu_rm_alloc_untracked(struct qgpu_file *qf, unsigned int cmd, unsi
 }
 
 /*
+ * RM made a channel or channel group that the mirror could not record (out of memory for the
+ * node), so ``channels`` cannot follow it: it goes again, and the call fails as RM fails one
+ * it has no memory for. Should even the free not take, it stays counted for good: that errs on
+ * the tenant's side of the bound. Context: the tracker's lock held.
+ */
+static long qgpu_rm_alloc_uncounted(struct qgpu_file *qf, unsigned long arg, u32 size, void *buf,
+				    const struct nvrm_alloc *a, u32 hnew)
+{
+	qgpu_kclient_free_in(a->hroot, hnew);
+	if (qgpu_rmtrack_rm_has(a->hroot, hnew))
+		return 0;
+	qgpu_channels_put(qf->inst);
+	return qgpu_rm_alloc_refuse(qf, arg, size, buf, NVRM_ERR_NO_MEMORY);
+}
+
+/*
  * RM_ALLOC: a device allocation gets the GPU-file treatment; what RM made is mirrored. Client
- * handles in the class parameters must be the tenant's (DOC: client handles in parameters).
+ * handles in the class parameters must be the tenant's (DOC: client handles in parameters). A
+ * channel or channel group must fit under the instance's ``channels_max`` (DOC: channels).
  */
 static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,
 			  bool compat)
 {
 	u8 buf[sizeof(struct nvrm_nvos64_v535)];
 	struct qgpu_rmtrack *t = qf->track;
-	struct qgpu_rmnode *node;
+	struct qgpu_rmnode *node = NULL;
+	bool sealed, counted, made;
 	struct qgpu_seal seal;
 	struct nvrm_alloc a;
 	void *cparams;
 	long ret, done;
-	bool sealed;
 	u32 status;
 	u32 hnew;
 
@@ -480,11 +497,17 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 		ret = qgpu_mem_rm_alloc(qf, cmd, arg, size, compat, &a);
 		goto out_unlock;
 	}
-	ret = qgpu_clients_alloc_begin(qf, &a, &seal, &cparams, &status);
-	if (ret)
+	counted = qgpu_channels_counted(a.hclass);
+	if (counted && !qgpu_channels_reserve(qf->inst)) {
+		ret = qgpu_rm_alloc_refuse(qf, arg, size, buf, NVRM_ERR_NO_FREE_FIFOS);
 		goto out_unlock;
-	if (status) {
+	}
+	ret = qgpu_clients_alloc_begin(qf, &a, &seal, &cparams, &status);
+	if (!ret && status)
 		ret = qgpu_rm_alloc_refuse(qf, arg, size, buf, status);
+	if (ret || status) {
+		if (counted)
+			qgpu_channels_put(qf->inst);
 		goto out_unlock;
 	}
 	/*
@@ -502,13 +525,22 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 		qgpu_clients_alloc_end(qf, &seal, cparams,
 				       qgpu_rm_alloc_ok(qf, ret, sealed, buf, size));
 	/* Sealed, what RM made is mirrored even where the copy to the tenant failed. */
-	if ((sealed || !ret) && qgpu_rm_alloc_result(qf, arg, size, buf, sealed, &hnew)) {
+	made = (sealed || !ret) && qgpu_rm_alloc_result(qf, arg, size, buf, sealed, &hnew);
+	if (made) {
 		node = qgpu_rmtrack_add(t, a.hroot, a.hparent, hnew, a.hclass);
-		if (node)
+		if (node) {
+			node->channel = counted;	/* the count is the node's from here */
 			qgpu_sched_rm_alloc(qf, node, &a);	/* channel groups, channels */
+		} else if (counted) {
+			done = qgpu_rm_alloc_uncounted(qf, arg, size, buf, &a, hnew);
+			ret = ret ?: done;
+			goto out_unlock;
+		}
 		done = qgpu_mem_rm_alloc_done(qf, arg, &a, node, hnew);
 		if (!ret)
 			ret = done;
+	} else if (counted) {
+		qgpu_channels_put(qf->inst);	/* RM made nothing */
 	}
 out_unlock:
 	qgpu_mem_alloc_end(qf->inst);

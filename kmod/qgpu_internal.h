@@ -32,6 +32,7 @@
 #include <linux/types.h>
 
 #include "nvrm/nvrm_decode.h"
+#include "qgpu_channels.h"
 #include "qgpu_create_parse.h"
 #include "qgpu_gpucheck.h"
 #include "qgpu_lend.h"
@@ -150,6 +151,7 @@ enum qgpu_instance_state {
  * @rm_objects: RM objects its tenants hold, as qgpu's mirror counts them (qgpu_rmtrack.c); they
  *	can outlive the files (a mapping keeps the real ctl file and RM's clients)
  * @mem: its memory limit and charges (qgpu_mem.c)
+ * @channels: its channels and channel groups, counted and bounded (qgpu_channels.c)
  * @os_events: the OS events RM holds for its files (qgpu_os_events.c)
  * @sched: its compute-scheduling state (qgpu_sched.c), freed with the instance
  * @params_seal: one forward at a time whose parameters qgpu has RM or UVM read from its checked
@@ -170,6 +172,7 @@ struct qgpu_instance {
 	struct list_head files;
 	atomic_t rm_objects;
 	struct qgpu_mem_inst mem;
+	struct qgpu_channels channels;
 	struct qgpu_os_events os_events;
 	struct qgpu_sched_inst *sched;
 	struct mutex params_seal;	/* see @params_seal above */

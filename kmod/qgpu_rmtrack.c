@@ -135,6 +135,8 @@ static void qgpu_rmnode_free(struct qgpu_rmclient *client, struct qgpu_rmnode *n
 		list_del(&node->sibling);
 	}
 	atomic_dec(&client->inst->rm_objects);
+	if (node->channel)
+		qgpu_channels_put(client->inst);
 	if (node->ops)
 		node->ops->release(node);
 	if (mirror_frees)

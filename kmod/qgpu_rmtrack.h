@@ -42,6 +42,8 @@ struct qgpu_rmnode_ops {
  * @payload: the state @ops manages
  * @in_payload: the node is part of @payload's allocation, which @ops->release lets go of: the
  *	mirror never frees it itself (qgpu_rmtrack_insert_made())
+ * @channel: a channel or channel group the instance's ``channels`` counts (qgpu_channels.c),
+ *	until the node goes
  * @rcu: freed after a grace period (lookups under RCU, qgpu_rmtrack_lookup_rcu())
  *
  * Everything but @ops and @payload is read under the tracker's lock only.
@@ -56,6 +58,7 @@ struct qgpu_rmnode {
 	const struct qgpu_rmnode_ops *ops;
 	void *payload;
 	bool in_payload;
+	bool channel;
 	struct rcu_head rcu;
 };
 

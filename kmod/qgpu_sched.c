@@ -1002,21 +1002,6 @@ static const struct qgpu_rmnode_ops qgpu_sched_chan_ops = {
 	.release = qgpu_sched_chan_release,
 };
 
-static bool qgpu_is_channel_class(u32 hclass)
-{
-	switch (hclass) {
-	case NVRM_CLASS_VOLTA_CHANNEL_GPFIFO_A:
-	case NVRM_CLASS_TURING_CHANNEL_GPFIFO_A:
-	case NVRM_CLASS_AMPERE_CHANNEL_GPFIFO_A:
-	case NVRM_CLASS_HOPPER_CHANNEL_GPFIFO_A:
-	case NVRM_CLASS_BLACKWELL_CHANNEL_GPFIFO_A:
-	case NVRM_CLASS_BLACKWELL_CHANNEL_GPFIFO_B:
-		return true;
-	default:
-		return false;
-	}
-}
-
 /*
  * Map a channel's USERD (a memory object of the tenant's, hUserdMemory[0] at userdOffset[0])
  * into the kernel through a duplicate in qgpu's kernel client. The parameters are read after RM

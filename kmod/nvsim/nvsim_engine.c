@@ -102,6 +102,11 @@
  *
  * preempt_granularity_us (default 100): see Preemption.
  *
+ * channel_ids (default 2048): the channel ids of a GPU's runlist, shared by every process
+ * (NV_CHRAM_CHANNEL__SIZE_1 in open-gpu-kernel-modules' gb202 dev_runlist.h). A channel past them
+ * fails with NV_ERR_NO_FREE_FIFOS, as kfifoChidMgrAllocChid() says when they run out. Lowering
+ * it takes no channel away; it lets tests run out with fewer allocations.
+ *
  * default_timeslice_us (default 1024): the timeslice of new TSGs. SET_TIMESLICE accepts any value
  * (RM's minimum, kfifoRunlistGetMinTimeSlice, is 0); the engine uses it clamped to 1 us..60 s.
  *
@@ -163,6 +168,11 @@ static unsigned int preempt_granularity_us = 100;
 module_param(preempt_granularity_us, uint, 0644);
 MODULE_PARM_DESC(preempt_granularity_us,
 		 "A running kernel can be preempted every this many us of its execution (0: at once; default 100)");
+
+static unsigned int channel_ids = 2048;
+module_param(channel_ids, uint, 0644);
+MODULE_PARM_DESC(channel_ids,
+		 "Channel ids of each GPU, for all processes together; a channel past them fails with NV_ERR_NO_FREE_FIFOS (default 2048, a runlist's)");
 
 static unsigned int default_timeslice_us = NVRM_TSG_DEFAULT_TIMESLICE_US;
 module_param(default_timeslice_us, uint, 0644);
@@ -262,6 +272,7 @@ struct nvsim_trace_ent {
  * @tokens: work-submit token -> channel
  * @next_token: where token allocation continues (cyclic, so tokens are not reused soon)
  * @next_tsg_id: the id of the next TSG
+ * @nchannels: channels that hold a channel id (of channel_ids)
  * @cur: the TSG on the engine, or NULL; it has a channel with work
  * @cur_chan: the channel of @cur whose entry is executing (non-NULL when @cur is)
  * @vt: the time (ktime ns) up to which the GPU's execution has been simulated
@@ -293,6 +304,7 @@ struct nvsim_engine {
 	struct xarray tokens;
 	u32 next_token;
 	u32 next_tsg_id;
+	unsigned int nchannels;
 	struct nvsim_tsg *cur;
 	struct nvsim_channel *cur_chan;
 	s64 vt;
@@ -934,21 +946,24 @@ void nvsim_engine_remove_tsg(struct nvsim_tsg *tsg)
  * @chan: with @chan->tsg, ring and USERD set
  *
  * Context: under nvsim_rm_lock; takes the engine lock.
- * Return: 0, or a negative errno when no token can be allocated.
+ * Return: 0; -ENOSPC when the GPU's channel ids (channel_ids) are all taken; another negative
+ * errno when no token can be allocated.
  */
 int nvsim_engine_add_channel(struct nvsim_channel *chan)
 {
 	struct nvsim_engine *e = chan->tsg->engine;
-	int ret;
+	int ret = -ENOSPC;
 
 	mutex_lock(&e->lock);
-	ret = xa_alloc_cyclic(&e->tokens, &chan->token, chan, XA_LIMIT(1, U32_MAX),
-			      &e->next_token, GFP_KERNEL);
+	if (e->nchannels < READ_ONCE(channel_ids))
+		ret = xa_alloc_cyclic(&e->tokens, &chan->token, chan, XA_LIMIT(1, U32_MAX),
+				      &e->next_token, GFP_KERNEL);
 	if (ret >= 0) {
 		ret = 0;
 		chan->enabled = true;
 		list_add_tail(&chan->tsg_node, &chan->tsg->channels);
 		chan->tsg->nchannels++;
+		e->nchannels++;
 	}
 	mutex_unlock(&e->lock);
 	return ret;
@@ -975,6 +990,7 @@ void nvsim_engine_remove_channel(struct nvsim_channel *chan)
 		tsg->next_chan = NULL;
 	list_del(&chan->tsg_node);
 	tsg->nchannels--;
+	e->nchannels--;
 	xa_erase(&e->tokens, chan->token);
 	nvsim_engine_kick(e);
 	mutex_unlock(&e->lock);

@@ -204,7 +204,8 @@ static u32 nvsim_channel_check(struct nvsim_client *client, struct nvsim_object 
  * (gpFifoEntries a power of two, 2..1M); hUserdMemory[0] must be a memory object of the client
  * and userdOffset[0] a multiple of 512 with 512 bytes of room. The channel keeps references to
  * both memories' pages, so freeing those handles does not pull them from under it. GP_GET and
- * GP_PUT in USERD are zeroed, as RM initialises USERD.
+ * GP_PUT in USERD are zeroed, as RM initialises USERD. With the GPU's channel ids all taken
+ * (nvsim_engine.c, channel_ids) it fails with NV_ERR_NO_FREE_FIFOS.
  *
  * Context: under nvsim_rm_lock.
  * Return: an RM status.
@@ -214,6 +215,7 @@ u32 nvsim_channel_construct(struct nvsim_object *obj, struct nvsim_object *paren
 	struct nvsim_channel *chan;
 	struct nvsim_tsg *tsg;
 	u32 status;
+	int ret;
 
 	lockdep_assert_held(&nvsim_rm_lock);
 	if (!ap)
@@ -241,8 +243,9 @@ u32 nvsim_channel_construct(struct nvsim_object *obj, struct nvsim_object *paren
 	nvsim_backing_get(chan->userd);
 	nvsim_backing_write32(chan->userd, chan->userd_off + NVRM_USERD_GP_GET, 0);
 	nvsim_backing_write32(chan->userd, chan->userd_off + NVRM_USERD_GP_PUT, 0);
-	if (nvsim_engine_add_channel(chan)) {
-		status = NVRM_ERR_INSUFFICIENT_RESOURCES;
+	ret = nvsim_engine_add_channel(chan);
+	if (ret) {
+		status = ret == -ENOSPC ? NVRM_ERR_NO_FREE_FIFOS : NVRM_ERR_INSUFFICIENT_RESOURCES;
 		goto err_put;
 	}
 	obj->res = &chan->res;

@@ -22,6 +22,7 @@ TEST(create_name_only_gets_defaults)
 	EXPECT_EQ(req.cls, QGPU_CLASS_ONLINE);
 	EXPECT_EQ(req.refuse_managed, false);
 	EXPECT_EQ(req.refuse_dmabuf, true);
+	EXPECT_EQ(req.channels, 0);
 }
 
 TEST(create_managed_key)
@@ -45,6 +46,46 @@ TEST(create_dmabuf_key)
 	ASSERT_EQ_INT(parse("d dmabuf=refuse", &req), 0);
 	EXPECT_EQ(req.refuse_dmabuf, true);
 	EXPECT_EQ(req.refuse_managed, false);
+}
+
+TEST(create_channels_key)
+{
+	struct qgpu_create_req req;
+
+	ASSERT_EQ_INT(parse("c channels=48 mem=1G", &req), 0);
+	EXPECT_EQ(req.channels, 48);
+	EXPECT_EQ(req.mem, 1ULL << 30);
+	ASSERT_EQ_INT(parse("c channels=max", &req), 0);
+	EXPECT_EQ(req.channels, 0);
+	ASSERT_EQ_INT(parse("c channels=1", &req), 0);
+	EXPECT_EQ(req.channels, 1);
+	ASSERT_EQ_INT(parse("c channels=65536", &req), 0);
+	EXPECT_EQ(req.channels, QGPU_CHANNELS_LIMIT);
+}
+
+/* What the channels_max knob takes: the create value, or one with a trailing newline. */
+TEST(channels_values)
+{
+	static const char *const bad[] = {
+		"", "0", "65537", "99999", "123456", "-1", "+4", "4k", "MAX", "max ", " 4", "0x10",
+	};
+	size_t i;
+	u32 v;
+
+	ASSERT_EQ_INT(qgpu_parse_channels("24\n", 3, &v), 0);
+	EXPECT_EQ(v, 24);
+	ASSERT_EQ_INT(qgpu_parse_channels("max\n", 4, &v), 0);
+	EXPECT_EQ(v, 0);
+	ASSERT_EQ_INT(qgpu_parse_channels("00024", 5, &v), 0);
+	EXPECT_EQ(v, 24);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		TAP_CASE("\"%s\"", bad[i]);
+		v = 7;
+		EXPECT_EQ_INT(qgpu_parse_channels(bad[i], strlen(bad[i]), &v), -EINVAL);
+		EXPECT_EQ(v, 7);
+	}
+	TAP_CASE("two newlines");
+	EXPECT_EQ_INT(qgpu_parse_channels("4\n\n", 3, &v), -EINVAL);
 }
 
 TEST(create_all_options_any_order)
@@ -127,6 +168,11 @@ TEST(create_rejects_bad_lines)
 		"a dmabuf=",
 		"a dmabuf=allow dmabuf=refuse",
 		"a DMABUF=allow",
+		"a channels=0",
+		"a channels=",
+		"a channels=65537",
+		"a channels=unlimited",
+		"a channels=8 channels=8",
 		"a gpu=0",
 		"a Mem=4G",
 		"a b",
