@@ -11,7 +11,7 @@ import errno
 
 from qgpuctl.backends import schema as k
 from qgpuctl.backends.sysfs import SysfsTree
-from qgpuctl.core.plan import InstanceConfig, no_dmabuf_key, refuse_remedy
+from qgpuctl.core.plan import InstanceConfig, no_channels_key, no_dmabuf_key, refuse_remedy
 from qgpuctl.core.units import format_size
 from qgpuctl.errors import KernelInterfaceError, PartialApplyError
 
@@ -29,6 +29,11 @@ _WRITE_HINTS = {
     (k.INST_CORE, errno.EINVAL): "core guarantees on this GPU would exceed 100%",
     (k.INST_REMOVE, errno.EBUSY): "the instance is in use (--force detaches its processes)",
     (k.GPU_POLICY, errno.EINVAL): "the guarantees on this GPU add up to more than 100%",
+    (k.INST_CHANNELS_MAX, errno.EBUSY): "the instance holds more channels than that now",
+    (k.INST_CHANNELS_MAX, errno.ENOENT): (
+        f"the qgpu module has no channels_max knob (it arrives with "
+        f"{k.ARRIVES_WITH[k.INST_CHANNELS_MAX]})"
+    ),
     # managed and dmabuf: missing, or read-only, in an older module
     **{
         (knob, code): f"the qgpu module {what} (it arrives with {k.ARRIVES_WITH[knob]})"
@@ -50,8 +55,9 @@ def _with_hint(exc: KernelInterfaceError, hint: str | None) -> KernelInterfaceEr
 def create_line(name: str, config: InstanceConfig, takes: frozenset[str] = frozenset()) -> str:
     """The exact line written to ``create``.
 
-    ``managed=`` and ``dmabuf=`` only where the module takes them (``takes``: its create keys)
-    and the value is not the kernel's default, so the lines stay what they were without them.
+    ``managed=``, ``dmabuf=`` and ``channels=`` only where the module takes them (``takes``: its
+    create keys) and the value is not the kernel's default, so the lines stay what they were
+    without them.
     """
     line = f"{name} mem={format_size(config.mem)} core={config.core} class={config.klass}"
     extra = [
@@ -59,6 +65,8 @@ def create_line(name: str, config: InstanceConfig, takes: frozenset[str] = froze
         for key, value in config.knobs().items()
         if key in takes and value != k.CREATE_KNOB_DEFAULTS[key]
     ]
+    if k.CHANNELS_CREATE_KEY in takes and config.channels != k.CHANNELS_DEFAULT:
+        extra.append(f" {k.CHANNELS_CREATE_KEY}={config.channels}")
     return line + "".join(extra)
 
 
@@ -87,6 +95,15 @@ class QgpuControl:
         takes = self.create_keys(minor)
         line = create_line(name, config, takes)
         path = f"{k.gpu_dir(minor)}/{k.GPU_CREATE}"
+        if config.channels != k.CHANNELS_DEFAULT and k.CHANNELS_CREATE_KEY not in takes:
+            raise KernelInterfaceError(
+                self.sysfs.path(path),
+                line,
+                None,
+                detail=f"{no_channels_key()}; "
+                + refuse_remedy(f"create {name} without --channels")
+                + "; nothing was created",
+            )
         if config.dmabuf != k.WITHOUT_KNOB and k.INST_DMABUF not in takes:
             raise KernelInterfaceError(
                 self.sysfs.path(path),

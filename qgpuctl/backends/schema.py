@@ -58,6 +58,9 @@ INST_MEM_PEAK: Final = "mem_peak"  # ro bytes
 INST_EVENTS: Final = "events"  # ro int: OOM refusals
 INST_MANAGED: Final = "managed"  # rw allow|refuse: UVM managed memory (mmap of nvidia-uvm)
 INST_DMABUF: Final = "dmabuf"  # rw allow|refuse: dma-buf exports (EXPORT_TO_DMABUF_FD)
+# rw max|1..65536: the channels and channel groups the instance may hold (optional: newer modules)
+INST_CHANNELS_MAX: Final = "channels_max"
+INST_CHANNELS: Final = "channels"  # ro int: those it holds
 INST_CORE: Final = "core"  # rw 1..100
 INST_CLASS: Final = "class"  # rw online|offline
 INST_PROCESSES: Final = "processes"  # ro lines "PID COMM"
@@ -73,7 +76,14 @@ REMOVE_FORCE: Final = "force"
 # The knobs qgpuctl writes to change a GPU or a running instance (besides create/remove).
 # An older module may lack some or publish them read-only; see docs/kernel-interface.md.
 GPU_SETTABLE: Final = (GPU_POLICY, GPU_TIMESLICE, GPU_PERIOD, GPU_OVERCOMMIT, GPU_UNKNOWN_ESCAPES)
-INST_SETTABLE: Final = (INST_MEM_MAX, INST_CORE, INST_CLASS, INST_MANAGED, INST_DMABUF)
+INST_SETTABLE: Final = (
+    INST_MEM_MAX,
+    INST_CORE,
+    INST_CLASS,
+    INST_MANAGED,
+    INST_DMABUF,
+    INST_CHANNELS_MAX,
+)
 # The issue that makes each of them live, for messages about a module that lacks it.
 ARRIVES_WITH: Final = {
     GPU_POLICY: "compute scheduling",
@@ -83,6 +93,7 @@ ARRIVES_WITH: Final = {
     INST_MEM_MAX: "memory limits",
     INST_MANAGED: "memory limits",
     INST_DMABUF: "memory limits",
+    INST_CHANNELS_MAX: "channel bounds",
     INST_CORE: "compute scheduling",
     INST_CLASS: "compute scheduling",
 }
@@ -109,6 +120,12 @@ DMABUF_DEFAULT: Final = "refuse"
 CREATE_KNOB_DEFAULTS: Final = {INST_MANAGED: MANAGED_DEFAULT, INST_DMABUF: DMABUF_DEFAULT}
 # What a module without one of these knobs does: it never refuses.
 WITHOUT_KNOB: Final = "allow"
+# ``channels_max``: an RM_ALLOC of a channel or channel group past it fails with
+# NV_ERR_NO_FREE_FIFOS, as when the GPU's channel ids run out (a CUDA context holds 24). create
+# takes it as channels= where create_keys lists it; the knob and the key arrived together, and a
+# module without them bounds nothing, as max.
+CHANNELS_CREATE_KEY: Final = "channels"
+CHANNELS_DEFAULT: Final = "max"
 CORE_MIN: Final = 1
 CORE_MAX: Final = 100
 # period_us bounds (kmod/qgpu_sched_core.h QGPU_SC_PERIOD_MIN_NS, _MAX_NS)

@@ -48,6 +48,12 @@ DMABUF_HELP = (
     " not charged."
 )
 
+CHANNELS_HELP = (
+    "The channels and channel groups the instance may hold at once (a CUDA context holds 24):"
+    " a count 1..65536, or max. Past it, allocating one fails as when the GPU runs out of channel"
+    " ids (NV_ERR_NO_FREE_FIFOS), so one tenant cannot take the ids every other tenant needs."
+)
+
 
 def human_size(size: int | None) -> str | None:
     """A size for a table: exact units where they divide (4G), else one decimal (15.8G)."""
@@ -79,6 +85,8 @@ def instance_data(gpu: GpuState, inst: InstanceState, dev: DevTree) -> dict[str,
         "oom_events": inst.events,
         "managed": inst.managed,
         "dmabuf": inst.dmabuf,
+        "channels_max": inst.channels_max,
+        "channels": inst.channels,
         "core": inst.core,
         "share": inst.share,
         "class": inst.klass,

@@ -15,6 +15,7 @@ from qgpuctl.cli.context import app_context
 from qgpuctl.cli.options import OutputOverride
 from qgpuctl.core.doctor import (
     check_cdi,
+    check_channels,
     check_control_cost,
     check_driver,
     check_gpus,
@@ -78,6 +79,7 @@ def doctor(ctx: typer.Context, output: OutputOverride = None) -> None:
         check_udev_rules(lambda: app.host.find(k.UDEV_RULES_DIRS, k.UDEV_RULES_NAME)),
         check_instance_nodes(state, app.dev),
         check_isolation(state),
+        check_channels(state),
         check_cdi(state, specs, lambda: current_spec(app)),
     ]
     rows = [{"check": c.name, "status": c.status, "detail": c.detail} for c in checks]

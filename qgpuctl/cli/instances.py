@@ -10,6 +10,7 @@ import typer
 
 from qgpuctl.backends import schema as k
 from qgpuctl.cli.common import (
+    CHANNELS_HELP,
     DMABUF_HELP,
     MANAGED_HELP,
     AllowRefuse,
@@ -25,7 +26,7 @@ from qgpuctl.core.placement import Placement, place, why_not
 from qgpuctl.core.plan import InstanceConfig, create_problem, refuse_remedy
 from qgpuctl.core.policy import check_name
 from qgpuctl.core.state import GpuState, InstanceState, State, resolve_gpu
-from qgpuctl.core.units import format_size, parse_size
+from qgpuctl.core.units import format_size, parse_channels, parse_size
 from qgpuctl.errors import KernelInterfaceError, QgpuError, UsageError
 from qgpuctl.render import OutputFormat, render_data, render_fields, render_table
 
@@ -50,6 +51,7 @@ LIST_COLUMNS = (
     "class",
     "managed",
     "dmabuf",
+    "channels",
     "procs",
 )
 
@@ -115,6 +117,22 @@ def _auto_name(state: State) -> str:
     return f"vgpu{n}"
 
 
+def _channels_text(inst: InstanceState, sep: str = " of ") -> str | None:
+    """Channels and channel groups held, of the bound: ``24 of 48``; None on an older module."""
+    if inst.channels_max is None:
+        return None
+    return f"{inst.channels if inst.channels is not None else '-'}{sep}{inst.channels_max}"
+
+
+def _channels_arg(value: str | None) -> str | None:
+    if value is None:
+        return None
+    try:
+        return parse_channels(value)
+    except ValueError as exc:
+        raise UsageError(f"--channels: {exc}") from None
+
+
 def _print_instance(app: AppContext, gpu: GpuState, inst: InstanceState, fmt: OutputFormat) -> None:
     data = instance_data(gpu, inst, app.dev)
     if fmt is not OutputFormat.TABLE:
@@ -131,6 +149,7 @@ def _print_instance(app: AppContext, gpu: GpuState, inst: InstanceState, fmt: Ou
         ("oom refusals", inst.events),
         ("managed", inst.managed),
         ("dmabuf", inst.dmabuf),
+        ("channels", _channels_text(inst)),
         ("core", None if inst.core is None else f"{inst.core}% guaranteed ({gpu.policy or '-'})"),
         ("share now", share),
         ("gpu time", None if inst.gpu_time_ns is None else f"{inst.gpu_time_ns / 1e9:.3f}s"),
@@ -177,6 +196,10 @@ def create(
         AllowRefuse,
         typer.Option("--dmabuf", help=DMABUF_HELP, case_sensitive=False),
     ] = AllowRefuse.REFUSE,
+    channels: Annotated[
+        str,
+        typer.Option("--channels", help=CHANNELS_HELP),
+    ] = k.CHANNELS_DEFAULT,
     placement: Annotated[
         Placement,
         typer.Option(
@@ -194,6 +217,7 @@ def create(
     """Create an instance, wait for its device nodes, and print how to use it."""
     app = app_context(ctx)
     mem_bytes = parse_size(mem)
+    channels_bound = _channels_arg(channels) or k.CHANNELS_DEFAULT
     state = app.state()
     if name is None:
         name = _auto_name(state)
@@ -210,16 +234,22 @@ def create(
             raise UsageError(f"GPU {target.index} cannot take it: {reason}")
     else:
         target = place(state.gpus, mem_bytes, core, placement)
-    config = InstanceConfig(mem_bytes, core, klass.value, managed.value, dmabuf.value)
+    config = InstanceConfig(
+        mem_bytes, core, klass.value, managed.value, dmabuf.value, channels_bound
+    )
     refused = create_problem(state, target, config)
     if refused is not None:
+        option = "channels" if refused.attr == k.INST_CHANNELS_MAX else refused.attr
+        remedy = (
+            f"create it without --{option}"
+            if refused.remedy
+            else f"create it with --{option} allow"
+        )
         raise KernelInterfaceError(
             app.sysfs.path(k.instance_dir(target.minor, name), refused.attr),
             refused.value,
             None,
-            detail=f"{refused.reason}; "
-            + refuse_remedy(f"create it with --{refused.attr} allow")
-            + "; nothing was created",
+            detail=f"{refused.reason}; " + refuse_remedy(remedy) + "; nothing was created",
         )
     waiter = app.waiter()
     waiter.start()
@@ -248,7 +278,8 @@ def create(
     typer.echo(
         f"created {name} on GPU {gpu_state.index}: mem {inst.mem_text or '-'}, "
         f"core {inst.core if inst.core is not None else '-'}%, class {inst.klass or '-'}, "
-        f"managed {inst.managed or '-'}, dmabuf {inst.dmabuf or '-'}\n"
+        f"managed {inst.managed or '-'}, dmabuf {inst.dmabuf or '-'}, "
+        f"channels {inst.channels_max or '-'}\n"
         f"  device nodes: {nodes}\n"
         f"  CDI device:   {cdi} (refresh the spec: qgpuctl cdi generate --file "
         f"/etc/cdi/qgpu.yaml)\n"
@@ -275,6 +306,7 @@ def list_(ctx: typer.Context, output: OutputOverride = None) -> None:
             "class": inst.klass,
             "managed": inst.managed,
             "dmabuf": inst.dmabuf,
+            "channels": _channels_text(inst, "/"),
             "procs": len(inst.processes),
         }
         for gpu, inst in state.instances
@@ -320,20 +352,28 @@ def set_(
         AllowRefuse | None,
         typer.Option("--dmabuf", case_sensitive=False, help=DMABUF_HELP, show_default=False),
     ] = None,
+    channels: Annotated[
+        str | None,
+        typer.Option("--channels", help=CHANNELS_HELP, show_default=False),
+    ] = None,
     output: OutputOverride = None,
 ) -> None:
     """Change a running instance's limits live; all or nothing.
 
-    Lowering the memory limit below what the instance uses is refused (EBUSY).
+    Lowering the memory limit below what the instance uses is refused (EBUSY), and so is
+    lowering --channels below the channels it holds.
     --managed refuse applies to mappings made from then on; existing ones stay.
     --dmabuf applies to exports made from then on; existing dma-bufs stay.
     A knob the module publishes read-only (an older module) is refused before
     anything is written (exit 3).
     """
     app = app_context(ctx)
-    if all(v is None for v in (mem, core, klass, managed, dmabuf)):
-        raise UsageError("nothing to set: give --mem, --core, --class, --managed and/or --dmabuf")
+    if all(v is None for v in (mem, core, klass, managed, dmabuf, channels)):
+        raise UsageError(
+            "nothing to set: give --mem, --core, --class, --managed, --dmabuf and/or --channels"
+        )
     mem_value = None if mem is None else format_size(parse_size(mem))
+    channels_value = _channels_arg(channels)
     gpu, inst = _find(app.state(), name)
     writes: list[tuple[str, str]] = []
     if mem_value is not None:
@@ -346,6 +386,8 @@ def set_(
         writes.append((k.INST_MANAGED, managed.value))
     if dmabuf is not None:
         writes.append((k.INST_DMABUF, dmabuf.value))
+    if channels_value is not None:
+        writes.append((k.INST_CHANNELS_MAX, channels_value))
     for attr, value in writes:
         if attr not in inst.settable:
             feature = k.ARRIVES_WITH.get(attr)

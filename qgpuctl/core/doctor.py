@@ -247,6 +247,40 @@ def check_isolation(state: State | None) -> Check:
     return _ok(name, f"refused on all {len(state.instances)} instances")
 
 
+def check_channels(state: State | None) -> Check:
+    """Instances that share a GPU without a bound on their channels (the ``channels_max`` knob).
+
+    The GPU's channel ids (2048 a runlist) serve every tenant, and RM allocates each channel's
+    memory itself, charged to no limit: an unbounded tenant can take them all, and the other
+    instances' next CUDA contexts fail. An instance alone on its GPU hurts no one that way.
+    """
+    name = "channels bounded"
+    if state is None:
+        return _warn(name, "skipped: cannot read the instances")
+    shared = [(gpu, inst) for gpu in state.gpus if len(gpu.instances) > 1 for inst in gpu.instances]
+    if not shared:
+        return _ok(name, "no GPU is shared")
+    if any(inst.channels_max is None for _, inst in shared):
+        return _warn(
+            name,
+            "the qgpu module has no channels_max knob: a tenant can take every channel id of a"
+            " GPU it shares, and the memory RM allocates for them; load a qgpu module that has it",
+        )
+    unbounded = [
+        f"{inst.name} (GPU {gpu.index})"
+        for gpu, inst in shared
+        if not inst.channels_max or inst.channels_max == k.CHANNELS_DEFAULT
+    ]
+    if unbounded:
+        return _warn(
+            name,
+            f"unbounded on {', '.join(unbounded)}: one tenant can take every channel id of the GPU"
+            " and the memory RM allocates for them, uncharged; give untrusted ones a bound"
+            " (qgpuctl set NAME --channels N; a CUDA context holds 24)",
+        )
+    return _ok(name, f"bounded on all {len(shared)} instances that share a GPU")
+
+
 def check_kernel_client(status: str | None) -> Check:
     """qgpu's own RM client in the driver, from the ``rm_client:`` line of /proc/qgpu/status.
 

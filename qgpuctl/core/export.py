@@ -45,6 +45,7 @@ def export_policy(state: State, select_by: SelectBy = SelectBy.INDEX) -> PolicyF
                     # A module without the knobs never refuses managed memory or dma-bufs.
                     managed=inst.managed_mode,
                     dmabuf=inst.dmabuf_mode,
+                    channels=inst.channels_bound,
                 )
             )
         gpus.append(

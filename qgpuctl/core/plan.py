@@ -3,7 +3,7 @@
 ``apply`` manages the GPUs the file selects and nothing else. On those GPUs:
 
 * an instance listed in the file is created if missing, and its ``mem``,
-  ``core``, ``class``, ``managed`` and ``dmabuf`` are set live where they differ;
+  ``core``, ``class``, ``managed``, ``dmabuf`` and ``channels`` are set live where they differ;
 * a GPU knob given in the file (``policy``, ``timeslice_us``, ``period_us``, ``overcommit``,
   ``unknown_escapes``) is written where it differs; one left out is left alone;
 * an instance that is *not* listed is kept and reported, and deleted only with
@@ -21,10 +21,11 @@ The actions come in phases so that every intermediate state is one the kernel
 accepts, and each phase can be undone (:mod:`qgpuctl.core.apply`):
 
 1. ``delete`` (pruned or moved instances), freeing guarantees and memory;
-2. ``set`` that *lower* a limit or a guarantee on kept instances;
+2. ``set`` that *lower* a limit, a bound or a guarantee on kept instances;
 3. ``set`` of GPU knobs (overcommit, policy, timeslice, unknown escapes): after
    the decreases, so a switch to fixed-share sees the lowered sums;
-4. ``set`` that *raise* a limit or a guarantee, and class, managed and dmabuf changes;
+4. ``set`` that *raise* a limit, a bound or a guarantee, and class, managed and dmabuf
+   changes;
 5. ``create``.
 
 Each intermediate sum is at most the final one, which was validated.
@@ -78,15 +79,19 @@ class InstanceConfig:
     managed: str = k.MANAGED_DEFAULT
     # In the create line where the module lists the key; a module without it cannot refuse.
     dmabuf: str = k.DMABUF_DEFAULT
+    # channels= in the create line where the module lists the key; a module without it bounds
+    # nothing.
+    channels: str = k.CHANNELS_DEFAULT
 
     def knobs(self) -> dict[str, str]:
         """The knobs ``create`` takes as keys (k.CREATE_KNOB_DEFAULTS), with their values."""
         return {k.INST_MANAGED: self.managed, k.INST_DMABUF: self.dmabuf}
 
     def describe(self) -> str:
+        bound = "" if self.channels == k.CHANNELS_DEFAULT else f", channels {self.channels}"
         return (
             f"mem {format_size(self.mem)}, core {self.core}%, class {self.klass}, "
-            f"managed {self.managed}, dmabuf {self.dmabuf}"
+            f"managed {self.managed}, dmabuf {self.dmabuf}{bound}"
         )
 
 
@@ -140,6 +145,7 @@ class Action:
             data["class"] = self.config.klass
             data["managed"] = self.config.managed
             data["dmabuf"] = self.config.dmabuf
+            data["channels"] = self.config.channels
         return data
 
 
@@ -193,6 +199,7 @@ _POLICY_KEYS = {
     k.INST_CLASS: "class",
     k.INST_MANAGED: "managed",
     k.INST_DMABUF: "dmabuf",
+    k.INST_CHANNELS_MAX: "channels",
 }
 # Instance knobs whose absence allows what they refuse: what refuse stops (for messages).
 _REFUSES = {
@@ -338,7 +345,12 @@ def make_plan(policy: PolicyFile, state: State, *, prune: bool = False) -> Plan:
                         gpu.index,
                         name,
                         config=InstanceConfig(
-                            want.mem, want.core, want.klass, want.managed, want.dmabuf
+                            want.mem,
+                            want.core,
+                            want.klass,
+                            want.managed,
+                            want.dmabuf,
+                            want.channels,
                         ),
                         source=want.path,
                     )
@@ -359,6 +371,7 @@ def _delete(gpu: GpuState, inst: InstanceState) -> Action:
         # A module without the knobs allows both: re-created, the instance does so again.
         inst.managed_mode,
         inst.dmabuf_mode,
+        inst.channels_bound,
     )
     return Action(Phase.DELETE, gpu.minor, gpu.index, inst.name, config=config)
 
@@ -435,6 +448,19 @@ def _instance_sets(gpu: GpuState, have: InstanceState, want: InstanceSpec, plan:
     ):
         if have_mode != want_value:
             add(Phase.INCREASE, attr, have_value, want_value)
+    # A module without the knob bounds nothing: its bound is max (InstanceState).
+    if have.channels_bound != want.channels:
+        phase = (
+            Phase.DECREASE
+            if _channels_lower(have.channels_bound, want.channels)
+            else (Phase.INCREASE)
+        )
+        add(phase, k.INST_CHANNELS_MAX, have.channels_max, want.channels)
+
+
+def _channels_lower(have: str, want: str) -> bool:
+    """Whether bound ``want`` is below ``have`` (``max`` is above every count)."""
+    return want != k.CHANNELS_DEFAULT and (have == k.CHANNELS_DEFAULT or int(want) < int(have))
 
 
 def check_settable(plan: Plan, state: State) -> None:
@@ -505,13 +531,25 @@ def no_dmabuf_key(where: str = "") -> str:
     )
 
 
+def no_channels_key(where: str = "") -> str:
+    """Why a module whose ``create`` lacks ``channels=`` cannot make a bounded instance.
+
+    The knob and the key arrived together: such a module bounds no instance's channels.
+    """
+    return (
+        f"the qgpu module{where} cannot bound channels: its create takes no "
+        f"{k.CHANNELS_CREATE_KEY!r} key{_arrives_with(k.INST_CHANNELS_MAX)}"
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class CreateProblem:
     """A knob value the module cannot create an instance with; it would allow instead."""
 
-    attr: str  # the instance knob, also its create key and the policy file's key
+    attr: str  # the instance knob (for managed and dmabuf also its create key)
     value: str  # what was asked for
     reason: str  # for people, one clause
+    remedy: str = ""  # what resolves it; empty: ask for allow, or load a module with the knob
 
 
 def create_problem(state: State, gpu: GpuState, config: InstanceConfig) -> CreateProblem | None:
@@ -536,6 +574,9 @@ def create_problem(state: State, gpu: GpuState, config: InstanceConfig) -> Creat
         return CreateProblem(k.INST_MANAGED, config.managed, reason)
     if config.dmabuf != k.WITHOUT_KNOB and not gpu.create_takes(k.INST_DMABUF):
         return CreateProblem(k.INST_DMABUF, config.dmabuf, no_dmabuf_key(f" on {gpu.label}"))
+    if config.channels != k.CHANNELS_DEFAULT and not gpu.create_takes(k.CHANNELS_CREATE_KEY):
+        reason = no_channels_key(f" on {gpu.label}")
+        return CreateProblem(k.INST_CHANNELS_MAX, config.channels, reason, "leave channels out")
     return None
 
 
@@ -545,8 +586,11 @@ def _check_create_settable(action: Action, gpu: GpuState, state: State) -> None:
     problem = create_problem(state, gpu, action.config)
     if problem is not None:
         key = _POLICY_KEYS[problem.attr]
+        remedy = refuse_remedy(
+            f"{problem.remedy} of the file" if problem.remedy else f"write {key}: allow for it"
+        )
         raise PolicyError(
             f"{action.source}.{key}" if action.source else key,
             f"{problem.reason}, so {action.instance} cannot be created with {key} "
-            f"{problem.value}; " + refuse_remedy(f"write {key}: allow for it"),
+            f"{problem.value}; {remedy}",
         )

@@ -11,7 +11,8 @@ Format (``version: v1``; reference in ``policies/README.md``)::
         overcommit: false             # optional
         unknown_escapes: refuse       # optional
         instances:                    # required (may be []): exactly these instances
-          - {name: infer-a, mem: 4G, core: 30, class: online, managed: refuse, dmabuf: refuse}
+          - {name: infer-a, mem: 4G, core: 30, class: online, managed: refuse, dmabuf: refuse,
+             channels: 48}
 
 Every error names the field as a path (``gpus[0].instances[2].core: ...``) so it
 can be found without line numbers; unknown keys and duplicate keys are refused,
@@ -29,7 +30,7 @@ from typing import Any, Final
 import yaml
 
 from qgpuctl.backends import schema as k
-from qgpuctl.core.units import format_size, parse_size
+from qgpuctl.core.units import format_size, parse_channels, parse_size
 from qgpuctl.errors import PolicyError, SizeError
 
 VERSION: Final = "v1"
@@ -89,6 +90,7 @@ class InstanceSpec:
     path: str  # gpus[i].instances[j], for messages
     managed: str = k.MANAGED_DEFAULT  # allow|refuse UVM managed memory
     dmabuf: str = k.DMABUF_DEFAULT  # allow|refuse dma-buf exports (allow: trusted tenants only)
+    channels: str = k.CHANNELS_DEFAULT  # max|N channels and channel groups held at once
 
     def expand(self, index: int) -> str:
         return self.name.replace(GPU_PLACEHOLDER, str(index))
@@ -223,7 +225,7 @@ def _selector(value: Any, path: str) -> Selector:
 
 
 _INSTANCE_REQUIRED: Final = ("name", "mem", "core")
-_INSTANCE_OPTIONAL: Final = ("class", "managed", "dmabuf")
+_INSTANCE_OPTIONAL: Final = ("class", "managed", "dmabuf", "channels")
 _GPU_REQUIRED: Final = ("selector", "instances")
 _GPU_OPTIONAL: Final = ("policy", "timeslice_us", "period_us", "overcommit", "unknown_escapes")
 
@@ -244,7 +246,15 @@ def _instance(data: Any, path: str) -> InstanceSpec:
         path=path,
         managed=_choice(data.get("managed", k.MANAGED_DEFAULT), f"{path}.managed", k.MANAGED_MODES),
         dmabuf=_choice(data.get("dmabuf", k.DMABUF_DEFAULT), f"{path}.dmabuf", k.DMABUF_MODES),
+        channels=_channels(data.get("channels", k.CHANNELS_DEFAULT), f"{path}.channels"),
     )
+
+
+def _channels(value: Any, path: str) -> str:
+    try:
+        return parse_channels(value)
+    except ValueError as exc:
+        raise PolicyError(path, str(exc)) from None
 
 
 def _gpu(data: Any, path: str) -> GpuSpec:
@@ -353,6 +363,20 @@ def _represent_dict(dumper: yaml.SafeDumper, data: dict[str, Any]) -> yaml.Node:
 _FlowDumper.add_representer(dict, _represent_dict)
 
 
+def _instance_data(i: InstanceSpec) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "name": i.name,
+        "mem": format_size(i.mem),
+        "core": i.core,
+        "class": i.klass,
+        "managed": i.managed,
+        "dmabuf": i.dmabuf,
+    }
+    if i.channels != k.CHANNELS_DEFAULT:  # left out, a bound is max
+        data["channels"] = int(i.channels)  # a YAML number, as a file gives it
+    return data
+
+
 def policy_to_data(policy: PolicyFile) -> dict[str, Any]:
     """The file as plain data, in the order a person writes it; parses back to ``policy``."""
     out_gpus = []
@@ -368,17 +392,7 @@ def policy_to_data(policy: PolicyFile) -> dict[str, Any]:
             entry["overcommit"] = gpu.overcommit
         if gpu.unknown_escapes is not None:
             entry["unknown_escapes"] = gpu.unknown_escapes
-        entry["instances"] = [
-            {
-                "name": i.name,
-                "mem": format_size(i.mem),
-                "core": i.core,
-                "class": i.klass,
-                "managed": i.managed,
-                "dmabuf": i.dmabuf,
-            }
-            for i in gpu.instances
-        ]
+        entry["instances"] = [_instance_data(i) for i in gpu.instances]
         out_gpus.append(entry)
     return {"version": policy.version, "gpus": out_gpus}
 

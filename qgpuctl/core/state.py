@@ -45,6 +45,8 @@ class InstanceState:
     events: int | None = None
     managed: str | None = None  # allow|refuse; None: the module has no managed knob
     dmabuf: str | None = None  # allow|refuse; None: the module has no dmabuf knob
+    channels_max: str | None = None  # max|N; None: the module has no channels_max knob
+    channels: int | None = None  # channels and channel groups held
     processes: tuple[Process, ...] = ()
     gpu_time_ns: int | None = None
     throttled_ns: int | None = None
@@ -69,6 +71,11 @@ class InstanceState:
     def dmabuf_mode(self) -> str:
         """What it does with dma-buf exports; a module without the knob forwards them."""
         return self.dmabuf or k.WITHOUT_KNOB
+
+    @property
+    def channels_bound(self) -> str:
+        """Its bound on channels; a module without the knob bounds nothing (max)."""
+        return self.channels_max or k.CHANNELS_DEFAULT
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,6 +243,8 @@ def read_instance(sysfs: SysfsReader, minor: int, name: str) -> InstanceState:
         events=_int(attr(k.INST_EVENTS)),
         managed=attr(k.INST_MANAGED),
         dmabuf=attr(k.INST_DMABUF),
+        channels_max=attr(k.INST_CHANNELS_MAX),
+        channels=_int(attr(k.INST_CHANNELS)),
         processes=_processes(attr(k.INST_PROCESSES)),
         gpu_time_ns=_int(attr(k.INST_GPU_TIME)),
         throttled_ns=_int(attr(k.INST_THROTTLED)),

@@ -23,6 +23,8 @@ from qgpuctl.errors import SizeError
 U64_MAX: Final = 2**64 - 1
 
 UNLIMITED: Final = "max"
+# The most channels_max takes (kmod/qgpu_create_parse.h QGPU_CHANNELS_LIMIT).
+CHANNELS_LIMIT: Final = 65536
 
 # Ordered largest first so format_size() picks the largest exact unit.
 _UNITS: Final[tuple[tuple[str, int], ...]] = (
@@ -98,3 +100,18 @@ def format_size(size: int | None) -> str:
         if size % multiplier == 0:
             return f"{size // multiplier}{suffix}"
     return str(size)
+
+
+def parse_channels(text: str | int) -> str:
+    """A bound on an instance's channels as the kernel's ``channels_max`` spells it.
+
+    ``max`` (no bound) or a decimal count 1..65536, as an int (YAML) or a string; raises
+    ValueError with what is wrong, for the caller to name its field.
+    """
+    value = str(text).strip()
+    if value == UNLIMITED and isinstance(text, str):
+        return value
+    digits = value.isascii() and value.isdigit()
+    if isinstance(text, bool) or not digits or not 1 <= int(value) <= CHANNELS_LIMIT:
+        raise ValueError(f"expected a count 1..{CHANNELS_LIMIT} or {UNLIMITED!r}, got {text!r}")
+    return str(int(value))

@@ -148,6 +148,7 @@ def test_doctor_on_the_real_system(rules: Path) -> None:
         "udev rules installed": "ok",
         "instance device nodes": "ok",
         "dma-buf exports refused": "ok",
+        "channels bounded": "ok",
         "CDI spec current": "ok",
         "GPU memory as NUMA node": "ok",
     }, checks

@@ -44,10 +44,11 @@ INST_RO = {
     k.INST_THROTTLED,
     k.INST_PREEMPTIONS,
     k.INST_SHARE,
+    k.INST_CHANNELS,
 }
 WRITE_ONLY = {k.GPU_CREATE, k.INST_REMOVE}
 # What today's module lists in create_keys (docs/kernel-interface.md).
-CREATE_KEYS = "mem core class managed dmabuf"
+CREATE_KEYS = "mem core class managed dmabuf channels"
 KNOB_MODES = {k.INST_MANAGED: k.MANAGED_MODES, k.INST_DMABUF: k.DMABUF_MODES}
 
 
@@ -131,6 +132,7 @@ class FakeKernel(SysfsTree):
         share: float | None = None,
         events: int | None = None,
         preemptions: int | None = None,
+        channels: int | None = None,
     ) -> None:
         """Set the counters a running workload would move."""
         inst = self._instance_path(name)
@@ -145,6 +147,8 @@ class FakeKernel(SysfsTree):
             (inst / k.INST_EVENTS).write_text(f"{events}\n")
         if preemptions is not None:
             (inst / k.INST_PREEMPTIONS).write_text(f"{preemptions}\n")
+        if channels is not None:
+            (inst / k.INST_CHANNELS).write_text(f"{channels}\n")
 
     def fail_next(self, rel_suffix: str, code: int) -> None:
         """The next write to a path ending in ``rel_suffix`` fails with ``code`` (once)."""
@@ -307,6 +311,8 @@ class FakeKernel(SysfsTree):
         for knob, default in k.CREATE_KNOB_DEFAULTS.items():
             if knob in listed:
                 opts[knob] = default
+        if k.CHANNELS_CREATE_KEY in listed:
+            opts[k.CHANNELS_CREATE_KEY] = k.CHANNELS_DEFAULT
         given: set[str] = set()
         for word in words[1:]:
             key, sep, val = word.partition("=")
@@ -323,6 +329,7 @@ class FakeKernel(SysfsTree):
         for knob, default in k.CREATE_KNOB_DEFAULTS.items():
             if opts.get(knob, default) not in KNOB_MODES[knob]:
                 raise _Refusal(errno.EINVAL)
+        channels = self._channels(opts.get(k.CHANNELS_CREATE_KEY, k.CHANNELS_DEFAULT))
         supported = gpu / k.GPU_DRIVER_SUPPORTED
         if supported.exists() and self._get(supported) == "0":
             raise _Refusal(errno.EOPNOTSUPP)
@@ -342,6 +349,8 @@ class FakeKernel(SysfsTree):
             k.INST_EVENTS: 0,
             k.INST_MANAGED: opts.get(k.INST_MANAGED, k.MANAGED_DEFAULT),
             k.INST_DMABUF: opts.get(k.INST_DMABUF, k.DMABUF_DEFAULT),
+            k.INST_CHANNELS_MAX: channels,
+            k.INST_CHANNELS: 0,
             k.INST_CORE: core,
             k.INST_CLASS: opts["class"],
             k.INST_GPU_TIME: 0,
@@ -349,7 +358,10 @@ class FakeKernel(SysfsTree):
             k.INST_PREEMPTIONS: 0,
             k.INST_SHARE: 0,
         }
+        # the knobs that arrived with their create keys
         lacks = self.instance_lacks | ({k.INST_DMABUF} - set(listed))
+        if k.CHANNELS_CREATE_KEY not in listed:
+            lacks |= {k.INST_CHANNELS_MAX, k.INST_CHANNELS}
         for attr, value in values.items():
             if attr not in lacks:
                 self._set(inst / attr, value)
@@ -361,6 +373,15 @@ class FakeKernel(SysfsTree):
             nodes.mkdir(parents=True)
             for node, _ in k.DEV_NODES:
                 (nodes / node).write_text("")
+
+    @staticmethod
+    def _channels(value: str) -> str:
+        """channels_max as the module takes it: max, or 1..65536 without a sign or suffix."""
+        if value == k.CHANNELS_DEFAULT:
+            return value
+        if not value.isdigit() or not 1 <= int(value) <= 65536:
+            raise _Refusal(errno.EINVAL)
+        return str(int(value))
 
     def _store_instance(self, minor: int, name: str, attr: str, value: str) -> None:
         inst = self._gpu(minor) / k.GPU_INSTANCES / name
@@ -387,6 +408,12 @@ class FakeKernel(SysfsTree):
             if value not in KNOB_MODES[attr]:
                 raise _Refusal(errno.EINVAL)
             self._set(inst / attr, value)
+        elif attr == k.INST_CHANNELS_MAX:
+            bound = self._channels(value)
+            held = int(self._get(inst / k.INST_CHANNELS))
+            if bound != k.CHANNELS_DEFAULT and int(bound) < held:
+                raise _Refusal(errno.EBUSY)
+            self._set(inst / attr, bound)
         elif attr == k.INST_REMOVE:
             if value not in (k.REMOVE_NORMAL, k.REMOVE_FORCE):
                 raise _Refusal(errno.EINVAL)

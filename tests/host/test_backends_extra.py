@@ -207,7 +207,8 @@ def test_fake_kernel_guarantees_under_fixed_share(host: Host) -> None:
 
 
 def test_the_fake_kernel_has_dmabuf_as_the_interface_says(host: Host) -> None:
-    assert host.kernel.read("class/qgpu/gpu0/create_keys") == "mem core class managed dmabuf"
+    keys = "mem core class managed dmabuf channels"
+    assert host.kernel.read("class/qgpu/gpu0/create_keys") == keys
     host.kernel.write_only("class/qgpu/gpu0/create", "d mem=1G core=10")
     assert host.kernel.read("class/qgpu/gpu0/instances/d/dmabuf") == k.DMABUF_DEFAULT == "refuse"
     host.kernel.write_only("class/qgpu/gpu0/instances/d/dmabuf", "allow")

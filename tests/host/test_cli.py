@@ -42,6 +42,7 @@ CHECKS = [
     "udev rules installed",
     "instance device nodes",
     "dma-buf exports refused",
+    "channels bounded",
     "CDI spec current",
 ]
 

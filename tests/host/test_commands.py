@@ -61,7 +61,8 @@ def test_create_places_waits_and_prints_usage(host: Host) -> None:
     r = host.invoke("create", "infer-a", "--mem", "4G", "--core", "30")
     assert r.exit_code == 0, r.stderr
     assert r.stdout.startswith(
-        "created infer-a on GPU 0: mem 4G, core 30%, class online, managed allow, dmabuf refuse\n"
+        "created infer-a on GPU 0: mem 4G, core 30%, class online, managed allow, dmabuf refuse, "
+        "channels max\n"
     )
     assert f"{host.dev}/qgpu/infer-a/nvidia-uvm" in r.stdout
     assert "podman run --device qgpu.io/vgpu=infer-a" in r.stdout
@@ -126,7 +127,7 @@ def test_list_show_set_delete(host: Host) -> None:
     host.kernel.use("a", mem_current=GIB, processes=[(4242, "python3")], share=29.8)
     r = host.invoke("list")
     row = r.stdout.splitlines()[1].split()
-    assert row == ["a", "0", "4G", "1G", "30%", "29.8%", "online", "allow", "refuse", "1"]
+    assert row == ["a", "0", "4G", "1G", "30%", "29.8%", "online", "allow", "refuse", "0/max", "1"]
     r = host.invoke("show", "a")
     assert "memory:       1G used of 4G" in r.stdout
     assert "processes:    4242 python3" in r.stdout
@@ -154,7 +155,8 @@ def test_allow_refuse_knobs_through_create_list_show_set(
     r = host.invoke("create", "a", "--mem", "4G", "--core", "30", f"--{attr}", other)
     assert r.exit_code == 0, r.stderr
     knobs = {**k.CREATE_KNOB_DEFAULTS, attr: other}
-    assert f"class online, managed {knobs['managed']}, dmabuf {knobs['dmabuf']}\n" in r.stdout
+    line = f"class online, managed {knobs['managed']}, dmabuf {knobs['dmabuf']}, channels max\n"
+    assert line in r.stdout
     assert knob.read_text() == f"{other}\n"
     # The module lists the key: in the create line, so the instance never has the default.
     assert host.kernel.writes == [

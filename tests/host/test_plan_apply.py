@@ -308,7 +308,7 @@ def test_a_bad_allow_refuse_value_in_a_file_applies_nothing(
 
 
 def before_create_keys(host: Host) -> str:
-    """The module before create_keys, and so before dmabuf; returns POLICY for it.
+    """The module before create_keys, and so before dmabuf and channels; returns POLICY for it.
 
     A new instance gets managed by a write after its create. The module forwards every
     dma-buf export, so the file must allow them (as export would write it), or it is refused.
@@ -316,7 +316,8 @@ def before_create_keys(host: Host) -> str:
     for gpu in read_state(host.kernel).gpus:
         host.kernel.set_create_keys(gpu.minor, None)
         for inst in gpu.instances:
-            host.kernel.remove_attr(f"{k.instance_dir(gpu.minor, inst.name)}/{k.INST_DMABUF}")
+            for attr in (k.INST_DMABUF, k.INST_CHANNELS_MAX, k.INST_CHANNELS):
+                host.kernel.remove_attr(f"{k.instance_dir(gpu.minor, inst.name)}/{attr}")
     lines = POLICY.splitlines(keepends=True)
     return "".join(
         line.replace("}", ", dmabuf: allow}") if "{name:" in line and "dmabuf" not in line else line
