@@ -113,14 +113,9 @@ void qgpu_channels_put(struct qgpu_instance *inst)
 	WARN_ON_ONCE(atomic_dec_return(&inst->channels.count) < 0);
 }
 
-static struct qgpu_instance *to_inst(struct kobject *kobj)
-{
-	return container_of(kobj, struct qgpu_instance, kobj);
-}
-
 static ssize_t channels_max_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
-	struct qgpu_channels *c = &to_inst(kobj)->channels;
+	struct qgpu_channels *c = &qgpu_instance_of(kobj)->channels;
 	u32 max;
 
 	spin_lock(&c->lock);
@@ -132,7 +127,7 @@ static ssize_t channels_max_show(struct kobject *kobj, struct kobj_attribute *at
 static ssize_t channels_max_store(struct kobject *kobj, struct kobj_attribute *attr,
 				  const char *buf, size_t count)
 {
-	struct qgpu_instance *inst = to_inst(kobj);
+	struct qgpu_instance *inst = qgpu_instance_of(kobj);
 	struct qgpu_channels *c = &inst->channels;
 	int ret = 0;
 	u32 max;
@@ -156,7 +151,7 @@ static ssize_t channels_max_store(struct kobject *kobj, struct kobj_attribute *a
 
 static ssize_t channels_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%d\n", atomic_read(&to_inst(kobj)->channels.count));
+	return sysfs_emit(buf, "%d\n", atomic_read(&qgpu_instance_of(kobj)->channels.count));
 }
 
 static struct kobj_attribute qgpu_attr_channels_max = __ATTR_RW(channels_max);

@@ -66,11 +66,6 @@ const char *qgpu_node_name(enum qgpu_node node)
 	return node < QGPU_NODES ? qgpu_node_names[node] : "?";
 }
 
-static struct qgpu_instance *to_qgpu_instance(struct kobject *kobj)
-{
-	return container_of(kobj, struct qgpu_instance, kobj);
-}
-
 /* Whether an earlier file of @inst than @qf belongs to the same process. */
 static bool qgpu_tgid_seen(struct qgpu_instance *inst, struct qgpu_file *qf)
 {
@@ -88,7 +83,7 @@ static bool qgpu_tgid_seen(struct qgpu_instance *inst, struct qgpu_file *qf)
 
 static ssize_t processes_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
-	struct qgpu_instance *inst = to_qgpu_instance(kobj);
+	struct qgpu_instance *inst = qgpu_instance_of(kobj);
 	struct qgpu_file *qf;
 	int len = 0;
 
@@ -121,7 +116,7 @@ static void qgpu_instance_event(struct qgpu_instance *inst, const char *what, co
 static ssize_t remove_store(struct kobject *kobj, struct kobj_attribute *attr, const char *buf,
 			    size_t count)
 {
-	struct qgpu_instance *inst = to_qgpu_instance(kobj);
+	struct qgpu_instance *inst = qgpu_instance_of(kobj);
 	bool force;
 
 	if (!capable(CAP_SYS_ADMIN))
@@ -181,9 +176,9 @@ static const struct attribute_group *qgpu_instance_groups[] = {
 
 static void qgpu_instance_release(struct kobject *kobj)
 {
-	qgpu_mem_inst_destroy(to_qgpu_instance(kobj));
-	qgpu_sched_inst_free(to_qgpu_instance(kobj));
-	kfree(to_qgpu_instance(kobj));
+	qgpu_mem_inst_destroy(qgpu_instance_of(kobj));
+	qgpu_sched_inst_free(qgpu_instance_of(kobj));
+	kfree(qgpu_instance_of(kobj));
 }
 
 static const struct kobj_type qgpu_instance_ktype = {

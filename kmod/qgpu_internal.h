@@ -178,6 +178,12 @@ struct qgpu_instance {
 	struct mutex params_seal;	/* see @params_seal above */
 };
 
+/* The instance whose sysfs directory @kobj is (every instance attribute's show and store). */
+static inline struct qgpu_instance *qgpu_instance_of(struct kobject *kobj)
+{
+	return container_of(kobj, struct qgpu_instance, kobj);
+}
+
 /**
  * struct qgpu_file - one open of an instance node: private_data of the proxy file
  * @real: the backend file it forwards to, opened for this open alone (1:1, same lifetime)

@@ -1372,14 +1372,9 @@ bool qgpu_mem_create_fits(struct qgpu_gpu *gpu, u64 max)
 
 /* sysfs */
 
-static struct qgpu_instance *to_inst(struct kobject *kobj)
-{
-	return container_of(kobj, struct qgpu_instance, kobj);
-}
-
 static ssize_t mem_max_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
-	u64 max = READ_ONCE(to_inst(kobj)->mem.max);
+	u64 max = READ_ONCE(qgpu_instance_of(kobj)->mem.max);
 
 	return max ? sysfs_emit(buf, "%llu\n", max) : sysfs_emit(buf, "max\n");
 }
@@ -1387,7 +1382,7 @@ static ssize_t mem_max_show(struct kobject *kobj, struct kobj_attribute *attr, c
 static ssize_t mem_max_store(struct kobject *kobj, struct kobj_attribute *attr, const char *buf,
 			     size_t count)
 {
-	struct qgpu_instance *inst = to_inst(kobj);
+	struct qgpu_instance *inst = qgpu_instance_of(kobj);
 	struct qgpu_gpu *gpu = inst->gpu;
 	int ret = 0;
 	u64 max;
@@ -1416,7 +1411,7 @@ static ssize_t mem_max_store(struct kobject *kobj, struct kobj_attribute *attr, 
 
 static ssize_t mem_current_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
-	struct qgpu_mem_inst *m = &to_inst(kobj)->mem;
+	struct qgpu_mem_inst *m = &qgpu_instance_of(kobj)->mem;
 	u64 v;
 
 	spin_lock(&m->lock);
@@ -1427,7 +1422,7 @@ static ssize_t mem_current_show(struct kobject *kobj, struct kobj_attribute *att
 
 static ssize_t mem_peak_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
-	struct qgpu_mem_inst *m = &to_inst(kobj)->mem;
+	struct qgpu_mem_inst *m = &qgpu_instance_of(kobj)->mem;
 	u64 v;
 
 	spin_lock(&m->lock);
@@ -1438,7 +1433,9 @@ static ssize_t mem_peak_show(struct kobject *kobj, struct kobj_attribute *attr, 
 
 static ssize_t events_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%lld\n", (long long)atomic64_read(&to_inst(kobj)->mem.events));
+	struct qgpu_instance *inst = qgpu_instance_of(kobj);
+
+	return sysfs_emit(buf, "%lld\n", (long long)atomic64_read(&inst->mem.events));
 }
 
 /* The allow|refuse knobs (managed, dmabuf): read locklessly where they act. */
@@ -1462,24 +1459,24 @@ static ssize_t qgpu_refuse_store(bool *refuse, const char *buf, size_t count)
 
 static ssize_t managed_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
-	return qgpu_refuse_show(&to_inst(kobj)->mem.refuse_managed, buf);
+	return qgpu_refuse_show(&qgpu_instance_of(kobj)->mem.refuse_managed, buf);
 }
 
 static ssize_t managed_store(struct kobject *kobj, struct kobj_attribute *attr, const char *buf,
 			     size_t count)
 {
-	return qgpu_refuse_store(&to_inst(kobj)->mem.refuse_managed, buf, count);
+	return qgpu_refuse_store(&qgpu_instance_of(kobj)->mem.refuse_managed, buf, count);
 }
 
 static ssize_t dmabuf_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
-	return qgpu_refuse_show(&to_inst(kobj)->mem.refuse_dmabuf, buf);
+	return qgpu_refuse_show(&qgpu_instance_of(kobj)->mem.refuse_dmabuf, buf);
 }
 
 static ssize_t dmabuf_store(struct kobject *kobj, struct kobj_attribute *attr, const char *buf,
 			    size_t count)
 {
-	return qgpu_refuse_store(&to_inst(kobj)->mem.refuse_dmabuf, buf, count);
+	return qgpu_refuse_store(&qgpu_instance_of(kobj)->mem.refuse_dmabuf, buf, count);
 }
 
 static struct kobj_attribute qgpu_attr_mem_max = __ATTR_RW(mem_max);

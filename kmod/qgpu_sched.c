@@ -1516,20 +1516,15 @@ const struct attribute_group qgpu_sched_gpu_group = {
 
 /* sysfs: instance knobs and counters */
 
-static struct qgpu_instance *to_inst(struct kobject *kobj)
-{
-	return container_of(kobj, struct qgpu_instance, kobj);
-}
-
 static ssize_t core_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%u\n", READ_ONCE(to_inst(kobj)->settings.core));
+	return sysfs_emit(buf, "%u\n", READ_ONCE(qgpu_instance_of(kobj)->settings.core));
 }
 
 static ssize_t core_store(struct kobject *kobj, struct kobj_attribute *attr, const char *buf,
 			  size_t count)
 {
-	struct qgpu_instance *inst = to_inst(kobj);
+	struct qgpu_instance *inst = qgpu_instance_of(kobj);
 	struct qgpu_sched_inst *si = inst->sched;
 	u32 core;
 
@@ -1555,13 +1550,15 @@ static struct kobj_attribute qgpu_attr_core = __ATTR_RW(core);
 
 static ssize_t class_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%s\n", qgpu_class_name(READ_ONCE(to_inst(kobj)->settings.cls)));
+	struct qgpu_instance *inst = qgpu_instance_of(kobj);
+
+	return sysfs_emit(buf, "%s\n", qgpu_class_name(READ_ONCE(inst->settings.cls)));
 }
 
 static ssize_t class_store(struct kobject *kobj, struct kobj_attribute *attr, const char *buf,
 			   size_t count)
 {
-	struct qgpu_instance *inst = to_inst(kobj);
+	struct qgpu_instance *inst = qgpu_instance_of(kobj);
 	struct qgpu_sched_inst *si = inst->sched;
 	enum qgpu_class cls;
 
@@ -1588,7 +1585,7 @@ static struct kobj_attribute qgpu_attr_class = __ATTR_RW(class);
 /* Read counters of @kobj's instance, brought up to date. */
 static void qgpu_sched_counters(struct kobject *kobj, u64 *gpu_time, u64 *throttled, u32 *pm)
 {
-	struct qgpu_sched_inst *si = to_inst(kobj)->sched;
+	struct qgpu_sched_inst *si = qgpu_instance_of(kobj)->sched;
 	struct qgpu_sched_gpu *sg = si->sg;
 	u64 now = qgpu_sched_now();
 
@@ -1636,7 +1633,7 @@ static struct kobj_attribute qgpu_attr_share = __ATTR_RO(share);
 
 static ssize_t preemptions_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
-	struct qgpu_sched_inst *si = to_inst(kobj)->sched;
+	struct qgpu_sched_inst *si = qgpu_instance_of(kobj)->sched;
 	u64 n;
 
 	mutex_lock(&si->sg->mutex);

@@ -95,24 +95,26 @@ class QgpuControl:
         takes = self.create_keys(minor)
         line = create_line(name, config, takes)
         path = f"{k.gpu_dir(minor)}/{k.GPU_CREATE}"
-        if config.channels != k.CHANNELS_DEFAULT and k.CHANNELS_CREATE_KEY not in takes:
-            raise KernelInterfaceError(
-                self.sysfs.path(path),
-                line,
-                None,
-                detail=f"{no_channels_key()}; "
-                + refuse_remedy(f"create {name} without --channels")
-                + "; nothing was created",
-            )
-        if config.dmabuf != k.WITHOUT_KNOB and k.INST_DMABUF not in takes:
-            raise KernelInterfaceError(
-                self.sysfs.path(path),
-                line,
-                None,
-                detail=f"{no_dmabuf_key()}; "
-                + refuse_remedy(f"create {name} with {k.INST_DMABUF} allow")
-                + "; nothing was created",
-            )
+        # What a module without the key cannot do: bound channels, refuse dma-buf exports.
+        for lacking, why, instead in (
+            (
+                config.channels != k.CHANNELS_DEFAULT and k.CHANNELS_CREATE_KEY not in takes,
+                no_channels_key(),
+                f"create {name} without --channels",
+            ),
+            (
+                config.dmabuf != k.WITHOUT_KNOB and k.INST_DMABUF not in takes,
+                no_dmabuf_key(),
+                f"create {name} with {k.INST_DMABUF} allow",
+            ),
+        ):
+            if lacking:
+                raise KernelInterfaceError(
+                    self.sysfs.path(path),
+                    line,
+                    None,
+                    detail=f"{why}; {refuse_remedy(instead)}; nothing was created",
+                )
         try:
             self.sysfs.write_only(path, line)
         except KernelInterfaceError as exc:

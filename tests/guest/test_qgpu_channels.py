@@ -91,6 +91,11 @@ def test_channels_max_bounds_its_instance_alone(seal_mode: str) -> None:
             params = rm.channel_params(ch.gpu_va, 256, ch.hmem, ch.USERD, ch.ctxshare)
             assert a.alloc(a.client, ch.tsg, rm.CHANNEL, params)[0] == rm.NO_FREE_FIFOS
             assert held("chb") == 5
+            x = Rm(dev=d, xfer=True)  # wrapped in IOCTL_XFER_CMD: the same bound
+            try:
+                assert group(x, x.device()[0])[0] == rm.NO_FREE_FIFOS
+            finally:
+                x.close()
             ev = next_event(sock, "refused")
             assert (ev.instance, ev.gpu, ev.pid) == ("chb", 0, os.getpid())
             assert "channels_max" in ev.detail
