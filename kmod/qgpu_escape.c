@@ -539,8 +539,12 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 		done = qgpu_mem_rm_alloc_done(qf, arg, &a, node, hnew);
 		if (!ret)
 			ret = done;
-	} else if (counted) {
-		qgpu_channels_put(qf->inst);	/* RM made nothing */
+	} else if (counted && !(ret && a.hnew && qgpu_rmtrack_rm_has(a.hroot, a.hnew))) {
+		/*
+		 * RM made nothing; unless an unsealed call failed only in its copy back, when RM
+		 * has the handle asked for: unmirrored, that one stays counted for good.
+		 */
+		qgpu_channels_put(qf->inst);
 	}
 out_unlock:
 	qgpu_mem_alloc_end(qf->inst);
