@@ -20,7 +20,17 @@ from qgpuctl.render import OutputFormat, console_for, render_sections
 from qgpuctl.render.output import sections_renderable
 
 GPU_COLUMNS = ("gpu", "policy", "util", "instances", "mem_committed", "memory")
-INSTANCE_COLUMNS = ("name", "gpu", "class", "mem", "share", "preempt", "oom", "processes")
+INSTANCE_COLUMNS = (
+    "name",
+    "gpu",
+    "class",
+    "mem",
+    "channels",
+    "share",
+    "preempt",
+    "oom",
+    "processes",
+)
 
 
 def _pct(value: float | int | None) -> str:
@@ -66,6 +76,10 @@ def status_sections(state: State) -> tuple[list[Section], dict[str, Any]]:
                 "gpu": gpu.index,
                 "class": inst.klass,
                 "mem": f"{human_size(inst.mem_current) or '-'}/{inst.mem_text or '-'}",
+                # an older module without the knob: none shown
+                "channels": None
+                if inst.channels_max is None
+                else f"{'-' if inst.channels is None else inst.channels}/{inst.channels_max}",
                 "share": f"{_pct(inst.share)}/{_pct(inst.core)}",
                 "preempt": inst.preemptions,
                 "oom": inst.events,
@@ -79,6 +93,8 @@ def status_sections(state: State) -> tuple[list[Section], dict[str, Any]]:
                 "class": inst.klass,
                 "mem_current": inst.mem_current,
                 "mem_max": None if inst.mem_unlimited else inst.mem_max,
+                "channels": inst.channels,
+                "channels_max": inst.channels_max,
                 "share_target": inst.core,
                 "share_achieved": inst.share,
                 "preemptions": inst.preemptions,
@@ -89,7 +105,11 @@ def status_sections(state: State) -> tuple[list[Section], dict[str, Any]]:
         )
     sections: list[Section] = [
         ("GPUs", gpu_rows, GPU_COLUMNS),
-        ("Instances (mem used/limit, share achieved/guaranteed)", inst_rows, INSTANCE_COLUMNS),
+        (
+            "Instances (mem and channels used/limit, share achieved/guaranteed)",
+            inst_rows,
+            INSTANCE_COLUMNS,
+        ),
     ]
     return sections, {"gpus": gpu_data, "instances": inst_data}
 

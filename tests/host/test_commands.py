@@ -363,7 +363,7 @@ def test_missing_policy_file(host: Host) -> None:
 
 def test_status_shows_usage_and_older_module_dashes(host: Host) -> None:
     host.invoke("create", "a", "--mem", "4G", "--core", "30")
-    host.kernel.use("a", mem_current=GIB, share=12.5, processes=[(7, "vllm")])
+    host.kernel.use("a", mem_current=GIB, share=12.5, processes=[(7, "vllm")], channels=24)
     host.kernel.remove_attr("class/qgpu/gpu0/utilization")  # an older module
     host.kernel.remove_attr("class/qgpu/gpu0/instances/a/preemptions")
     r = host.invoke("status")
@@ -371,10 +371,15 @@ def test_status_shows_usage_and_older_module_dashes(host: Host) -> None:
     gpu0 = r.stdout.splitlines()[2].split()
     assert gpu0[:3] == ["0", "best-effort", "-"]
     inst = [line for line in r.stdout.splitlines() if line.startswith("a ")][0].split()
-    assert inst == ["a", "0", "online", "1G/4G", "12.5%/30%", "-", "0", "7:vllm"]
+    assert inst == ["a", "0", "online", "1G/4G", "24/max", "12.5%/30%", "-", "0", "7:vllm"]
     data = json.loads(host.invoke("status", "-o", "json").stdout)
     assert data["gpus"][0]["utilization"] is None
     assert data["instances"][0]["share_achieved"] == 12.5
+    assert (data["instances"][0]["channels"], data["instances"][0]["channels_max"]) == (24, "max")
+    # a module without the knob: no channels column value
+    host.kernel.remove_attr("class/qgpu/gpu0/instances/a/channels_max")
+    inst = [line for line in host.invoke("status").stdout.splitlines() if line.startswith("a ")]
+    assert inst[0].split()[4] == "-"
 
 
 def test_top_runs_a_bounded_number_of_frames(host: Host) -> None:
