@@ -450,11 +450,8 @@ def _instance_sets(gpu: GpuState, have: InstanceState, want: InstanceSpec, plan:
             add(Phase.INCREASE, attr, have_value, want_value)
     # A module without the knob bounds nothing: its bound is max (InstanceState).
     if have.channels_bound != want.channels:
-        phase = (
-            Phase.DECREASE
-            if _channels_lower(have.channels_bound, want.channels)
-            else (Phase.INCREASE)
-        )
+        lower = _channels_lower(have.channels_bound, want.channels)
+        phase = Phase.DECREASE if lower else Phase.INCREASE
         add(phase, k.INST_CHANNELS_MAX, have.channels_max, want.channels)
 
 
