@@ -14,9 +14,9 @@
 /**
  * DOC: channels
  *
- * A channel takes one of the GPU's channel ids and a channel group one of its group ids: 2048 of
- * each a runlist, for every process of every instance together (NV_CHRAM_CHANNEL__SIZE_1 in the
- * gb202 dev_runlist.h of open-gpu-kernel-modules). RM allocates each one's instance block and,
+ * A channel takes one of the GPU's channel ids, 2048 a runlist for every process of every instance
+ * together (NV_CHRAM_CHANNEL__SIZE_1 in the gb202 dev_runlist.h of open-gpu-kernel-modules), and
+ * a channel group one of its group ids. RM allocates each one's instance block and,
  * for a group, its context buffers in video memory that no RM_ALLOC names, so qgpu charges
  * none of it to ``mem_max``. An instance without a bound could take every id, and any other
  * instance's next CUDA context would fail; a bound caps both the ids and that memory.
@@ -127,8 +127,7 @@ static ssize_t channels_max_show(struct kobject *kobj, struct kobj_attribute *at
 static ssize_t channels_max_store(struct kobject *kobj, struct kobj_attribute *attr,
 				  const char *buf, size_t count)
 {
-	struct qgpu_instance *inst = qgpu_instance_of(kobj);
-	struct qgpu_channels *c = &inst->channels;
+	struct qgpu_channels *c = &qgpu_instance_of(kobj)->channels;
 	int ret = 0;
 	u32 max;
 
@@ -136,16 +135,12 @@ static ssize_t channels_max_store(struct kobject *kobj, struct kobj_attribute *a
 		return -EPERM;
 	if (qgpu_parse_channels(buf, count, &max))
 		return -EINVAL;
-	mutex_lock(&qgpu_lock);
 	spin_lock(&c->lock);
 	if (max && (u32)atomic_read(&c->count) > max)
 		ret = -EBUSY;
 	else
 		c->max = max;
 	spin_unlock(&c->lock);
-	if (!ret)
-		inst->settings.channels = max;
-	mutex_unlock(&qgpu_lock);
 	return ret ?: count;
 }
 

@@ -103,23 +103,29 @@ int qgpu_parse_size(const char *s, size_t len, u64 *out)
 	return 0;
 }
 
-/* Parse a percentage QGPU_CORE_MIN..QGPU_CORE_MAX; at most 3 digits, no sign, no suffix. */
-static int qgpu_parse_core(const char *s, size_t len, u32 *out)
+/* A decimal @min..@max of 1..@digits digits (at most 9: no overflow), no sign, no suffix. */
+static int qgpu_parse_count(const char *s, size_t len, size_t digits, u32 min, u32 max, u32 *out)
 {
 	u32 v = 0;
 	size_t i;
 
-	if (!len || len > 3)
+	if (!len || len > digits)
 		return -EINVAL;
 	for (i = 0; i < len; i++) {
 		if (!qgpu_is_digit(s[i]))
 			return -EINVAL;
 		v = v * 10 + (u32)(s[i] - '0');
 	}
-	if (v < QGPU_CORE_MIN || v > QGPU_CORE_MAX)
+	if (v < min || v > max)
 		return -EINVAL;
 	*out = v;
 	return 0;
+}
+
+/* Parse a percentage QGPU_CORE_MIN..QGPU_CORE_MAX; at most 3 digits. */
+static int qgpu_parse_core(const char *s, size_t len, u32 *out)
+{
+	return qgpu_parse_count(s, len, 3, QGPU_CORE_MIN, QGPU_CORE_MAX, out);
 }
 
 static bool qgpu_token_is(const char *s, size_t len, const char *word)
@@ -139,26 +145,13 @@ static bool qgpu_token_is(const char *s, size_t len, const char *word)
  */
 int qgpu_parse_channels(const char *s, size_t len, u32 *out)
 {
-	u32 v = 0;
-	size_t i;
-
 	if (len && s[len - 1] == '\n')
 		len--;
 	if (qgpu_token_is(s, len, "max")) {
 		*out = 0;
 		return 0;
 	}
-	if (!len || len > 5)
-		return -EINVAL;
-	for (i = 0; i < len; i++) {
-		if (!qgpu_is_digit(s[i]))
-			return -EINVAL;
-		v = v * 10 + (u32)(s[i] - '0');
-	}
-	if (!v || v > QGPU_CHANNELS_LIMIT)
-		return -EINVAL;
-	*out = v;
-	return 0;
+	return qgpu_parse_count(s, len, 5, 1, QGPU_CHANNELS_LIMIT, out);
 }
 
 /* The keys after the name, in the order of their bits in the seen mask. */
