@@ -226,17 +226,25 @@ static u32 nvsim_client_alloc(const struct nvsim_caller *caller, struct nvrm_all
 	if (!caller->kernel)
 		client->pid = get_task_pid(current, PIDTYPE_TGID);
 	xa_init(&client->objects);
+	/*
+	 * A handle another client has is refused and changes nothing (serverAllocClient()): the
+	 * table entry is that client's, and only one this call inserted is taken out again.
+	 */
 	ret = xa_insert(&nvsim_clients, handle, client, GFP_KERNEL);
-	if (!ret)
-		ret = xa_insert(&client->objects, handle, &client->root, GFP_KERNEL);
+	if (ret)
+		goto err_free;
+	ret = xa_insert(&client->objects, handle, &client->root, GFP_KERNEL);
 	if (ret) {
-		xa_erase(&nvsim_clients, handle);	/* no-op unless the second insert failed */
-		put_pid(client->pid);
-		kfree(client);
-		return ret == -EBUSY ? NVRM_ERR_INSERT_DUPLICATE_NAME : NVRM_ERR_NO_MEMORY;
+		xa_erase(&nvsim_clients, handle);
+		goto err_free;
 	}
 	a->hnew = handle;
 	return NVRM_OK;
+
+err_free:
+	put_pid(client->pid);
+	kfree(client);
+	return ret == -EBUSY ? NVRM_ERR_INSERT_DUPLICATE_NAME : NVRM_ERR_NO_MEMORY;
 }
 
 bool nvsim_is_channel_class(u32 hclass)

@@ -200,6 +200,28 @@ def test_root_client_through_nvos21_and_nvos64(any_path: Rm) -> None:
     assert handle not in (0, any_path.client)
 
 
+def test_a_client_handle_in_use_is_refused_and_its_client_kept() -> None:
+    """A client asked for under another client's handle is NV_ERR_INSERT_DUPLICATE_NAME, and the
+    other client, its objects and its memory stay; closing its file then frees them all.
+    (nvsim used to drop the other client from its table here, leaking what it held.)"""
+    watcher = Rm()
+    _, wsub = watcher.device()
+    try:
+        owner, other = Rm(), Rm()
+        dev, sub = owner.device()
+        assert owner.vidmem(dev, 1 << 30)[0] == rm.OK
+        for r in (owner, other):
+            assert r.alloc(0, 0, rm.ROOT_CLIENT, hnew=owner.client)[0] == (rm.INSERT_DUPLICATE_NAME)
+        assert owner.fb_info(sub, rm.FB_TOTAL_RAM_SIZE) == [rm.fb_bytes() >> 10]
+        assert owner.vidmem(dev, 1 << 30)[0] == rm.OK
+        assert watcher.fb_free_bytes(wsub) == rm.fb_bytes() - (2 << 30)
+        other.close()
+        owner.close()
+        assert watcher.fb_free_bytes(wsub) == rm.fb_bytes()
+    finally:
+        watcher.close()
+
+
 def test_device_needs_a_gpu_file_open_in_the_process() -> None:
     r = Rm(gpu=None)
     try:

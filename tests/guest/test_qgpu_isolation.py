@@ -44,6 +44,11 @@ def test_handles_of_one_instance_are_unusable_through_another(two: tuple[str, st
         buf = bytearray(rm.NVOS00.pack(ra.client, 0, ra.client, 0))
         rm.ioctl(rb.ctl, rm.RM_FREE, buf)
         assert rm.NVOS00.unpack(buf)[3] == rm.INVALID_CLIENT
+        # a client of its own under the other's handle: refused, and the other's stays
+        assert rb.alloc(0, 0, rm.ROOT_CLIENT, hnew=ra.client)[0] == rm.INSERT_DUPLICATE_NAME
+        status, h, _ = ra.vidmem(dev, 1 << 20)
+        assert status == rm.OK, hex(status)
+        assert ra.free(h) == rm.OK
         assert ra.fb_info(sub, rm.FB_TOTAL_RAM_SIZE) == [rm.fb_bytes() // 2 >> 10]
     finally:
         rb.close()
