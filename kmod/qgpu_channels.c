@@ -37,18 +37,6 @@
  */
 
 /**
- * qgpu_channels_init() - an instance holding no channel yet
- * @c: its channels
- * @max: the bound from ``channels=``, 0 for none
- */
-void qgpu_channels_init(struct qgpu_channels *c, u32 max)
-{
-	spin_lock_init(&c->lock);
-	c->max = max;
-	atomic_set(&c->count, 0);
-}
-
-/**
  * qgpu_is_channel_class() - is @hclass a GPFIFO channel (one channel id)?
  * @hclass: an RM class
  *
@@ -91,17 +79,10 @@ bool qgpu_channels_counted(u32 hclass)
  */
 bool qgpu_channels_reserve(struct qgpu_instance *inst)
 {
-	struct qgpu_channels *c = &inst->channels;
-	bool fits;
-
-	spin_lock(&c->lock);
-	fits = !c->max || (u32)atomic_read(&c->count) < c->max;
-	if (fits)
-		atomic_inc(&c->count);
-	spin_unlock(&c->lock);
-	if (!fits)
-		qgpu_mem_call_refused(inst, "a channel or channel group past channels_max");
-	return fits;
+	if (qgpu_bound_reserve(&inst->channels, 1))
+		return true;
+	qgpu_mem_call_refused(inst, "a channel or channel group past channels_max");
+	return false;
 }
 
 /**
@@ -110,43 +91,31 @@ bool qgpu_channels_reserve(struct qgpu_instance *inst)
  */
 void qgpu_channels_put(struct qgpu_instance *inst)
 {
-	WARN_ON_ONCE(atomic_dec_return(&inst->channels.count) < 0);
+	qgpu_bound_put(&inst->channels, 1);
 }
 
 static ssize_t channels_max_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
-	struct qgpu_channels *c = &qgpu_instance_of(kobj)->channels;
-	u32 max;
-
-	spin_lock(&c->lock);
-	max = c->max;
-	spin_unlock(&c->lock);
-	return max ? sysfs_emit(buf, "%u\n", max) : sysfs_emit(buf, "max\n");
+	return qgpu_bound_max_show(&qgpu_instance_of(kobj)->channels, buf);
 }
 
 static ssize_t channels_max_store(struct kobject *kobj, struct kobj_attribute *attr,
 				  const char *buf, size_t count)
 {
-	struct qgpu_channels *c = &qgpu_instance_of(kobj)->channels;
-	int ret = 0;
+	int ret;
 	u32 max;
 
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
 	if (qgpu_parse_channels(buf, count, &max))
 		return -EINVAL;
-	spin_lock(&c->lock);
-	if (max && (u32)atomic_read(&c->count) > max)
-		ret = -EBUSY;
-	else
-		c->max = max;
-	spin_unlock(&c->lock);
+	ret = qgpu_bound_set_max(&qgpu_instance_of(kobj)->channels, max);
 	return ret ?: count;
 }
 
 static ssize_t channels_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%d\n", atomic_read(&qgpu_instance_of(kobj)->channels.count));
+	return sysfs_emit(buf, "%d\n", qgpu_bound_count(&qgpu_instance_of(kobj)->channels));
 }
 
 static struct kobj_attribute qgpu_attr_channels_max = __ATTR_RW(channels_max);

@@ -2,7 +2,7 @@
 /*
  * Parsing of the `create` knob:
  * "NAME [mem=SIZE] [core=PCT] [class=online|offline] [managed=allow|refuse]
- * [dmabuf=allow|refuse]".
+ * [dmabuf=allow|refuse] [channels=N|max] [rm_objects=N|max]".
  *
  * Strict on purpose: the operator's tools write these lines, and a typo that silently created an
  * instance with default limits would be worse than an error. Any deviation is -EINVAL and the
@@ -135,6 +135,18 @@ static bool qgpu_token_is(const char *s, size_t len, const char *word)
 	return len == n && !memcmp(s, word, n);
 }
 
+/* ``max`` (0) or 1..@limit of at most @digits digits; one trailing newline (a sysfs write). */
+static int qgpu_parse_bound(const char *s, size_t len, size_t digits, u32 limit, u32 *out)
+{
+	if (len && s[len - 1] == '\n')
+		len--;
+	if (qgpu_token_is(s, len, "max")) {
+		*out = 0;
+		return 0;
+	}
+	return qgpu_parse_count(s, len, digits, 1, limit, out);
+}
+
 /**
  * qgpu_parse_channels() - parse a bound on an instance's channels and channel groups
  * @s: the value, not NUL-terminated
@@ -145,13 +157,20 @@ static bool qgpu_token_is(const char *s, size_t len, const char *word)
  */
 int qgpu_parse_channels(const char *s, size_t len, u32 *out)
 {
-	if (len && s[len - 1] == '\n')
-		len--;
-	if (qgpu_token_is(s, len, "max")) {
-		*out = 0;
-		return 0;
-	}
-	return qgpu_parse_count(s, len, 5, 1, QGPU_CHANNELS_LIMIT, out);
+	return qgpu_parse_bound(s, len, 5, QGPU_CHANNELS_LIMIT, out);
+}
+
+/**
+ * qgpu_parse_rm_objects() - parse a bound on the RM objects an instance's processes hold
+ * @s: the value, not NUL-terminated
+ * @len: its length; one trailing newline is allowed (a sysfs write)
+ * @out: the bound on success: 1..QGPU_RM_OBJECTS_LIMIT, or 0 for ``max`` (unbounded)
+ *
+ * Return: 0, or -EINVAL for anything else (0, a sign, a suffix, more than 8 digits).
+ */
+int qgpu_parse_rm_objects(const char *s, size_t len, u32 *out)
+{
+	return qgpu_parse_bound(s, len, 8, QGPU_RM_OBJECTS_LIMIT, out);
 }
 
 /* The keys after the name, in the order of their bits in the seen mask. */
@@ -162,6 +181,7 @@ enum qgpu_create_key {
 	QGPU_KEY_MANAGED,
 	QGPU_KEY_DMABUF,
 	QGPU_KEY_CHANNELS,
+	QGPU_KEY_RM_OBJECTS,
 	QGPU_KEY_COUNT,
 };
 
@@ -172,6 +192,7 @@ static const char *const qgpu_create_keys[QGPU_KEY_COUNT] = {
 	[QGPU_KEY_MANAGED] = "managed",
 	[QGPU_KEY_DMABUF] = "dmabuf",
 	[QGPU_KEY_CHANNELS] = "channels",
+	[QGPU_KEY_RM_OBJECTS] = "rm_objects",
 };
 
 /* A value that is one of two words: 0 for @first, 1 for @second, else -EINVAL. */
@@ -216,6 +237,8 @@ static int qgpu_parse_option(const char *tok, size_t len, struct qgpu_create_req
 		return qgpu_parse_core(val, vlen, &req->core);
 	case QGPU_KEY_CHANNELS:
 		return qgpu_parse_channels(val, vlen, &req->channels);
+	case QGPU_KEY_RM_OBJECTS:
+		return qgpu_parse_rm_objects(val, vlen, &req->rm_objects);
 	case QGPU_KEY_CLASS:
 		ret = qgpu_parse_either(val, vlen, "online", "offline");
 		if (ret >= 0)
@@ -238,12 +261,12 @@ static int qgpu_parse_option(const char *tok, size_t len, struct qgpu_create_req
  * @buf: the bytes written (sysfs passes them NUL-terminated, but only @len counts)
  * @len: their number; one trailing newline is allowed
  * @req: filled on success; untouched fields keep their defaults (mem max, core 100, online,
- *	managed allow, dmabuf refuse, channels max)
+ *	managed allow, dmabuf refuse, channels max, rm_objects max)
  *
  * Tokens are separated by spaces or tabs. The first is the name (see qgpu_name_valid()), the
  * others are mem=SIZE (qgpu_parse_size()), core=PCT (1..100), class=online|offline,
- * managed=allow|refuse, dmabuf=allow|refuse and channels=N|max (qgpu_parse_channels()), each at
- * most once, in any order. A NUL byte, a
+ * managed=allow|refuse, dmabuf=allow|refuse, channels=N|max (qgpu_parse_channels()) and
+ * rm_objects=N|max (qgpu_parse_rm_objects()), each at most once, in any order. A NUL byte, a
  * second newline, an unknown key or a bad value is an error.
  *
  * Return: 0 on success, -EINVAL on any error.

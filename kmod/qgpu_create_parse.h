@@ -26,6 +26,12 @@
  */
 #define QGPU_CHANNELS_LIMIT	65536
 
+/*
+ * rm_objects= bounds the RM objects an instance's processes hold at once. Each takes the driver
+ * some hundreds of bytes or more, so 2^24 of them are gigabytes: a bound above bounds nothing.
+ */
+#define QGPU_RM_OBJECTS_LIMIT	16777216
+
 /**
  * enum qgpu_class - scheduling class of an instance
  * @QGPU_CLASS_ONLINE: latency-sensitive; preempts offline instances (issue 6)
@@ -48,6 +54,8 @@ enum qgpu_class {
  *	cannot export video memory as dma-bufs (see DOC: dma-buf export in qgpu_dmabuf.c)
  * @channels: at most this many channels and channel groups held at once; 0 means unbounded
  *	("max", the default; see DOC: channels in qgpu_channels.c)
+ * @rm_objects: at most this many RM objects held at once; 0 means unbounded ("max", the
+ *	default; see DOC: RM objects in qgpu_objects.c)
  */
 struct qgpu_create_req {
 	char name[QGPU_NAME_MAX + 1];
@@ -57,14 +65,16 @@ struct qgpu_create_req {
 	bool refuse_managed;
 	bool refuse_dmabuf;
 	u32 channels;
+	u32 rm_objects;
 };
 
 /* The keys `create` takes after the name, as the GPU's read-only `create_keys` lists them. */
-#define QGPU_CREATE_KEYS	"mem core class managed dmabuf channels"
+#define QGPU_CREATE_KEYS	"mem core class managed dmabuf channels rm_objects"
 
 bool qgpu_name_valid(const char *name, size_t len);
 int qgpu_parse_size(const char *s, size_t len, u64 *out);
 int qgpu_parse_channels(const char *s, size_t len, u32 *out);
+int qgpu_parse_rm_objects(const char *s, size_t len, u32 *out);
 int qgpu_create_parse(const char *buf, size_t len, struct qgpu_create_req *req);
 const char *qgpu_class_name(enum qgpu_class cls);
 

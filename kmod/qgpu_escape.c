@@ -5,6 +5,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitmap.h>
+#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/ioctl.h>
 #include <linux/slab.h>
@@ -71,6 +72,10 @@
  *   only with one of the instance's clients (qgpu_clients_share()); RM_UPDATE_DEVICE_MAPPING_INFO:
  *   through a client of the calling file (qgpu_clients_update_mapping()). RM looks those clients
  *   up by handle alone.
+ * - Every call that makes an RM object (RM_ALLOC, RM_DUP_OBJECT, VID_HEAP_CONTROL ALLOC_*,
+ *   RM_ALLOC_MEMORY, the OS_UNIX imports) must fit under the instance's ``rm_objects_max`` (DOC:
+ *   RM objects); what it made is mirrored, on a GPU node in the mirror of the ctl file
+ *   REGISTER_FD bound it to.
  * - Everything else is forwarded unchanged, with the caller's pointer: qgpu decided nothing about
  *   it. That includes FINN-serialized controls.
  *
@@ -426,19 +431,29 @@ static long qgpu_rm_alloc_refuse(struct qgpu_file *qf, unsigned long arg, u32 si
 	return copy_to_user((void __user *)arg, buf, size) ? -EFAULT : 0;
 }
 
+/* The tracker of the ctl proxy a GPU proxy is bound to, or NULL (see qgpu_register_ctl()). */
+static struct qgpu_rmtrack *qgpu_registered_track(struct qgpu_file *qf)
+{
+	struct file *ctl = READ_ONCE(qf->ctl_proxy);
+
+	return ctl ? ((struct qgpu_file *)ctl->private_data)->track : NULL;
+}
+
 /*
- * RM_ALLOC on a GPU node, which the driver takes for event classes only: nothing to mirror, but
- * the event's parent client must be the caller's (DOC: client handles in parameters).
+ * RM_ALLOC on a GPU node without a tracker to mirror it in: forwarded, with the event's parent
+ * client checked to be the caller's (DOC: client handles in parameters). *@sealed says RM's
+ * results are in @buf.
  */
 static long qgpu_rm_alloc_untracked(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
-				    u32 size, bool compat, void *buf, const struct nvrm_alloc *a)
+				    u32 size, bool compat, void *buf, const struct nvrm_alloc *a,
+				    bool *sealed)
 {
 	struct qgpu_seal seal;
 	void *cparams;
-	bool sealed;
 	u32 status;
 	long ret;
 
+	*sealed = false;
 	ret = qgpu_clients_alloc_begin(qf, a, &seal, &cparams, &status);
 	if (ret)
 		return ret;
@@ -446,31 +461,74 @@ static long qgpu_rm_alloc_untracked(struct qgpu_file *qf, unsigned int cmd, unsi
 		return qgpu_rm_alloc_refuse(qf, arg, size, buf, status);
 	if (!cparams)
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
-	ret = qgpu_forward_sealed(qf->real, cmd, arg, compat, buf, &sealed);
-	qgpu_clients_alloc_end(qf, &seal, cparams, qgpu_rm_alloc_ok(qf, ret, sealed, buf, size));
+	ret = qgpu_forward_sealed(qf->real, cmd, arg, compat, buf, sealed);
+	qgpu_clients_alloc_end(qf, &seal, cparams, qgpu_rm_alloc_ok(qf, ret, *sealed, buf, size));
+	return ret;
+}
+
+static bool qgpu_is_event_class(u32 hclass)
+{
+	return hclass == NVRM_CLASS_NV01_EVENT || hclass == NVRM_CLASS_NV01_EVENT_KERNEL_CALLBACK ||
+	       hclass == NVRM_CLASS_NV01_EVENT_OS_EVENT ||
+	       hclass == NVRM_CLASS_NV01_EVENT_KERNEL_CALLBACK_EX;
+}
+
+/*
+ * RM_ALLOC on a GPU node, which the driver takes for the event classes only, in a client of the
+ * ctl file REGISTER_FD bound the node's file to: mirrored with that file's objects, under the
+ * instance's ``rm_objects_max`` (DOC: RM objects). Another class RM refuses there, as it does a
+ * file that was never bound.
+ */
+static long qgpu_rm_alloc_gpu_node(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
+				   u32 size, bool compat, void *buf, const struct nvrm_alloc *a)
+{
+	struct qgpu_rmtrack *t = qgpu_registered_track(qf);
+	bool sealed;
+	long ret;
+	u32 hnew;
+
+	if (!t || !qgpu_is_event_class(a->hclass))
+		return qgpu_rm_alloc_untracked(qf, cmd, arg, size, compat, buf, a, &sealed);
+	mutex_lock(&t->lock);
+	if (!qgpu_objects_reserve(t, 1)) {
+		ret = qgpu_rm_alloc_refuse(qf, arg, size, buf, NVRM_ERR_INSUFFICIENT_RESOURCES);
+		goto out;
+	}
+	ret = qgpu_rm_alloc_untracked(qf, cmd, arg, size, compat, buf, a, &sealed);
+	/* Sealed, what RM made is mirrored even where the copy to the tenant failed. */
+	if ((sealed || !ret) && qgpu_rm_alloc_result(qf, arg, size, buf, sealed, &hnew) &&
+	    !qgpu_rmtrack_add(t, a->hroot, a->hparent, hnew, a->hclass) &&
+	    qgpu_objects_bounded(qf->inst) && qgpu_objects_unmade(a->hroot, hnew))
+		ret = ret ?: qgpu_rm_alloc_refuse(qf, arg, size, buf, NVRM_ERR_NO_MEMORY);
+out:
+	qgpu_objects_settle(t);
+	mutex_unlock(&t->lock);
 	return ret;
 }
 
 /*
- * RM made a channel or channel group that the mirror could not record (out of memory for the
- * node), so ``channels`` cannot follow it: it goes again, and the call fails as RM fails one
+ * RM made an object that the mirror could not record (out of memory for the node), so neither
+ * ``channels`` nor ``rm_objects`` can follow it: it goes again, and the call fails as RM fails one
  * it has no memory for. Should even the free not take, it stays counted for good: that errs on
  * the tenant's side of the bound. Context: the tracker's lock held.
  */
 static long qgpu_rm_alloc_uncounted(struct qgpu_file *qf, unsigned long arg, u32 size, void *buf,
-				    const struct nvrm_alloc *a, u32 hnew)
+				    const struct nvrm_alloc *a, u32 hnew, bool channel)
 {
-	qgpu_kclient_free_in(a->hroot, hnew);
-	if (qgpu_rmtrack_rm_has(a->hroot, hnew))
+	u32 hclient = qgpu_is_root_class(a->hclass) ? hnew : a->hroot;
+
+	if (!qgpu_objects_unmade(hclient, hnew))
 		return 0;
-	qgpu_channels_put(qf->inst);
+	if (channel)
+		qgpu_channels_put(qf->inst);
 	return qgpu_rm_alloc_refuse(qf, arg, size, buf, NVRM_ERR_NO_MEMORY);
 }
 
 /*
  * RM_ALLOC: a device allocation gets the GPU-file treatment; what RM made is mirrored. Client
- * handles in the class parameters must be the tenant's (DOC: client handles in parameters). A
- * channel or channel group must fit under the instance's ``channels_max`` (DOC: channels).
+ * handles in the class parameters must be the tenant's (DOC: client handles in parameters). The
+ * object must fit under the instance's ``rm_objects_max`` (DOC: RM objects), a channel or channel
+ * group also under its ``channels_max`` (DOC: channels).
  */
 static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,
 			  bool compat)
@@ -490,8 +548,12 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 	    nvrm_alloc_decode(&qf->inst->gpu->abi, buf, size, &a))
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
 	if (!t)
-		return qgpu_rm_alloc_untracked(qf, cmd, arg, size, compat, buf, &a);
+		return qgpu_rm_alloc_gpu_node(qf, cmd, arg, size, compat, buf, &a);
 	mutex_lock(&t->lock);
+	if (!qgpu_objects_reserve(t, 1)) {
+		ret = qgpu_rm_alloc_refuse(qf, arg, size, buf, NVRM_ERR_INSUFFICIENT_RESOURCES);
+		goto out_settle;
+	}
 	qgpu_mem_alloc_begin(qf->inst);
 	if (a.hclass == NVRM_CLASS_NV01_MEMORY_LOCAL_USER) {
 		ret = qgpu_mem_rm_alloc(qf, cmd, arg, size, compat, &a);
@@ -531,8 +593,8 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 		if (node) {
 			node->channel = counted;	/* the count is the node's from here */
 			qgpu_sched_rm_alloc(qf, node, &a);	/* channel groups, channels */
-		} else if (counted) {
-			done = qgpu_rm_alloc_uncounted(qf, arg, size, buf, &a, hnew);
+		} else if (counted || qgpu_objects_bounded(qf->inst)) {
+			done = qgpu_rm_alloc_uncounted(qf, arg, size, buf, &a, hnew, counted);
 			ret = ret ?: done;
 			goto out_unlock;
 		}
@@ -548,6 +610,8 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 	}
 out_unlock:
 	qgpu_mem_alloc_end(qf->inst);
+out_settle:
+	qgpu_objects_settle(t);
 	mutex_unlock(&t->lock);
 	return ret;
 }
@@ -607,6 +671,18 @@ out_unlock:
 }
 
 /*
+ * A duplicate RM made that the mirror could not record (out of memory for its node) goes again
+ * where ``rm_objects_max`` bounds the instance (DOC: RM objects). Return: the tenant's status.
+ */
+static u32 qgpu_rm_dup_unmirrored(struct qgpu_file *qf, const struct nvrm_nvos55 *p, u32 status,
+				  const struct qgpu_rmnode *node)
+{
+	if (status != NVRM_OK || node || !qgpu_objects_bounded(qf->inst))
+		return status;
+	return qgpu_objects_unmade(p->hclient, p->hobject) ? NVRM_ERR_NO_MEMORY : NVRM_OK;
+}
+
+/*
  * RM_DUP_OBJECT forwarded. Sealed (DOC: sealed forwarding), RM duplicates from qgpu's copy at the
  * tenant's own privilege, with every check it makes of a user's duplicate (clientValidate(), the
  * share policy, RS_ACCESS_DUP_OBJECT), and writes the new handle into qgpu's copy: qgpu mirrors
@@ -628,6 +704,11 @@ static long qgpu_rm_dup_forward(struct qgpu_file *qf, unsigned int cmd, unsigned
 	/* A status RM never wrote (the call refused before it) stays a failure. */
 	done.status = NVRM_ERR_GENERIC;
 	mutex_lock(&t->lock);
+	if (!qgpu_objects_reserve(t, 1)) {
+		mutex_unlock(&t->lock);
+		return put_user(NVRM_ERR_INSUFFICIENT_RESOURCES,
+				&((struct nvrm_nvos55 __user *)arg)->status) ? -EFAULT : 0;
+	}
 	qgpu_mem_dup_begin(qf, p, &d);
 	ret = qgpu_forward_sealed_nocopy(qf->real, cmd, arg, compat, &done, &sealed);
 	/* Sealed, a duplicate RM made is charged even where the copy to the tenant failed. */
@@ -638,12 +719,13 @@ static long qgpu_rm_dup_forward(struct qgpu_file *qf, unsigned int cmd, unsigned
 		hclass = src ? src->hclass : QGPU_CLASS_UNKNOWN;
 		p->hobject = done.hobject;
 		node = qgpu_rmtrack_add(t, p->hclient, p->hparent, done.hobject, hclass);
-		status = qgpu_mem_dup_end(qf, p, &d, node);
+		status = qgpu_rm_dup_unmirrored(qf, p, qgpu_mem_dup_end(qf, p, &d, node), node);
 		if (sealed)
 			done.status = status;
 	} else {
 		qgpu_mem_dup_abort(&d);
 	}
+	qgpu_objects_settle(t);
 	mutex_unlock(&t->lock);
 	return qgpu_seal_copy_back(ret, sealed, arg, &done, size);
 }
@@ -682,6 +764,10 @@ static long qgpu_rm_dup(struct qgpu_file *qf, unsigned int cmd, unsigned long ar
 			   NVRM_ERR_INVALID_CLIENT : NVRM_ERR_INVALID_OBJECT_HANDLE;
 		goto out_unlock;
 	}
+	if (!qgpu_objects_reserve(t, 1)) {
+		p.status = NVRM_ERR_INSUFFICIENT_RESOURCES;
+		goto out_unlock;
+	}
 	qgpu_mem_dup_begin(qf, &p, &d);
 	p.flags |= NVRM_DUP_FLAGS_REJECT_KERNEL_DUP_PRIVILEGE;
 	if (qgpu_kclient_dup_in(&p) == NVRM_OK) {
@@ -689,11 +775,12 @@ static long qgpu_rm_dup(struct qgpu_file *qf, unsigned int cmd, unsigned long ar
 		/* A source in another ctl file's mirror has a class qgpu does not know here. */
 		node = qgpu_rmtrack_add(t, p.hclient, p.hparent, p.hobject,
 					src ? src->hclass : QGPU_CLASS_UNKNOWN);
-		p.status = qgpu_mem_dup_end(qf, &p, &d, node);
+		p.status = qgpu_rm_dup_unmirrored(qf, &p, qgpu_mem_dup_end(qf, &p, &d, node), node);
 	} else {
 		qgpu_mem_dup_abort(&d);
 	}
 out_unlock:
+	qgpu_objects_settle(t);
 	mutex_unlock(&t->lock);
 	/* What a direct call writes back: the new handle, and the status. */
 	if (p.status == NVRM_OK && put_user(p.hobject, &up->hobject))
@@ -701,10 +788,14 @@ out_unlock:
 	return put_user(p.status, &up->status) ? -EFAULT : 0;
 }
 
-/* RM_VID_HEAP_CONTROL: ALLOC_* make a memory object (RM picks its class), FREE frees one. */
+/*
+ * RM_VID_HEAP_CONTROL: ALLOC_* make a memory object (RM picks its class), under the instance's
+ * ``rm_objects_max`` (DOC: RM objects); FREE frees one.
+ */
 static long qgpu_rm_vid_heap(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,
 			     bool compat)
 {
+	struct nvrm_nvos32 __user *up = (struct nvrm_nvos32 __user *)arg;
 	struct qgpu_rmtrack *t = qf->track;
 	struct nvrm_vidheap v, done;
 	struct nvrm_nvos32 raw;
@@ -720,6 +811,10 @@ static long qgpu_rm_vid_heap(struct qgpu_file *qf, unsigned int cmd, unsigned lo
 	if (!v.is_alloc && v.function != NVRM_NVOS32_FUNCTION_FREE)
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
 	mutex_lock(&t->lock);
+	if (v.is_alloc && !qgpu_objects_reserve(t, 1)) {
+		mutex_unlock(&t->lock);
+		return put_user(NVRM_ERR_INSUFFICIENT_RESOURCES, &up->status) ? -EFAULT : 0;
+	}
 	if (v.is_alloc)
 		qgpu_mem_alloc_begin(qf->inst);
 	if (v.is_alloc && v.is_vidmem) {
@@ -737,14 +832,19 @@ static long qgpu_rm_vid_heap(struct qgpu_file *qf, unsigned int cmd, unsigned lo
 			hclass = NVRM_CLASS_NV01_MEMORY_LOCAL_USER;
 		else
 			hclass = NVRM_CLASS_NV01_MEMORY_SYSTEM;
-		qgpu_rmtrack_add(t, v.hroot, v.hparent, done.hmemory, hclass);
-		ret = qgpu_mem_vid_heap_done(qf, arg, &v, done.hmemory);
+		/* one the mirror cannot record goes again where rm_objects_max bounds it */
+		if (!qgpu_rmtrack_add(t, v.hroot, v.hparent, done.hmemory, hclass) &&
+		    qgpu_objects_bounded(qf->inst) && qgpu_objects_unmade(v.hroot, done.hmemory))
+			ret = put_user(NVRM_ERR_NO_MEMORY, &up->status) ? -EFAULT : 0;
+		else
+			ret = qgpu_mem_vid_heap_done(qf, arg, &v, done.hmemory);
 	} else if (qgpu_rmtrack_gone(t, v.hroot, v.hmemory)) {
 		qgpu_rmtrack_freed(t, v.hroot, v.hmemory);
 	}
 out_unlock:
 	if (v.is_alloc)
 		qgpu_mem_alloc_end(qf->inst);
+	qgpu_objects_settle(t);
 	mutex_unlock(&t->lock);
 	return ret;
 }
@@ -877,6 +977,26 @@ static long qgpu_fd_escape(struct qgpu_file *qf, unsigned int cmd, unsigned long
 				    compat);
 }
 
+/*
+ * REGISTER_FD bound GPU proxy @qf to the ctl file @fd named: remember which of the instance's ctl
+ * proxies it is, so that what RM makes through @qf for that file's clients is mirrored with them
+ * (DOC: RM objects). @fd is resolved again after the call: a tenant that swapped its own fds
+ * meanwhile has qgpu remember another of its ctl proxies, whose mirror then has none of RM's
+ * clients, and nothing of another file's is touched. The first binding stays, as the driver's.
+ */
+static void qgpu_register_ctl(struct qgpu_file *qf, int fd)
+{
+	struct file *ctl = fget(fd);
+	struct qgpu_file *cf;
+
+	if (!ctl)
+		return;
+	cf = ctl->f_op == &qgpu_fops ? ctl->private_data : NULL;
+	if (!cf || cf->inst != qf->inst || cf->node != QGPU_NODE_CTL || !cf->track ||
+	    cmpxchg(&qf->ctl_proxy, NULL, ctl))
+		fput(ctl);
+}
+
 /* REGISTER_FD: the ctl fd, sealed where it can be. */
 static long qgpu_register_fd(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,
 			     bool compat)
@@ -890,6 +1010,8 @@ static long qgpu_register_fd(struct qgpu_file *qf, unsigned int cmd, unsigned lo
 				      QGPU_REFUSE_ERRNO, compat, NULL, &sealed);
 	ret = qgpu_fd_escape(qf, cmd, arg, size, offsetof(struct nvrm_register_fd, ctl_fd),
 			     QGPU_REFUSE_ERRNO, compat, &p, &sealed);
+	if (!ret && qf->node == QGPU_NODE_GPU)
+		qgpu_register_ctl(qf, p.ctl_fd);
 	return qgpu_seal_copy_back(ret, sealed, arg, &p, size);
 }
 
@@ -927,26 +1049,78 @@ static long qgpu_rm_map_memory(struct qgpu_file *qf, unsigned int cmd, unsigned 
 	return ret;
 }
 
-/* RM_ALLOC_MEMORY: the fd is translated; a 0x40 one's limit becomes the instance's. */
+/*
+ * RM_ALLOC_MEMORY made an object: into the mirror of @t, the tracker of the file whose clients
+ * RM used. One the mirror cannot record goes again where ``rm_objects_max`` bounds the instance.
+ * A class that makes a client never does here, so none is mirrored as one. Return: the status
+ * for the tenant.
+ */
+static u32 qgpu_rm_alloc_memory_mirror(struct qgpu_file *qf, struct qgpu_rmtrack *t,
+				       const struct nvrm_nvos02 *p)
+{
+	u32 hclass = qgpu_is_root_class(p->hclass) ? QGPU_CLASS_UNKNOWN : p->hclass;
+
+	if (p->status != NVRM_OK ||
+	    qgpu_rmtrack_add(t, p->hroot, p->hobject_parent, p->hobject_new, hclass) ||
+	    !qgpu_objects_bounded(qf->inst) || !qgpu_objects_unmade(p->hroot, p->hobject_new))
+		return p->status;
+	return NVRM_ERR_NO_MEMORY;
+}
+
+/*
+ * RM_ALLOC_MEMORY: the fd is translated; a 0x40 one's limit becomes the instance's. The object
+ * counts under ``rm_objects_max``, in the mirror of the ctl file whose clients RM uses: the
+ * file's own, or on a GPU node the one REGISTER_FD bound it to (DOC: RM objects).
+ */
 static long qgpu_rm_alloc_memory(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
 				 u32 size, bool compat)
 {
+	struct nvrm_nvos02_with_fd __user *up = (struct nvrm_nvos02_with_fd __user *)arg;
+	struct qgpu_rmtrack *t = qf->track ?: qgpu_registered_track(qf);
 	struct nvrm_nvos02_with_fd p;
 	bool sealed;
+	u32 status;
 	long ret;
 
 	if (size != sizeof(p) || copy_from_user(&p, (void __user *)arg, size))
 		return -EFAULT;
+	/* A status RM never wrote (the call refused before it) stays a failure, sealed or not. */
+	p.params.status = NVRM_ERR_GENERIC;
+	if (t && put_user(p.params.status, &up->params.status))
+		return -EFAULT;
+	if (t) {
+		mutex_lock(&t->lock);
+		if (!qgpu_objects_reserve(t, 1)) {
+			ret = put_user(NVRM_ERR_INSUFFICIENT_RESOURCES, &up->params.status) ?
+			      -EFAULT : 0;
+			goto out;
+		}
+	}
 	ret = qgpu_fd_escape(qf, cmd, arg, size, offsetof(struct nvrm_nvos02_with_fd, fd),
 			     offsetof(struct nvrm_nvos02, status), compat, &p, &sealed);
 	if (sealed) {
 		/* the limit is the instance's before the tenant can see RM's */
 		if (!ret)
 			qgpu_mem_alloc_memory_view(qf, &p);
-		return qgpu_seal_copy_back(ret, sealed, arg, &p, size);
+		/* what RM made is mirrored even where the copy to the tenant fails */
+		if (t)
+			p.params.status = qgpu_rm_alloc_memory_mirror(qf, t, &p.params);
+		ret = qgpu_seal_copy_back(ret, sealed, arg, &p, size);
+		goto out;
 	}
 	if (!ret)
 		qgpu_mem_alloc_memory_done(qf, arg, size);
+	/* RM may have made the object where the ioctl failed after (a bad fd): its status says */
+	if (t && !copy_from_user(&p, (void __user *)arg, size)) {
+		status = qgpu_rm_alloc_memory_mirror(qf, t, &p.params);
+		if (status != p.params.status && put_user(status, &up->params.status))
+			ret = -EFAULT;
+	}
+out:
+	if (t) {
+		qgpu_objects_settle(t);
+		mutex_unlock(&t->lock);
+	}
 	return ret;
 }
 

@@ -160,6 +160,8 @@ static u32 qgpu_import_record(struct qgpu_file *qf, u32 hclient, struct qgpu_rmt
 		if (c && !(node && qgpu_mem_attach(node, c))) {
 			qgpu_mem_charge_put(c);
 			status = NVRM_ERR_NO_MEMORY;
+		} else if (!node && qgpu_objects_bounded(qf->inst)) {
+			status = NVRM_ERR_NO_MEMORY;	/* uncounted: it goes (DOC: RM objects) */
 		}
 		if (status)
 			break;
@@ -167,6 +169,26 @@ static u32 qgpu_import_record(struct qgpu_file *qf, u32 hclient, struct qgpu_rmt
 	if (status)
 		qgpu_import_undo(t, hclient, handles, types, n);
 	return status;
+}
+
+/*
+ * The RM objects an import may make, reserved under the instance's ``rm_objects_max`` (DOC: RM
+ * objects): one for the single import, what IMPORT_OBJECTS_FROM_FD asks for (RM refuses a count
+ * past its array, so none is reserved for that one). True if they fit, or nothing is imported.
+ */
+static bool qgpu_import_reserve(struct qgpu_rmtrack *t, const struct qgpu_export_ctrl *ec,
+				const union qgpu_export_params *p)
+{
+	switch (ec->cmd) {
+	case NVRM_CTRL_CMD_OS_UNIX_IMPORT_OBJECT_FROM_FD:
+		return qgpu_objects_reserve(t, 1);
+	case NVRM_CTRL_CMD_OS_UNIX_IMPORT_OBJECTS_FROM_FD:
+		if (p->in.num_objects > NVRM_OS_UNIX_IMPORT_OBJECTS_FROM_FD_MAX_OBJECTS)
+			return true;
+		return qgpu_objects_reserve(t, p->in.num_objects);
+	default:
+		return true;
+	}
 }
 
 /* The call itself, on the kernel copy with the fd translated. Context: the tracker's lock held. */
@@ -183,6 +205,8 @@ static u32 qgpu_export_call(struct qgpu_file *qf, const struct nvrm_control *c,
 	if (!qgpu_rmtrack_find(t, hclient, hclient))	/* RM's order: no such client first */
 		return qgpu_rmtrack_rm_has(hclient, hclient) ? NVRM_ERR_INVALID_CLIENT :
 							       NVRM_ERR_INVALID_OBJECT_HANDLE;
+	if (!qgpu_import_reserve(t, ec, p))
+		return NVRM_ERR_INSUFFICIENT_RESOURCES;
 	status = qgpu_kclient_control_in(hclient, hclient, ec->cmd, p, ec->size);
 	if (proxy) {
 		fdf = proxy->private_data;
@@ -265,6 +289,7 @@ bool qgpu_export_control(struct qgpu_file *qf, const struct nvrm_control *c, uns
 		*pfd = fd;	/* the caller sees its own fd number, as after a direct call */
 	}
 	qgpu_xlate_end(&x);
+	qgpu_objects_settle(qf->track);
 	mutex_unlock(&qf->track->lock);
 
 	*ret = 0;

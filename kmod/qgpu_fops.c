@@ -136,6 +136,8 @@ static int qgpu_fop_release(struct inode *inode, struct file *file)
 		qgpu_rmtrack_release(qf->events_track, qf->real);
 	else
 		fput(qf->real);
+	if (qf->ctl_proxy)
+		fput(qf->ctl_proxy);
 	qgpu_rmtrack_kick();
 	qgpu_instance_close(qf->inst, qf);
 	kfree(qf);

@@ -29,6 +29,8 @@
  *   DOC: dma-buf export in qgpu_dmabuf.c).
  * - ``channels_max`` (0644), ``channels`` (0444): the bound on its channels and channel groups
  *   and their count (DOC: channels in qgpu_channels.c).
+ * - ``rm_objects_max`` (0644), ``rm_objects`` (0444): the bound on the RM objects its processes
+ *   hold and their count (DOC: RM objects in qgpu_objects.c).
  * - ``core`` (0644), ``class`` (0644), ``gpu_time_ns``, ``throttled_ns``, ``preemptions``,
  *   ``share`` (0444): compute scheduling (DOC: compute scheduling in qgpu_sched.c).
  * - ``processes`` (0444): one line ``PID COMM`` per process (host pid namespace) that has one of
@@ -163,13 +165,14 @@ static const struct attribute_group qgpu_instance_group = {
 	.attrs = qgpu_instance_attrs,
 };
 
-/* The memory knobs are qgpu_mem.c's, the channel ones qgpu_channels.c's, the compute ones
- * qgpu_sched.c's.
+/* The memory knobs are qgpu_mem.c's, the channel ones qgpu_channels.c's, the RM object ones
+ * qgpu_objects.c's, the compute ones qgpu_sched.c's.
  */
 static const struct attribute_group *qgpu_instance_groups[] = {
 	&qgpu_instance_group,
 	&qgpu_mem_instance_group,
 	&qgpu_channels_instance_group,
+	&qgpu_objects_instance_group,
 	&qgpu_sched_inst_group,
 	NULL,
 };
@@ -275,7 +278,8 @@ int qgpu_instance_create(struct qgpu_gpu *gpu, const struct qgpu_create_req *req
 	qgpu_mem_inst_init(inst, req->mem);
 	inst->mem.refuse_managed = req->refuse_managed;
 	inst->mem.refuse_dmabuf = req->refuse_dmabuf;
-	qgpu_channels_init(&inst->channels, req->channels);
+	qgpu_bound_init(&inst->channels, req->channels);
+	qgpu_bound_init(&inst->objects, req->rm_objects);
 	inst->state = QGPU_INST_CREATING;
 	INIT_LIST_HEAD(&inst->files);
 	mutex_init(&inst->params_seal);
@@ -421,8 +425,8 @@ void qgpu_status_show_instances(struct seq_file *m, struct qgpu_gpu *gpu)
 			seq_puts(m, "max");
 		seq_printf(m, ", core %u, class %s, open files %u, rm objects %d, os events %u, channels %d, processes:",
 			   inst->settings.core, qgpu_class_name(inst->settings.cls),
-			   inst->open_count, atomic_read(&inst->rm_objects),
-			   READ_ONCE(inst->os_events.count), atomic_read(&inst->channels.count));
+			   inst->open_count, qgpu_bound_count(&inst->objects),
+			   READ_ONCE(inst->os_events.count), qgpu_bound_count(&inst->channels));
 		list_for_each_entry(qf, &inst->files, inst_link)
 			if (!qgpu_tgid_seen(inst, qf))
 				seq_printf(m, " %d(%s)", qf->tgid, qf->comm);

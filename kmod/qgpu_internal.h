@@ -32,7 +32,9 @@
 #include <linux/types.h>
 
 #include "nvrm/nvrm_decode.h"
+#include "qgpu_bound.h"
 #include "qgpu_channels.h"
+#include "qgpu_objects.h"
 #include "qgpu_create_parse.h"
 #include "qgpu_gpucheck.h"
 #include "qgpu_lend.h"
@@ -148,8 +150,9 @@ enum qgpu_instance_state {
  *	forwarding paths (READ_ONCE), which only need to see a removal eventually
  * @open_count: open files of its nodes, under qgpu_lock
  * @files: those files (struct qgpu_file.inst_link), under qgpu_lock
- * @rm_objects: RM objects its tenants hold, as qgpu's mirror counts them (qgpu_rmtrack.c); they
- *	can outlive the files (a mapping keeps the real ctl file and RM's clients)
+ * @objects: RM objects its tenants hold, as qgpu's mirror counts them, and their bound
+ *	(qgpu_objects.c); they can outlive the files (a mapping keeps the real ctl file and RM's
+ *	clients)
  * @mem: its memory limit and charges (qgpu_mem.c)
  * @channels: its channels and channel groups, counted and bounded (qgpu_channels.c)
  * @os_events: the OS events RM holds for its files (qgpu_os_events.c)
@@ -170,9 +173,9 @@ struct qgpu_instance {
 	enum qgpu_instance_state state;
 	unsigned int open_count;
 	struct list_head files;
-	atomic_t rm_objects;
+	struct qgpu_bound objects;
 	struct qgpu_mem_inst mem;
-	struct qgpu_channels channels;
+	struct qgpu_bound channels;
 	struct qgpu_os_events os_events;
 	struct qgpu_sched_inst *sched;
 	struct mutex params_seal;	/* see @params_seal above */
@@ -199,6 +202,9 @@ static inline struct qgpu_instance *qgpu_instance_of(struct kobject *kobj)
  * @events_track: for a GPU proxy with OS events, the tracker their keys belong to, which keeps
  *	the real file until RM lets them go (qgpu_os_events.c); set under the instance's
  *	os_events.lock, NULL otherwise
+ * @ctl_proxy: for a GPU proxy, the instance's ctl proxy that REGISTER_FD bound it to (a
+ *	reference), whose tracker mirrors what RM makes through the GPU proxy for its clients;
+ *	set once (cmpxchg), as the driver keeps the first binding, and NULL before
  */
 struct qgpu_file {
 	struct file *real;
@@ -210,6 +216,7 @@ struct qgpu_file {
 	struct qgpu_rmtrack *track;
 	bool doorbell;
 	struct qgpu_rmtrack *events_track;
+	struct file *ctl_proxy;
 };
 
 extern struct mutex qgpu_lock;

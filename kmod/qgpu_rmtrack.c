@@ -72,7 +72,7 @@ static const struct rhashtable_params qgpu_rmnode_params = {
  * struct qgpu_rmclient - one RM client allocated through the tracked file
  * @root: the client's own node (@root.handle is the client handle)
  * @nodes: handle -> node, the root not included
- * @inst: the tracker's instance, whose rm_objects counts the nodes
+ * @inst: the tracker's instance, whose ``rm_objects`` counts the nodes
  * @free_work: frees the client after a grace period: lockless readers
  *	(qgpu_rmtrack_lookup_rcu()) may still be walking @nodes, and destroying the table sleeps
  */
@@ -92,7 +92,13 @@ static DEFINE_MUTEX(qgpu_rmtrack_zlock);
 static void qgpu_rmtrack_reap(struct work_struct *work);
 static DECLARE_DELAYED_WORK(qgpu_rmtrack_reaper, qgpu_rmtrack_reap);
 
-static bool qgpu_is_root_class(u32 hclass)
+/**
+ * qgpu_is_root_class() - does an RM_ALLOC of @hclass make a client?
+ * @hclass: the class
+ *
+ * Return: true for the NV01_ROOT classes.
+ */
+bool qgpu_is_root_class(u32 hclass)
 {
 	return hclass == NVRM_CLASS_NV01_ROOT || hclass == NVRM_CLASS_NV01_ROOT_NON_PRIV ||
 	       hclass == NVRM_CLASS_NV01_ROOT_CLIENT;
@@ -134,7 +140,7 @@ static void qgpu_rmnode_free(struct qgpu_rmclient *client, struct qgpu_rmnode *n
 		rhashtable_remove_fast(&client->nodes, &node->hash, qgpu_rmnode_params);
 		list_del(&node->sibling);
 	}
-	atomic_dec(&client->inst->rm_objects);
+	qgpu_objects_gone(client->inst);
 	if (node->channel)
 		qgpu_channels_put(client->inst);
 	if (node->ops)
@@ -335,7 +341,7 @@ static struct qgpu_rmnode *qgpu_rmtrack_add_client(struct qgpu_rmtrack *t, u32 h
 	INIT_RCU_WORK(&client->free_work, qgpu_rmclient_free_work);
 	if (xa_err(xa_store(&t->clients, qgpu_rmclient_key(hclient), client, GFP_KERNEL_ACCOUNT)))
 		goto err_destroy;
-	atomic_inc(&t->inst->rm_objects);
+	qgpu_objects_mirrored(t);
 	return &client->root;
 
 err_destroy:
@@ -346,7 +352,7 @@ err_free:
 }
 
 /* Index @node and hang it under its parent (the client's own node when @hparent is unknown). */
-static bool qgpu_rmclient_link(struct qgpu_rmclient *client, u32 hparent,
+static bool qgpu_rmclient_link(struct qgpu_rmtrack *t, struct qgpu_rmclient *client, u32 hparent,
 			       struct qgpu_rmnode *node)
 {
 	struct qgpu_rmnode *parent = NULL;
@@ -360,7 +366,7 @@ static bool qgpu_rmclient_link(struct qgpu_rmclient *client, u32 hparent,
 	if (rhashtable_insert_fast(&client->nodes, &node->hash, qgpu_rmnode_params))
 		return false;
 	list_add_tail(&node->sibling, &parent->children);
-	atomic_inc(&client->inst->rm_objects);
+	qgpu_objects_mirrored(t);
 	return true;
 }
 
@@ -404,7 +410,7 @@ struct qgpu_rmnode *qgpu_rmtrack_add(struct qgpu_rmtrack *t, u32 hclient, u32 hp
 		return NULL;
 	node->handle = handle;
 	node->hclass = hclass;
-	if (!qgpu_rmclient_link(client, hparent, node)) {
+	if (!qgpu_rmclient_link(t, client, hparent, node)) {
 		kfree(node);
 		return NULL;
 	}
@@ -480,7 +486,7 @@ bool qgpu_rmtrack_insert_made(struct qgpu_rmtrack *t, u32 hclient, u32 hparent,
 	stale = rhashtable_lookup_fast(&client->nodes, &node->handle, qgpu_rmnode_params);
 	if (stale)
 		qgpu_rmnode_free_checked(client, stale);
-	return qgpu_rmclient_link(client, hparent, node);
+	return qgpu_rmclient_link(t, client, hparent, node);
 }
 
 /**

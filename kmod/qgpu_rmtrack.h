@@ -78,6 +78,8 @@ struct qgpu_rmnode {
  *	NULL until the first mapping. Under @lock.
  * @os_events: ALLOC_OS_EVENT keys RM holds that were allocated through the file (they go with
  *	the real file), under the instance's os_events.keys_lock (qgpu_os_events.c)
+ * @objects_reserved: RM objects the call in progress reserved under the instance's
+ *	``rm_objects_max`` and the mirror has not yet recorded (qgpu_objects.c); under @lock
  */
 struct qgpu_rmtrack {
 	struct mutex lock;	/* see above */
@@ -88,11 +90,13 @@ struct qgpu_rmtrack {
 	struct xarray exports;
 	struct qgpu_uvm_model *uvm;
 	unsigned int os_events;
+	u32 objects_reserved;
 };
 
 /* The class of a mirrored duplicate whose source qgpu does not mirror (0 would be NV01_ROOT). */
 #define QGPU_CLASS_UNKNOWN	0xffffffffu
 
+bool qgpu_is_root_class(u32 hclass);
 struct qgpu_rmtrack *qgpu_rmtrack_new(struct qgpu_instance *inst);
 void qgpu_rmtrack_release(struct qgpu_rmtrack *t, struct file *real);
 void qgpu_rmtrack_kick(void);

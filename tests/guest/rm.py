@@ -192,6 +192,21 @@ def ioctl_xfer(fd: int, nr: int, buf: bytearray) -> None:
         buf[:] = inner.raw
 
 
+NVOS02_FD = struct.Struct("<IIIIIIQQIIiI")  # 56 B: NVOS02 + fd@48
+
+
+def alloc_memory(
+    r: Rm, hparent: int, hclass: int, hnew: int, flags: int, limit: int, on: int, fd: int = -1
+) -> bytearray:
+    """RM_ALLOC_MEMORY (NVOS02 + fd) issued on `on` (a GPU fd); returns the parameters, the
+    status at 40."""
+    buf = bytearray(
+        NVOS02_FD.pack(r.client, hparent, hnew, hclass, flags, 0, 0, limit, 0xFFFFFFFF, 0, fd, 0)
+    )
+    r.call(on, RM_ALLOC_MEMORY, buf)
+    return buf
+
+
 def dmabuf_params(
     ranges: list[tuple[int, int, int]],
     fd: int,

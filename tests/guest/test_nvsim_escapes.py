@@ -36,20 +36,6 @@ def refused(fd: int, nr: int, buf: bytearray) -> int:
     return exc.value.errno or 0
 
 
-NVOS02_FD = struct.Struct("<IIIIIIQQIIiI")  # 56 B
-
-
-def alloc_memory(
-    r: Rm, hparent: int, hclass: int, hnew: int, flags: int, limit: int, on: int, fd: int = -1
-) -> bytearray:
-    """RM_ALLOC_MEMORY (NVOS02 + fd) issued on `on`; returns the parameters."""
-    buf = bytearray(
-        NVOS02_FD.pack(r.client, hparent, hnew, hclass, flags, 0, 0, limit, 0xFFFFFFFF, 0, fd, 0)
-    )
-    r.call(on, rm.RM_ALLOC_MEMORY, buf)
-    return buf
-
-
 # RM_DUP_OBJECT
 
 
@@ -275,22 +261,22 @@ def test_vid_heap_refuses_bad_size_device_and_client(proc: Rm) -> None:
 def test_alloc_memory_on_the_gpu_fd(proc: Rm) -> None:
     dev, sub = proc.device()
     full = proc.fb_free_bytes(sub)
-    buf = alloc_memory(proc, dev, rm.VIDMEM, 0x7000, 0, 0, proc.gpu_fd)
+    buf = rm.alloc_memory(proc, dev, rm.VIDMEM, 0x7000, 0, 0, proc.gpu_fd)
     assert struct.unpack_from("<I", buf, 40)[0] == rm.OK
     # The limit is the heap; nothing was taken.
     assert struct.unpack_from("<Q", buf, 32)[0] == rm.fb_bytes() - 1
     assert proc.fb_free_bytes(sub) == full
     assert proc.free(0x7000) == rm.OK  # the dummy handle exists
     no_map = 1 << 30
-    buf = alloc_memory(proc, dev, rm.SYSMEM, 0x7001, no_map, 4095, proc.gpu_fd)
+    buf = rm.alloc_memory(proc, dev, rm.SYSMEM, 0x7001, no_map, 4095, proc.gpu_fd)
     assert struct.unpack_from("<I", buf, 40)[0] == rm.OK
     assert proc.free(0x7001) == rm.OK
-    buf = alloc_memory(proc, dev, rm.SYSMEM, 0x7002, no_map | (1 << 16), 4095, proc.gpu_fd)
+    buf = rm.alloc_memory(proc, dev, rm.SYSMEM, 0x7002, no_map | (1 << 16), 4095, proc.gpu_fd)
     assert struct.unpack_from("<I", buf, 40)[0] == rm.INVALID_FLAGS  # ALLOC_NONE
     # MAPPING=DEFAULT maps at once: the mapping context goes to the fd named (a ctl fd here).
     map_fd = os.open("/dev/nvidiactl", os.O_RDWR)
     try:
-        buf = alloc_memory(proc, dev, rm.SYSMEM, 0x7004, 0, 8191, proc.gpu_fd, fd=map_fd)
+        buf = rm.alloc_memory(proc, dev, rm.SYSMEM, 0x7004, 0, 8191, proc.gpu_fd, fd=map_fd)
         assert struct.unpack_from("<I", buf, 40)[0] == rm.OK
         assert struct.unpack_from("<Q", buf, 24)[0] != 0  # pMemory
         with mmap.mmap(map_fd, 8192, offset=0) as m:
@@ -301,11 +287,11 @@ def test_alloc_memory_on_the_gpu_fd(proc: Rm) -> None:
     assert proc.free(0x7004) == rm.OK
     # A bad fd: the ioctl fails, and the memory stays allocated (as in the real driver).
     buf = bytearray(
-        NVOS02_FD.pack(proc.client, dev, 0x7005, rm.SYSMEM, 0, 0, 0, 4095, 0, 0, 9999, 0)
+        rm.NVOS02_FD.pack(proc.client, dev, 0x7005, rm.SYSMEM, 0, 0, 0, 4095, 0, 0, 9999, 0)
     )
     assert refused(proc.gpu_fd, rm.RM_ALLOC_MEMORY, buf) == errno.EINVAL
     assert proc.free(0x7005) == rm.OK
-    buf = alloc_memory(proc, dev, 0xBEEF, 0x7003, 0, 4095, proc.gpu_fd)
+    buf = rm.alloc_memory(proc, dev, 0xBEEF, 0x7003, 0, 4095, proc.gpu_fd)
     assert struct.unpack_from("<I", buf, 40)[0] == rm.INVALID_CLASS
     assert refused(proc.ctl, rm.RM_ALLOC_MEMORY, bytearray(56)) == errno.EINVAL  # GPU fd only
     assert refused(proc.gpu_fd, rm.RM_ALLOC_MEMORY, bytearray(48)) == errno.EINVAL

@@ -222,3 +222,44 @@ TEST(create_sizes)
 	EXPECT_STREQ(qgpu_class_name(QGPU_CLASS_ONLINE), "online");
 	EXPECT_STREQ(qgpu_class_name(QGPU_CLASS_OFFLINE), "offline");
 }
+
+TEST(create_rm_objects_key)
+{
+	struct qgpu_create_req req;
+
+	ASSERT_EQ_INT(parse("c mem=1G", &req), 0);
+	EXPECT_EQ(req.rm_objects, 0);
+	ASSERT_EQ_INT(parse("c rm_objects=4096 channels=48", &req), 0);
+	EXPECT_EQ(req.rm_objects, 4096);
+	EXPECT_EQ(req.channels, 48);
+	ASSERT_EQ_INT(parse("c rm_objects=max", &req), 0);
+	EXPECT_EQ(req.rm_objects, 0);
+	ASSERT_EQ_INT(parse("c rm_objects=16777216", &req), 0);
+	EXPECT_EQ(req.rm_objects, QGPU_RM_OBJECTS_LIMIT);
+	EXPECT_EQ_INT(parse("c rm_objects=16777217", &req), -EINVAL);
+	EXPECT_EQ_INT(parse("c rm_objects=0", &req), -EINVAL);
+	EXPECT_EQ_INT(parse("c rm_objects=1 rm_objects=2", &req), -EINVAL);
+}
+
+/* What the rm_objects_max knob takes: the create value, or one with a trailing newline. */
+TEST(rm_objects_values)
+{
+	static const char *const bad[] = {
+		"", "0", "16777217", "99999999", "123456789", "-1", "+4", "4k", "MAX", " 4", "0x10",
+	};
+	size_t i;
+	u32 v;
+
+	ASSERT_EQ_INT(qgpu_parse_rm_objects("4096\n", 5, &v), 0);
+	EXPECT_EQ(v, 4096);
+	ASSERT_EQ_INT(qgpu_parse_rm_objects("max\n", 4, &v), 0);
+	EXPECT_EQ(v, 0);
+	ASSERT_EQ_INT(qgpu_parse_rm_objects("16777216", 8, &v), 0);
+	EXPECT_EQ(v, QGPU_RM_OBJECTS_LIMIT);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		TAP_CASE("\"%s\"", bad[i]);
+		v = 7;
+		EXPECT_EQ_INT(qgpu_parse_rm_objects(bad[i], strlen(bad[i]), &v), -EINVAL);
+		EXPECT_EQ(v, 7);
+	}
+}
