@@ -11,7 +11,13 @@ import errno
 
 from qgpuctl.backends import schema as k
 from qgpuctl.backends.sysfs import SysfsTree
-from qgpuctl.core.plan import InstanceConfig, no_channels_key, no_dmabuf_key, refuse_remedy
+from qgpuctl.core.plan import (
+    InstanceConfig,
+    no_channels_key,
+    no_dmabuf_key,
+    no_rm_objects_key,
+    refuse_remedy,
+)
 from qgpuctl.core.units import format_size
 from qgpuctl.errors import KernelInterfaceError, PartialApplyError
 
@@ -30,10 +36,14 @@ _WRITE_HINTS = {
     (k.INST_REMOVE, errno.EBUSY): "the instance is in use (--force detaches its processes)",
     (k.GPU_POLICY, errno.EINVAL): "the guarantees on this GPU add up to more than 100%",
     (k.INST_CHANNELS_MAX, errno.EBUSY): "the instance holds more channels than that now",
-    (k.INST_CHANNELS_MAX, errno.ENOENT): (
-        f"the qgpu module has no channels_max knob (it arrives with "
-        f"{k.ARRIVES_WITH[k.INST_CHANNELS_MAX]})"
-    ),
+    (k.INST_RM_OBJECTS_MAX, errno.EBUSY): "the instance's processes hold more RM objects now",
+    # the count bounds: missing in an older module
+    **{
+        (knob, errno.ENOENT): (
+            f"the qgpu module has no {knob} knob (it arrives with {k.ARRIVES_WITH[knob]})"
+        )
+        for knob in (k.INST_CHANNELS_MAX, k.INST_RM_OBJECTS_MAX)
+    },
     # managed and dmabuf: missing, or read-only, in an older module
     **{
         (knob, code): f"the qgpu module {what} (it arrives with {k.ARRIVES_WITH[knob]})"
@@ -55,7 +65,8 @@ def _with_hint(exc: KernelInterfaceError, hint: str | None) -> KernelInterfaceEr
 def create_line(name: str, config: InstanceConfig, takes: frozenset[str] = frozenset()) -> str:
     """The exact line written to ``create``.
 
-    ``managed=``, ``dmabuf=`` and ``channels=`` only where the module takes them (``takes``: its
+    ``managed=``, ``dmabuf=``, ``channels=`` and ``rm_objects=`` only where the module takes them
+    (``takes``: its
     create keys) and the value is not the kernel's default, so the lines stay what they were
     without them.
     """
@@ -65,8 +76,12 @@ def create_line(name: str, config: InstanceConfig, takes: frozenset[str] = froze
         for key, value in config.knobs().items()
         if key in takes and value != k.CREATE_KNOB_DEFAULTS[key]
     ]
-    if k.CHANNELS_CREATE_KEY in takes and config.channels != k.CHANNELS_DEFAULT:
-        extra.append(f" {k.CHANNELS_CREATE_KEY}={config.channels}")
+    for key, bound in (
+        (k.CHANNELS_CREATE_KEY, config.channels),
+        (k.RM_OBJECTS_CREATE_KEY, config.rm_objects),
+    ):
+        if key in takes and bound != k.UNBOUNDED:
+            extra.append(f" {key}={bound}")
     return line + "".join(extra)
 
 
@@ -95,12 +110,18 @@ class QgpuControl:
         takes = self.create_keys(minor)
         line = create_line(name, config, takes)
         path = f"{k.gpu_dir(minor)}/{k.GPU_CREATE}"
-        # What a module without the key cannot do: bound channels, refuse dma-buf exports.
+        # What a module without the key cannot do: bound channels or RM objects, refuse dma-buf
+        # exports.
         for lacking, why, instead in (
             (
                 config.channels != k.CHANNELS_DEFAULT and k.CHANNELS_CREATE_KEY not in takes,
                 no_channels_key(),
                 f"create {name} without --channels",
+            ),
+            (
+                config.rm_objects != k.RM_OBJECTS_DEFAULT and k.RM_OBJECTS_CREATE_KEY not in takes,
+                no_rm_objects_key(),
+                f"create {name} without --rm-objects",
             ),
             (
                 config.dmabuf != k.WITHOUT_KNOB and k.INST_DMABUF not in takes,

@@ -61,6 +61,9 @@ INST_DMABUF: Final = "dmabuf"  # rw allow|refuse: dma-buf exports (EXPORT_TO_DMA
 # rw max|1..65536: the channels and channel groups the instance may hold (optional: newer modules)
 INST_CHANNELS_MAX: Final = "channels_max"
 INST_CHANNELS: Final = "channels"  # ro int: those it holds
+# rw max|1..16777216: the RM objects the instance's processes may hold (optional: newer modules)
+INST_RM_OBJECTS_MAX: Final = "rm_objects_max"
+INST_RM_OBJECTS: Final = "rm_objects"  # ro int: those they hold
 INST_CORE: Final = "core"  # rw 1..100
 INST_CLASS: Final = "class"  # rw online|offline
 INST_PROCESSES: Final = "processes"  # ro lines "PID COMM"
@@ -83,6 +86,7 @@ INST_SETTABLE: Final = (
     INST_MANAGED,
     INST_DMABUF,
     INST_CHANNELS_MAX,
+    INST_RM_OBJECTS_MAX,
 )
 # The issue that makes each of them live, for messages about a module that lacks it.
 ARRIVES_WITH: Final = {
@@ -94,6 +98,7 @@ ARRIVES_WITH: Final = {
     INST_MANAGED: "memory limits",
     INST_DMABUF: "memory limits",
     INST_CHANNELS_MAX: "channel bounds",
+    INST_RM_OBJECTS_MAX: "RM object bounds",
     INST_CORE: "compute scheduling",
     INST_CLASS: "compute scheduling",
 }
@@ -125,7 +130,15 @@ WITHOUT_KNOB: Final = "allow"
 # takes it as channels= where create_keys lists it; the knob and the key arrived together, and a
 # module without them bounds nothing, as max.
 CHANNELS_CREATE_KEY: Final = "channels"
-CHANNELS_DEFAULT: Final = "max"
+# What a count bound (channels_max, rm_objects_max) reads without a bound.
+UNBOUNDED: Final = "max"
+CHANNELS_DEFAULT: Final = UNBOUNDED
+# ``rm_objects_max``: a call that would make an RM object past it (RM_ALLOC, RM_DUP_OBJECT, the
+# others that make one) fails with NV_ERR_INSUFFICIENT_RESOURCES, as when a client's handles run
+# out. create takes it as rm_objects= where create_keys lists it; the knob and the key arrived
+# together, and a module without them bounds nothing, as max.
+RM_OBJECTS_CREATE_KEY: Final = "rm_objects"
+RM_OBJECTS_DEFAULT: Final = UNBOUNDED
 CORE_MIN: Final = 1
 CORE_MAX: Final = 100
 # period_us bounds (kmod/qgpu_sched_core.h QGPU_SC_PERIOD_MIN_NS, _MAX_NS)

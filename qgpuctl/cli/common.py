@@ -55,6 +55,15 @@ CHANNELS_HELP = (
 )
 
 
+RM_OBJECTS_HELP = (
+    "The RM objects the instance's processes may hold at once (a PyTorch process with its CUDA"
+    " context holds some hundred, and each allocation adds one): a count 1..16777216, or max."
+    " Past it, a call that makes one fails as when RM runs out of handles"
+    " (NV_ERR_INSUFFICIENT_RESOURCES), so one tenant cannot fill the driver's and the GPU"
+    " firmware's memory, which no limit charges."
+)
+
+
 def human_size(size: int | None) -> str | None:
     """A size for a table: exact units where they divide (4G), else one decimal (15.8G)."""
     if size is None:
@@ -87,6 +96,8 @@ def instance_data(gpu: GpuState, inst: InstanceState, dev: DevTree) -> dict[str,
         "dmabuf": inst.dmabuf,
         "channels_max": inst.channels_max,
         "channels": inst.channels,
+        "rm_objects_max": inst.rm_objects_max,
+        "rm_objects": inst.rm_objects,
         "core": inst.core,
         "share": inst.share,
         "class": inst.klass,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import sys
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
@@ -13,6 +14,7 @@ from qgpuctl.cli.common import (
     CHANNELS_HELP,
     DMABUF_HELP,
     MANAGED_HELP,
+    RM_OBJECTS_HELP,
     AllowRefuse,
     InstanceClass,
     device_paths,
@@ -26,7 +28,7 @@ from qgpuctl.core.placement import Placement, place, why_not
 from qgpuctl.core.plan import InstanceConfig, create_problem, refuse_remedy
 from qgpuctl.core.policy import check_name
 from qgpuctl.core.state import GpuState, InstanceState, State, resolve_gpu
-from qgpuctl.core.units import format_size, parse_channels, parse_size
+from qgpuctl.core.units import format_size, parse_channels, parse_rm_objects, parse_size
 from qgpuctl.errors import KernelInterfaceError, QgpuError, UsageError
 from qgpuctl.render import OutputFormat, render_data, render_fields, render_table
 
@@ -109,6 +111,10 @@ def _find(state: State, name: str) -> tuple[GpuState, InstanceState]:
     return found
 
 
+# The create option of each count bound, for messages about a module that lacks it.
+_BOUND_OPTIONS = {k.INST_CHANNELS_MAX: "channels", k.INST_RM_OBJECTS_MAX: "rm-objects"}
+
+
 def _auto_name(state: State) -> str:
     taken = {inst.name for _, inst in state.instances}
     n = 0
@@ -117,20 +123,25 @@ def _auto_name(state: State) -> str:
     return f"vgpu{n}"
 
 
-def _channels_text(inst: InstanceState, sep: str = " of ") -> str | None:
-    """Channels and channel groups held, of the bound: ``24 of 48``; None on an older module."""
-    if inst.channels_max is None:
+def _held_text(held: int | None, bound: str | None, sep: str = " of ") -> str | None:
+    """A count held, of its bound: ``24 of 48``; None on an older module (no bound knob)."""
+    if bound is None:
         return None
-    return f"{inst.channels if inst.channels is not None else '-'}{sep}{inst.channels_max}"
+    return f"{held if held is not None else '-'}{sep}{bound}"
 
 
-def _channels_arg(value: str | None) -> str | None:
+def _channels_text(inst: InstanceState, sep: str = " of ") -> str | None:
+    """Channels and channel groups held, of the bound."""
+    return _held_text(inst.channels, inst.channels_max, sep)
+
+
+def _bound_arg(option: str, parse: Callable[[str | int], str], value: str | None) -> str | None:
     if value is None:
         return None
     try:
-        return parse_channels(value)
+        return parse(value)
     except ValueError as exc:
-        raise UsageError(f"--channels: {exc}") from None
+        raise UsageError(f"--{option}: {exc}") from None
 
 
 def _print_instance(app: AppContext, gpu: GpuState, inst: InstanceState, fmt: OutputFormat) -> None:
@@ -150,6 +161,7 @@ def _print_instance(app: AppContext, gpu: GpuState, inst: InstanceState, fmt: Ou
         ("managed", inst.managed),
         ("dmabuf", inst.dmabuf),
         ("channels", _channels_text(inst)),
+        ("rm objects", _held_text(inst.rm_objects, inst.rm_objects_max)),
         ("core", None if inst.core is None else f"{inst.core}% guaranteed ({gpu.policy or '-'})"),
         ("share now", share),
         ("gpu time", None if inst.gpu_time_ns is None else f"{inst.gpu_time_ns / 1e9:.3f}s"),
@@ -200,6 +212,10 @@ def create(
         str,
         typer.Option("--channels", help=CHANNELS_HELP),
     ] = k.CHANNELS_DEFAULT,
+    rm_objects: Annotated[
+        str,
+        typer.Option("--rm-objects", help=RM_OBJECTS_HELP),
+    ] = k.RM_OBJECTS_DEFAULT,
     placement: Annotated[
         Placement,
         typer.Option(
@@ -217,7 +233,8 @@ def create(
     """Create an instance, wait for its device nodes, and print how to use it."""
     app = app_context(ctx)
     mem_bytes = parse_size(mem)
-    channels_bound = _channels_arg(channels) or k.CHANNELS_DEFAULT
+    channels_bound = _bound_arg("channels", parse_channels, channels) or k.UNBOUNDED
+    rm_objects_bound = _bound_arg("rm-objects", parse_rm_objects, rm_objects) or k.UNBOUNDED
     state = app.state()
     if name is None:
         name = _auto_name(state)
@@ -235,11 +252,17 @@ def create(
     else:
         target = place(state.gpus, mem_bytes, core, placement)
     config = InstanceConfig(
-        mem_bytes, core, klass.value, managed.value, dmabuf.value, channels_bound
+        mem_bytes,
+        core,
+        klass.value,
+        managed.value,
+        dmabuf.value,
+        channels_bound,
+        rm_objects_bound,
     )
     refused = create_problem(state, target, config)
     if refused is not None:
-        option = "channels" if refused.attr == k.INST_CHANNELS_MAX else refused.attr
+        option = _BOUND_OPTIONS.get(refused.attr, refused.attr)
         remedy = (
             f"create it without --{option}"
             if refused.remedy
@@ -279,7 +302,7 @@ def create(
         f"created {name} on GPU {gpu_state.index}: mem {inst.mem_text or '-'}, "
         f"core {inst.core if inst.core is not None else '-'}%, class {inst.klass or '-'}, "
         f"managed {inst.managed or '-'}, dmabuf {inst.dmabuf or '-'}, "
-        f"channels {inst.channels_max or '-'}\n"
+        f"channels {inst.channels_max or '-'}, rm objects {inst.rm_objects_max or '-'}\n"
         f"  device nodes: {nodes}\n"
         f"  CDI device:   {cdi} (refresh the spec: qgpuctl cdi generate --file "
         f"/etc/cdi/qgpu.yaml)\n"
@@ -356,24 +379,30 @@ def set_(
         str | None,
         typer.Option("--channels", help=CHANNELS_HELP, show_default=False),
     ] = None,
+    rm_objects: Annotated[
+        str | None,
+        typer.Option("--rm-objects", help=RM_OBJECTS_HELP, show_default=False),
+    ] = None,
     output: OutputOverride = None,
 ) -> None:
     """Change a running instance's limits live; all or nothing.
 
     Lowering the memory limit below what the instance uses is refused (EBUSY), and so is
-    lowering --channels below the channels it holds.
+    lowering --channels or --rm-objects below what its processes hold.
     --managed refuse applies to mappings made from then on; existing ones stay.
     --dmabuf applies to exports made from then on; existing dma-bufs stay.
     A knob the module publishes read-only (an older module) is refused before
     anything is written (exit 3).
     """
     app = app_context(ctx)
-    if all(v is None for v in (mem, core, klass, managed, dmabuf, channels)):
+    if all(v is None for v in (mem, core, klass, managed, dmabuf, channels, rm_objects)):
         raise UsageError(
-            "nothing to set: give --mem, --core, --class, --managed, --dmabuf and/or --channels"
+            "nothing to set: give --mem, --core, --class, --managed, --dmabuf, --channels"
+            " and/or --rm-objects"
         )
     mem_value = None if mem is None else format_size(parse_size(mem))
-    channels_value = _channels_arg(channels)
+    channels_value = _bound_arg("channels", parse_channels, channels)
+    rm_objects_value = _bound_arg("rm-objects", parse_rm_objects, rm_objects)
     gpu, inst = _find(app.state(), name)
     writes: list[tuple[str, str]] = []
     if mem_value is not None:
@@ -388,6 +417,8 @@ def set_(
         writes.append((k.INST_DMABUF, dmabuf.value))
     if channels_value is not None:
         writes.append((k.INST_CHANNELS_MAX, channels_value))
+    if rm_objects_value is not None:
+        writes.append((k.INST_RM_OBJECTS_MAX, rm_objects_value))
     for attr, value in writes:
         if attr not in inst.settable:
             feature = k.ARRIVES_WITH.get(attr)

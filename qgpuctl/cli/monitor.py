@@ -95,6 +95,8 @@ def status_sections(state: State) -> tuple[list[Section], dict[str, Any]]:
                 "mem_max": None if inst.mem_unlimited else inst.mem_max,
                 "channels": inst.channels,
                 "channels_max": inst.channels_max,
+                "rm_objects": inst.rm_objects,
+                "rm_objects_max": inst.rm_objects_max,
                 "share_target": inst.core,
                 "share_achieved": inst.share,
                 "preemptions": inst.preemptions,

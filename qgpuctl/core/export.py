@@ -46,6 +46,7 @@ def export_policy(state: State, select_by: SelectBy = SelectBy.INDEX) -> PolicyF
                     managed=inst.managed_mode,
                     dmabuf=inst.dmabuf_mode,
                     channels=inst.channels_bound,
+                    rm_objects=inst.rm_objects_bound,
                 )
             )
         gpus.append(

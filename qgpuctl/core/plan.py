@@ -3,7 +3,8 @@
 ``apply`` manages the GPUs the file selects and nothing else. On those GPUs:
 
 * an instance listed in the file is created if missing, and its ``mem``,
-  ``core``, ``class``, ``managed``, ``dmabuf`` and ``channels`` are set live where they differ;
+  ``core``, ``class``, ``managed``, ``dmabuf``, ``channels`` and ``rm_objects`` are set live where
+  they differ;
 * a GPU knob given in the file (``policy``, ``timeslice_us``, ``period_us``, ``overcommit``,
   ``unknown_escapes``) is written where it differs; one left out is left alone;
 * an instance that is *not* listed is kept and reported, and deleted only with
@@ -79,9 +80,10 @@ class InstanceConfig:
     managed: str = k.MANAGED_DEFAULT
     # In the create line where the module lists the key; a module without it cannot refuse.
     dmabuf: str = k.DMABUF_DEFAULT
-    # channels= in the create line where the module lists the key; a module without it bounds
-    # nothing.
+    # channels= and rm_objects= in the create line where the module lists the key; a module
+    # without it bounds nothing.
     channels: str = k.CHANNELS_DEFAULT
+    rm_objects: str = k.RM_OBJECTS_DEFAULT
 
     def knobs(self) -> dict[str, str]:
         """The knobs ``create`` takes as keys (k.CREATE_KNOB_DEFAULTS), with their values."""
@@ -89,6 +91,8 @@ class InstanceConfig:
 
     def describe(self) -> str:
         bound = "" if self.channels == k.CHANNELS_DEFAULT else f", channels {self.channels}"
+        if self.rm_objects != k.RM_OBJECTS_DEFAULT:
+            bound += f", rm objects {self.rm_objects}"
         return (
             f"mem {format_size(self.mem)}, core {self.core}%, class {self.klass}, "
             f"managed {self.managed}, dmabuf {self.dmabuf}{bound}"
@@ -146,6 +150,7 @@ class Action:
             data["managed"] = self.config.managed
             data["dmabuf"] = self.config.dmabuf
             data["channels"] = self.config.channels
+            data["rm_objects"] = self.config.rm_objects
         return data
 
 
@@ -200,6 +205,7 @@ _POLICY_KEYS = {
     k.INST_MANAGED: "managed",
     k.INST_DMABUF: "dmabuf",
     k.INST_CHANNELS_MAX: "channels",
+    k.INST_RM_OBJECTS_MAX: "rm_objects",
 }
 # Instance knobs whose absence allows what they refuse: what refuse stops (for messages).
 _REFUSES = {
@@ -351,6 +357,7 @@ def make_plan(policy: PolicyFile, state: State, *, prune: bool = False) -> Plan:
                             want.managed,
                             want.dmabuf,
                             want.channels,
+                            want.rm_objects,
                         ),
                         source=want.path,
                     )
@@ -372,6 +379,7 @@ def _delete(gpu: GpuState, inst: InstanceState) -> Action:
         inst.managed_mode,
         inst.dmabuf_mode,
         inst.channels_bound,
+        inst.rm_objects_bound,
     )
     return Action(Phase.DELETE, gpu.minor, gpu.index, inst.name, config=config)
 
@@ -449,15 +457,18 @@ def _instance_sets(gpu: GpuState, have: InstanceState, want: InstanceSpec, plan:
         if have_mode != want_value:
             add(Phase.INCREASE, attr, have_value, want_value)
     # A module without the knob bounds nothing: its bound is max (InstanceState).
-    if have.channels_bound != want.channels:
-        lower = _channels_lower(have.channels_bound, want.channels)
-        phase = Phase.DECREASE if lower else Phase.INCREASE
-        add(phase, k.INST_CHANNELS_MAX, have.channels_max, want.channels)
+    for attr, have_value, have_bound, want_bound in (
+        (k.INST_CHANNELS_MAX, have.channels_max, have.channels_bound, want.channels),
+        (k.INST_RM_OBJECTS_MAX, have.rm_objects_max, have.rm_objects_bound, want.rm_objects),
+    ):
+        if have_bound != want_bound:
+            phase = Phase.DECREASE if _bound_lower(have_bound, want_bound) else Phase.INCREASE
+            add(phase, attr, have_value, want_bound)
 
 
-def _channels_lower(have: str, want: str) -> bool:
+def _bound_lower(have: str, want: str) -> bool:
     """Whether bound ``want`` is below ``have`` (``max`` is above every count)."""
-    return want != k.CHANNELS_DEFAULT and (have == k.CHANNELS_DEFAULT or int(want) < int(have))
+    return want != k.UNBOUNDED and (have == k.UNBOUNDED or int(want) < int(have))
 
 
 def check_settable(plan: Plan, state: State) -> None:
@@ -539,6 +550,17 @@ def no_channels_key(where: str = "") -> str:
     )
 
 
+def no_rm_objects_key(where: str = "") -> str:
+    """Why a module whose ``create`` lacks ``rm_objects=`` cannot make a bounded instance.
+
+    The knob and the key arrived together: such a module bounds no instance's RM objects.
+    """
+    return (
+        f"the qgpu module{where} cannot bound RM objects: its create takes no "
+        f"{k.RM_OBJECTS_CREATE_KEY!r} key{_arrives_with(k.INST_RM_OBJECTS_MAX)}"
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class CreateProblem:
     """A knob value the module cannot create an instance with; it would allow instead."""
@@ -574,6 +596,11 @@ def create_problem(state: State, gpu: GpuState, config: InstanceConfig) -> Creat
     if config.channels != k.CHANNELS_DEFAULT and not gpu.create_takes(k.CHANNELS_CREATE_KEY):
         reason = no_channels_key(f" on {gpu.label}")
         return CreateProblem(k.INST_CHANNELS_MAX, config.channels, reason, "leave channels out")
+    if config.rm_objects != k.RM_OBJECTS_DEFAULT and not gpu.create_takes(k.RM_OBJECTS_CREATE_KEY):
+        reason = no_rm_objects_key(f" on {gpu.label}")
+        return CreateProblem(
+            k.INST_RM_OBJECTS_MAX, config.rm_objects, reason, "leave rm_objects out"
+        )
     return None
 
 

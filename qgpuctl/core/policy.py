@@ -12,7 +12,7 @@ Format (``version: v1``; reference in ``policies/README.md``)::
         unknown_escapes: refuse       # optional
         instances:                    # required (may be []): exactly these instances
           - {name: infer-a, mem: 4G, core: 30, class: online, managed: refuse, dmabuf: refuse,
-             channels: 48}
+             channels: 48, rm_objects: 4096}
 
 Every error names the field as a path (``gpus[0].instances[2].core: ...``) so it
 can be found without line numbers; unknown keys and duplicate keys are refused,
@@ -23,14 +23,14 @@ file does not select) are made by :mod:`qgpuctl.core.plan`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
 import yaml
 
 from qgpuctl.backends import schema as k
-from qgpuctl.core.units import format_size, parse_channels, parse_size
+from qgpuctl.core.units import format_size, parse_channels, parse_rm_objects, parse_size
 from qgpuctl.errors import PolicyError, SizeError
 
 VERSION: Final = "v1"
@@ -91,6 +91,7 @@ class InstanceSpec:
     managed: str = k.MANAGED_DEFAULT  # allow|refuse UVM managed memory
     dmabuf: str = k.DMABUF_DEFAULT  # allow|refuse dma-buf exports (allow: trusted tenants only)
     channels: str = k.CHANNELS_DEFAULT  # max|N channels and channel groups held at once
+    rm_objects: str = k.RM_OBJECTS_DEFAULT  # max|N RM objects held at once
 
     def expand(self, index: int) -> str:
         return self.name.replace(GPU_PLACEHOLDER, str(index))
@@ -225,7 +226,7 @@ def _selector(value: Any, path: str) -> Selector:
 
 
 _INSTANCE_REQUIRED: Final = ("name", "mem", "core")
-_INSTANCE_OPTIONAL: Final = ("class", "managed", "dmabuf", "channels")
+_INSTANCE_OPTIONAL: Final = ("class", "managed", "dmabuf", "channels", "rm_objects")
 _GPU_REQUIRED: Final = ("selector", "instances")
 _GPU_OPTIONAL: Final = ("policy", "timeslice_us", "period_us", "overcommit", "unknown_escapes")
 
@@ -246,13 +247,16 @@ def _instance(data: Any, path: str) -> InstanceSpec:
         path=path,
         managed=_choice(data.get("managed", k.MANAGED_DEFAULT), f"{path}.managed", k.MANAGED_MODES),
         dmabuf=_choice(data.get("dmabuf", k.DMABUF_DEFAULT), f"{path}.dmabuf", k.DMABUF_MODES),
-        channels=_channels(data.get("channels", k.CHANNELS_DEFAULT), f"{path}.channels"),
+        channels=_bound(parse_channels, data.get("channels", k.UNBOUNDED), f"{path}.channels"),
+        rm_objects=_bound(
+            parse_rm_objects, data.get("rm_objects", k.UNBOUNDED), f"{path}.rm_objects"
+        ),
     )
 
 
-def _channels(value: Any, path: str) -> str:
+def _bound(parse: Callable[[str | int], str], value: Any, path: str) -> str:
     try:
-        return parse_channels(value)
+        return parse(value)
     except ValueError as exc:
         raise PolicyError(path, str(exc)) from None
 
@@ -372,8 +376,10 @@ def _instance_data(i: InstanceSpec) -> dict[str, Any]:
         "managed": i.managed,
         "dmabuf": i.dmabuf,
     }
-    if i.channels != k.CHANNELS_DEFAULT:  # left out, a bound is max
-        data["channels"] = int(i.channels)  # a YAML number, as a file gives it
+    # left out, a bound is max; given, a YAML number, as a file gives it
+    for key, bound in (("channels", i.channels), ("rm_objects", i.rm_objects)):
+        if bound != k.UNBOUNDED:
+            data[key] = int(bound)
     return data
 
 

@@ -47,6 +47,8 @@ class InstanceState:
     dmabuf: str | None = None  # allow|refuse; None: the module has no dmabuf knob
     channels_max: str | None = None  # max|N; None: the module has no channels_max knob
     channels: int | None = None  # channels and channel groups held
+    rm_objects_max: str | None = None  # max|N; None: the module has no rm_objects_max knob
+    rm_objects: int | None = None  # RM objects held
     processes: tuple[Process, ...] = ()
     gpu_time_ns: int | None = None
     throttled_ns: int | None = None
@@ -76,6 +78,11 @@ class InstanceState:
     def channels_bound(self) -> str:
         """Its bound on channels; a module without the knob bounds nothing (max)."""
         return self.channels_max or k.CHANNELS_DEFAULT
+
+    @property
+    def rm_objects_bound(self) -> str:
+        """Its bound on RM objects; a module without the knob bounds nothing (max)."""
+        return self.rm_objects_max or k.RM_OBJECTS_DEFAULT
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,6 +252,8 @@ def read_instance(sysfs: SysfsReader, minor: int, name: str) -> InstanceState:
         dmabuf=attr(k.INST_DMABUF),
         channels_max=attr(k.INST_CHANNELS_MAX),
         channels=_int(attr(k.INST_CHANNELS)),
+        rm_objects_max=attr(k.INST_RM_OBJECTS_MAX),
+        rm_objects=_int(attr(k.INST_RM_OBJECTS)),
         processes=_processes(attr(k.INST_PROCESSES)),
         gpu_time_ns=_int(attr(k.INST_GPU_TIME)),
         throttled_ns=_int(attr(k.INST_THROTTLED)),

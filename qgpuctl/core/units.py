@@ -25,6 +25,8 @@ U64_MAX: Final = 2**64 - 1
 UNLIMITED: Final = "max"
 # The most channels_max takes (kmod/qgpu_create_parse.h QGPU_CHANNELS_LIMIT).
 CHANNELS_LIMIT: Final = 65536
+# The most rm_objects_max takes (kmod/qgpu_create_parse.h QGPU_RM_OBJECTS_LIMIT).
+RM_OBJECTS_LIMIT: Final = 16777216
 
 # Ordered largest first so format_size() picks the largest exact unit.
 _UNITS: Final[tuple[tuple[str, int], ...]] = (
@@ -102,16 +104,24 @@ def format_size(size: int | None) -> str:
     return str(size)
 
 
-def parse_channels(text: str | int) -> str:
-    """A bound on an instance's channels as the kernel's ``channels_max`` spells it.
-
-    ``max`` (no bound) or a decimal count 1..65536, as an int (YAML) or a string; raises
-    ValueError with what is wrong, for the caller to name its field.
-    """
+def parse_bound(text: str | int, limit: int) -> str:
+    """A bound on a count as the kernel's knobs spell it: ``max`` (no bound) or a decimal count
+    1..@limit, as an int (YAML) or a string; raises ValueError with what is wrong, for the caller
+    to name its field."""
     value = str(text).strip()
     if value == UNLIMITED and isinstance(text, str):
         return value
     digits = value.isascii() and value.isdigit()
-    if isinstance(text, bool) or not digits or not 1 <= int(value) <= CHANNELS_LIMIT:
-        raise ValueError(f"expected a count 1..{CHANNELS_LIMIT} or {UNLIMITED!r}, got {text!r}")
+    if isinstance(text, bool) or not digits or not 1 <= int(value) <= limit:
+        raise ValueError(f"expected a count 1..{limit} or {UNLIMITED!r}, got {text!r}")
     return str(int(value))
+
+
+def parse_channels(text: str | int) -> str:
+    """A bound on an instance's channels as the kernel's ``channels_max`` spells it."""
+    return parse_bound(text, CHANNELS_LIMIT)
+
+
+def parse_rm_objects(text: str | int) -> str:
+    """A bound on the RM objects an instance's processes hold, as ``rm_objects_max`` spells it."""
+    return parse_bound(text, RM_OBJECTS_LIMIT)

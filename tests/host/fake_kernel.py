@@ -45,11 +45,18 @@ INST_RO = {
     k.INST_PREEMPTIONS,
     k.INST_SHARE,
     k.INST_CHANNELS,
+    k.INST_RM_OBJECTS,
 }
 WRITE_ONLY = {k.GPU_CREATE, k.INST_REMOVE}
 # What today's module lists in create_keys (docs/kernel-interface.md).
-CREATE_KEYS = "mem core class managed dmabuf channels"
+CREATE_KEYS = "mem core class managed dmabuf channels rm_objects"
 KNOB_MODES = {k.INST_MANAGED: k.MANAGED_MODES, k.INST_DMABUF: k.DMABUF_MODES}
+# The count bounds, by create key: the knob, the count it bounds, the most it takes.
+BOUNDS = {
+    k.CHANNELS_CREATE_KEY: (k.INST_CHANNELS_MAX, k.INST_CHANNELS, 65536),
+    k.RM_OBJECTS_CREATE_KEY: (k.INST_RM_OBJECTS_MAX, k.INST_RM_OBJECTS, 16777216),
+}
+BOUND_KNOBS = {knob: (held, limit) for knob, held, limit in BOUNDS.values()}
 
 
 @dataclass
@@ -133,6 +140,7 @@ class FakeKernel(SysfsTree):
         events: int | None = None,
         preemptions: int | None = None,
         channels: int | None = None,
+        rm_objects: int | None = None,
     ) -> None:
         """Set the counters a running workload would move."""
         inst = self._instance_path(name)
@@ -149,6 +157,8 @@ class FakeKernel(SysfsTree):
             (inst / k.INST_PREEMPTIONS).write_text(f"{preemptions}\n")
         if channels is not None:
             (inst / k.INST_CHANNELS).write_text(f"{channels}\n")
+        if rm_objects is not None:
+            (inst / k.INST_RM_OBJECTS).write_text(f"{rm_objects}\n")
 
     def fail_next(self, rel_suffix: str, code: int) -> None:
         """The next write to a path ending in ``rel_suffix`` fails with ``code`` (once)."""
@@ -311,8 +321,9 @@ class FakeKernel(SysfsTree):
         for knob, default in k.CREATE_KNOB_DEFAULTS.items():
             if knob in listed:
                 opts[knob] = default
-        if k.CHANNELS_CREATE_KEY in listed:
-            opts[k.CHANNELS_CREATE_KEY] = k.CHANNELS_DEFAULT
+        for key in BOUNDS:
+            if key in listed:
+                opts[key] = k.UNBOUNDED
         given: set[str] = set()
         for word in words[1:]:
             key, sep, val = word.partition("=")
@@ -329,7 +340,10 @@ class FakeKernel(SysfsTree):
         for knob, default in k.CREATE_KNOB_DEFAULTS.items():
             if opts.get(knob, default) not in KNOB_MODES[knob]:
                 raise _Refusal(errno.EINVAL)
-        channels = self._channels(opts.get(k.CHANNELS_CREATE_KEY, k.CHANNELS_DEFAULT))
+        bounds = {
+            knob: self._bound(opts.get(key, k.UNBOUNDED), limit)
+            for key, (knob, _, limit) in BOUNDS.items()
+        }
         supported = gpu / k.GPU_DRIVER_SUPPORTED
         if supported.exists() and self._get(supported) == "0":
             raise _Refusal(errno.EOPNOTSUPP)
@@ -349,8 +363,9 @@ class FakeKernel(SysfsTree):
             k.INST_EVENTS: 0,
             k.INST_MANAGED: opts.get(k.INST_MANAGED, k.MANAGED_DEFAULT),
             k.INST_DMABUF: opts.get(k.INST_DMABUF, k.DMABUF_DEFAULT),
-            k.INST_CHANNELS_MAX: channels,
+            **bounds,
             k.INST_CHANNELS: 0,
+            k.INST_RM_OBJECTS: 0,
             k.INST_CORE: core,
             k.INST_CLASS: opts["class"],
             k.INST_GPU_TIME: 0,
@@ -360,8 +375,9 @@ class FakeKernel(SysfsTree):
         }
         # the knobs that arrived with their create keys
         lacks = self.instance_lacks | ({k.INST_DMABUF} - set(listed))
-        if k.CHANNELS_CREATE_KEY not in listed:
-            lacks |= {k.INST_CHANNELS_MAX, k.INST_CHANNELS}
+        for key, (knob, held, _) in BOUNDS.items():
+            if key not in listed:
+                lacks |= {knob, held}
         for attr, value in values.items():
             if attr not in lacks:
                 self._set(inst / attr, value)
@@ -375,11 +391,11 @@ class FakeKernel(SysfsTree):
                 (nodes / node).write_text("")
 
     @staticmethod
-    def _channels(value: str) -> str:
-        """channels_max as the module takes it: max, or 1..65536 without a sign or suffix."""
-        if value == k.CHANNELS_DEFAULT:
+    def _bound(value: str, limit: int) -> str:
+        """A count bound as the module takes it: max, or 1..limit without a sign or suffix."""
+        if value == k.UNBOUNDED:
             return value
-        if not value.isdigit() or not 1 <= int(value) <= 65536:
+        if not value.isdigit() or not 1 <= int(value) <= limit:
             raise _Refusal(errno.EINVAL)
         return str(int(value))
 
@@ -408,10 +424,11 @@ class FakeKernel(SysfsTree):
             if value not in KNOB_MODES[attr]:
                 raise _Refusal(errno.EINVAL)
             self._set(inst / attr, value)
-        elif attr == k.INST_CHANNELS_MAX:
-            bound = self._channels(value)
-            held = int(self._get(inst / k.INST_CHANNELS))
-            if bound != k.CHANNELS_DEFAULT and int(bound) < held:
+        elif attr in BOUND_KNOBS:
+            held_attr, limit = BOUND_KNOBS[attr]
+            bound = self._bound(value, limit)
+            held = int(self._get(inst / held_attr))
+            if bound != k.UNBOUNDED and int(bound) < held:
                 raise _Refusal(errno.EBUSY)
             self._set(inst / attr, bound)
         elif attr == k.INST_REMOVE:

@@ -308,7 +308,8 @@ def test_a_bad_allow_refuse_value_in_a_file_applies_nothing(
 
 
 def before_create_keys(host: Host) -> str:
-    """The module before create_keys, and so before dmabuf and channels; returns POLICY for it.
+    """The module before create_keys, and so before dmabuf and the count bounds; returns POLICY
+    for it.
 
     A new instance gets managed by a write after its create. The module forwards every
     dma-buf export, so the file must allow them (as export would write it), or it is refused.
@@ -316,7 +317,13 @@ def before_create_keys(host: Host) -> str:
     for gpu in read_state(host.kernel).gpus:
         host.kernel.set_create_keys(gpu.minor, None)
         for inst in gpu.instances:
-            for attr in (k.INST_DMABUF, k.INST_CHANNELS_MAX, k.INST_CHANNELS):
+            for attr in (
+                k.INST_DMABUF,
+                k.INST_CHANNELS_MAX,
+                k.INST_CHANNELS,
+                k.INST_RM_OBJECTS_MAX,
+                k.INST_RM_OBJECTS,
+            ):
                 host.kernel.remove_attr(f"{k.instance_dir(gpu.minor, inst.name)}/{attr}")
     lines = POLICY.splitlines(keepends=True)
     return "".join(

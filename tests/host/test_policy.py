@@ -201,7 +201,8 @@ BAD: list[tuple[object, str, str]] = [
     (
         {"version": "v1", "gpus": [_gpu(instances=[_inst(dmabufs="allow")])]},
         "gpus[0].instances[0].dmabufs",
-        "unknown key (expected one of: name, mem, core, class, managed, dmabuf, channels)",
+        "unknown key (expected one of: name, mem, core, class, managed, dmabuf, channels, "
+        "rm_objects)",
     ),
     (
         {"version": "v1", "gpus": [_gpu(instances=[_inst(), _inst()])]},
