@@ -27,8 +27,9 @@
 #define QGPU_CHANNELS_LIMIT	65536
 
 /*
- * rm_objects= bounds the RM objects an instance's processes hold at once. Each takes the driver
- * some hundreds of bytes or more, so 2^24 of them are gigabytes: a bound above bounds nothing.
+ * rm_objects= bounds the RM objects an instance's processes hold at once. The largest bound taken
+ * is 2^24, 32 times the handles RM generates for one client (RS_UNIQUE_HANDLE_RANGE, 2^19): a
+ * larger number is more likely a typo than a bound.
  */
 #define QGPU_RM_OBJECTS_LIMIT	16777216
 

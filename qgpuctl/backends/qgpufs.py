@@ -66,9 +66,8 @@ def create_line(name: str, config: InstanceConfig, takes: frozenset[str] = froze
     """The exact line written to ``create``.
 
     ``managed=``, ``dmabuf=``, ``channels=`` and ``rm_objects=`` only where the module takes them
-    (``takes``: its
-    create keys) and the value is not the kernel's default, so the lines stay what they were
-    without them.
+    (``takes``: its create keys) and the value is not the kernel's default, so the lines stay what
+    they were without them.
     """
     line = f"{name} mem={format_size(config.mem)} core={config.core} class={config.klass}"
     extra = [

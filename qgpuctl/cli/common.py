@@ -56,8 +56,8 @@ CHANNELS_HELP = (
 
 
 RM_OBJECTS_HELP = (
-    "The RM objects the instance's processes may hold at once (a PyTorch process with its CUDA"
-    " context holds some hundred, and each allocation adds one): a count 1..16777216, or max."
+    "The RM objects the instance's processes may hold at once (a PyTorch process made 128 for"
+    " its CUDA context and a tensor, and each allocation adds one): a count 1..16777216, or max."
     " Past it, a call that makes one fails as when RM runs out of handles"
     " (NV_ERR_INSUFFICIENT_RESOURCES), so one tenant cannot fill the driver's and the GPU"
     " firmware's memory, which no limit charges."
