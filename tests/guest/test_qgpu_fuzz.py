@@ -113,6 +113,8 @@ PARENTS = {
 
 
 SCRATCH = 1 << 20
+# More than any class's allocation parameters (NV_MEMORY_ALLOCATION_PARAMS 128 B, a channel's 368)
+PARAMS_ROOM = 4096
 
 
 def scratch() -> int:
@@ -187,7 +189,10 @@ class Tenant:
     def alloc(self) -> None:
         rnd = self.rnd
         hclass = rnd.choice([*CLASSES, rnd.getrandbits(32)])
-        params = None if rnd.random() < 0.2 else self.blob()
+        # RM reads and writes back the class's own parameter size, whatever the blob's: zeros
+        # after it keep RM's write inside this process's buffer (a short one let RM overwrite
+        # the process's heap, and it died in the garbage collector)
+        params = None if rnd.random() < 0.2 else self.blob().ljust(PARAMS_ROOM, b"\0")
         hnew = rnd.choice([0, 0, rnd.getrandbits(32), self.handle()])
         root = self.r.client if rnd.random() < 0.8 else self.handle()
         parent = self.handle(PARENTS.get(hclass))
