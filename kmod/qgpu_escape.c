@@ -1086,9 +1086,9 @@ static long qgpu_rm_alloc_memory(struct qgpu_file *qf, unsigned int cmd, unsigne
 		return -EFAULT;
 	/* A status RM never wrote (the call refused before it) stays a failure, sealed or not. */
 	p.params.status = NVRM_ERR_GENERIC;
-	if (t && put_user(p.params.status, &up->params.status))
-		return -EFAULT;
 	if (t) {
+		if (put_user(p.params.status, &up->params.status))
+			return -EFAULT;
 		mutex_lock(&t->lock);
 		if (!qgpu_objects_reserve(t, 1)) {
 			ret = put_user(NVRM_ERR_INSUFFICIENT_RESOURCES, &up->params.status) ?

@@ -64,6 +64,13 @@ RM_OBJECTS_HELP = (
 )
 
 
+def held_of_bound(held: int | None, bound: str | None, sep: str = " of ") -> str | None:
+    """A count held, of its bound: ``24 of 48``; None on an older module (no bound knob)."""
+    if bound is None:
+        return None
+    return f"{held if held is not None else '-'}{sep}{bound}"
+
+
 def human_size(size: int | None) -> str | None:
     """A size for a table: exact units where they divide (4G), else one decimal (15.8G)."""
     if size is None:

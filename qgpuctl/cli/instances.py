@@ -18,6 +18,7 @@ from qgpuctl.cli.common import (
     AllowRefuse,
     InstanceClass,
     device_paths,
+    held_of_bound,
     human_size,
     instance_data,
 )
@@ -123,18 +124,6 @@ def _auto_name(state: State) -> str:
     return f"vgpu{n}"
 
 
-def _held_text(held: int | None, bound: str | None, sep: str = " of ") -> str | None:
-    """A count held, of its bound: ``24 of 48``; None on an older module (no bound knob)."""
-    if bound is None:
-        return None
-    return f"{held if held is not None else '-'}{sep}{bound}"
-
-
-def _channels_text(inst: InstanceState, sep: str = " of ") -> str | None:
-    """Channels and channel groups held, of the bound."""
-    return _held_text(inst.channels, inst.channels_max, sep)
-
-
 def _bound_arg(option: str, parse: Callable[[str | int], str], value: str | None) -> str | None:
     if value is None:
         return None
@@ -160,8 +149,8 @@ def _print_instance(app: AppContext, gpu: GpuState, inst: InstanceState, fmt: Ou
         ("oom refusals", inst.events),
         ("managed", inst.managed),
         ("dmabuf", inst.dmabuf),
-        ("channels", _channels_text(inst)),
-        ("rm objects", _held_text(inst.rm_objects, inst.rm_objects_max)),
+        ("channels", held_of_bound(inst.channels, inst.channels_max)),
+        ("rm objects", held_of_bound(inst.rm_objects, inst.rm_objects_max)),
         ("core", None if inst.core is None else f"{inst.core}% guaranteed ({gpu.policy or '-'})"),
         ("share now", share),
         ("gpu time", None if inst.gpu_time_ns is None else f"{inst.gpu_time_ns / 1e9:.3f}s"),
@@ -329,7 +318,7 @@ def list_(ctx: typer.Context, output: OutputOverride = None) -> None:
             "class": inst.klass,
             "managed": inst.managed,
             "dmabuf": inst.dmabuf,
-            "channels": _channels_text(inst, "/"),
+            "channels": held_of_bound(inst.channels, inst.channels_max, "/"),
             "procs": len(inst.processes),
         }
         for gpu, inst in state.instances

@@ -11,7 +11,7 @@ import typer
 import yaml
 
 from qgpuctl.backends.events import QgpuEvent
-from qgpuctl.cli.common import human_size
+from qgpuctl.cli.common import held_of_bound, human_size
 from qgpuctl.cli.context import app_context
 from qgpuctl.cli.options import OutputOverride
 from qgpuctl.core.state import State
@@ -77,9 +77,7 @@ def status_sections(state: State) -> tuple[list[Section], dict[str, Any]]:
                 "class": inst.klass,
                 "mem": f"{human_size(inst.mem_current) or '-'}/{inst.mem_text or '-'}",
                 # an older module without the knob: none shown
-                "channels": None
-                if inst.channels_max is None
-                else f"{'-' if inst.channels is None else inst.channels}/{inst.channels_max}",
+                "channels": held_of_bound(inst.channels, inst.channels_max, "/"),
                 "share": f"{_pct(inst.share)}/{_pct(inst.core)}",
                 "preempt": inst.preemptions,
                 "oom": inst.events,

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import errno
 import os
-import signal
 import struct
 import time
 from pathlib import Path
 
 import rm
+from holder import killed_after
 from qgpu_sysfs import errno_of_write, gpu_dir, inst_dir, instance, instance_count, read, write
 from rm import Channel, Rm
 
@@ -123,26 +123,15 @@ def test_channels_max_bounds_its_instance_alone(seal_mode: str) -> None:
 
 def test_a_killed_process_gives_its_channels_back() -> None:
     with instance("chkill", opts="mem=64M channels=8") as d:
-        r, w = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            try:
-                t = Rm(dev=d)
-                dev, sub = t.device()
-                Channel(t, dev, sub)  # mapped and scheduled, as a CUDA context's are
-                group(t, dev)
-                os.write(w, b"x")
-                signal.pause()
-            finally:
-                os._exit(1)
-        try:
-            assert os.read(r, 1) == b"x"
+
+        def hold() -> None:
+            t = Rm(dev=d)
+            dev, sub = t.device()
+            Channel(t, dev, sub)  # mapped and scheduled, as a CUDA context's are
+            group(t, dev)
+
+        with killed_after(hold):
             assert held("chkill") == 3
-        finally:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            os.close(r)
-            os.close(w)
         wait_held("chkill", 0)
 
 

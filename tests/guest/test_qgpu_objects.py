@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import errno
 import os
-import signal
 import struct
 import time
 
 import pytest
 import rm
+from holder import killed_after
 from qgpu_sysfs import errno_of_write, gpu_dir, inst_dir, instance, instance_count, read, write
 from rm import Rm
 
@@ -159,24 +159,13 @@ def test_the_bound_refuses_every_way_of_making_an_object(seal_mode: str, xfer: b
 
 def test_a_killed_process_gives_its_objects_back() -> None:
     with instance("obkill", opts="mem=64M rm_objects=64") as d:
-        r, w = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            try:
-                t = Rm(dev=d)
-                dev, sub = t.device()
-                t.vidmem(dev, 1 << 20)
-                sysmem_on_gpu_node(t, dev, 0x7001)
-                os.write(w, b"x")
-                signal.pause()
-            finally:
-                os._exit(1)
-        try:
-            assert os.read(r, 1) == b"x"
+
+        def hold() -> None:
+            t = Rm(dev=d)
+            dev, _ = t.device()
+            t.vidmem(dev, 1 << 20)
+            sysmem_on_gpu_node(t, dev, 0x7001)
+
+        with killed_after(hold):
             assert held("obkill") == 5
-        finally:
-            os.kill(pid, 9)
-            os.waitpid(pid, 0)
-            os.close(r)
-            os.close(w)
         wait_held("obkill", 0)

@@ -11,12 +11,12 @@ FREE_OS_EVENT, an RM_FREE of their client, the file they were allocated on.
 from __future__ import annotations
 
 import os
-import signal
 import struct
 import time
 from pathlib import Path
 
 import rm
+from holder import killed_after
 from qgpu_sysfs import instance, instance_count
 from rm import LibcMapping, Rm
 from test_qgpu_seal import raw_ioctl, sibling
@@ -123,25 +123,14 @@ def test_os_events_stay_counted_while_a_mapping_keeps_their_file() -> None:
 def test_a_killed_process_leaves_no_os_events() -> None:
     base = driver_keys()
     with instance("osevkill", opts="mem=64M") as d:
-        r, w = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            try:
-                t = Rm(dev=d)
-                for fd in range(10):
-                    t.os_event(rm.ALLOC_OS_EVENT, fd, on=t.gpu_fd)
-                os.write(w, b"x")
-                signal.pause()
-            finally:
-                os._exit(1)
-        try:
-            assert os.read(r, 1) == b"x"
+
+        def hold() -> None:
+            t = Rm(dev=d)
+            for fd in range(10):
+                t.os_event(rm.ALLOC_OS_EVENT, fd, on=t.gpu_fd)
+
+        with killed_after(hold):
             assert (driver_keys(), qgpu_keys("osevkill")) == (base + 10, 10)
-        finally:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            os.close(r)
-            os.close(w)
         assert (driver_keys(), qgpu_keys("osevkill")) == (base, 0)
 
 
