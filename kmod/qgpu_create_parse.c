@@ -2,7 +2,7 @@
 /*
  * Parsing of the `create` knob:
  * "NAME [mem=SIZE] [core=PCT] [class=online|offline] [managed=allow|refuse]
- * [dmabuf=allow|refuse] [channels=N|max] [rm_objects=N|max]".
+ * [dmabuf=allow|refuse] [channels=N|max] [rm_objects=N|max] [sysmem=SIZE]".
  *
  * Strict on purpose: the operator's tools write these lines, and a typo that silently created an
  * instance with default limits would be worse than an error. Any deviation is -EINVAL and the
@@ -182,6 +182,7 @@ enum qgpu_create_key {
 	QGPU_KEY_DMABUF,
 	QGPU_KEY_CHANNELS,
 	QGPU_KEY_RM_OBJECTS,
+	QGPU_KEY_SYSMEM,
 	QGPU_KEY_COUNT,
 };
 
@@ -193,6 +194,7 @@ static const char *const qgpu_create_keys[QGPU_KEY_COUNT] = {
 	[QGPU_KEY_DMABUF] = "dmabuf",
 	[QGPU_KEY_CHANNELS] = "channels",
 	[QGPU_KEY_RM_OBJECTS] = "rm_objects",
+	[QGPU_KEY_SYSMEM] = "sysmem",
 };
 
 /* A value that is one of two words: 0 for @first, 1 for @second, else -EINVAL. */
@@ -233,6 +235,8 @@ static int qgpu_parse_option(const char *tok, size_t len, struct qgpu_create_req
 	switch (key) {
 	case QGPU_KEY_MEM:
 		return qgpu_parse_size(val, vlen, &req->mem);
+	case QGPU_KEY_SYSMEM:
+		return qgpu_parse_size(val, vlen, &req->sysmem);
 	case QGPU_KEY_CORE:
 		return qgpu_parse_core(val, vlen, &req->core);
 	case QGPU_KEY_CHANNELS:
@@ -261,13 +265,13 @@ static int qgpu_parse_option(const char *tok, size_t len, struct qgpu_create_req
  * @buf: the bytes written (sysfs passes them NUL-terminated, but only @len counts)
  * @len: their number; one trailing newline is allowed
  * @req: filled on success; untouched fields keep their defaults (mem max, core 100, online,
- *	managed allow, dmabuf refuse, channels max, rm_objects max)
+ *	managed allow, dmabuf refuse, channels max, rm_objects max, sysmem max)
  *
  * Tokens are separated by spaces or tabs. The first is the name (see qgpu_name_valid()), the
  * others are mem=SIZE (qgpu_parse_size()), core=PCT (1..100), class=online|offline,
- * managed=allow|refuse, dmabuf=allow|refuse, channels=N|max (qgpu_parse_channels()) and
- * rm_objects=N|max (qgpu_parse_rm_objects()), each at most once, in any order. A NUL byte, a
- * second newline, an unknown key or a bad value is an error.
+ * managed=allow|refuse, dmabuf=allow|refuse, channels=N|max (qgpu_parse_channels()),
+ * rm_objects=N|max (qgpu_parse_rm_objects()) and sysmem=SIZE (as mem=), each at most once, in
+ * any order. A NUL byte, a second newline, an unknown key or a bad value is an error.
  *
  * Return: 0 on success, -EINVAL on any error.
  */

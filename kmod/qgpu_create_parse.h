@@ -47,6 +47,8 @@ enum qgpu_class {
  * struct qgpu_create_req - a parsed `create` line
  * @name: the instance name, NUL-terminated
  * @mem: memory limit in bytes; 0 means unlimited ("max", the default)
+ * @sysmem: system-memory limit in bytes (what RM allocates from the host for the instance's
+ *	processes: DOC: system memory in qgpu_mem.c); 0 means unlimited ("max", the default)
  * @core: compute share in percent, QGPU_CORE_MIN..QGPU_CORE_MAX (default 100)
  * @cls: scheduling class (default online)
  * @refuse_managed: managed=refuse (default allow): the instance refuses UVM managed memory from
@@ -61,6 +63,7 @@ enum qgpu_class {
 struct qgpu_create_req {
 	char name[QGPU_NAME_MAX + 1];
 	u64 mem;
+	u64 sysmem;
 	u32 core;
 	enum qgpu_class cls;
 	bool refuse_managed;
@@ -70,7 +73,7 @@ struct qgpu_create_req {
 };
 
 /* The keys `create` takes after the name, as the GPU's read-only `create_keys` lists them. */
-#define QGPU_CREATE_KEYS	"mem core class managed dmabuf channels rm_objects"
+#define QGPU_CREATE_KEYS	"mem core class managed dmabuf channels rm_objects sysmem"
 
 bool qgpu_name_valid(const char *name, size_t len);
 int qgpu_parse_size(const char *s, size_t len, u64 *out);

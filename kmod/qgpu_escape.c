@@ -555,7 +555,8 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 		goto out_settle;
 	}
 	qgpu_mem_alloc_begin(qf->inst);
-	if (a.hclass == NVRM_CLASS_NV01_MEMORY_LOCAL_USER) {
+	if (a.hclass == NVRM_CLASS_NV01_MEMORY_LOCAL_USER ||
+	    a.hclass == NVRM_CLASS_NV01_MEMORY_SYSTEM) {
 		ret = qgpu_mem_rm_alloc(qf, cmd, arg, size, compat, &a);
 		goto out_unlock;
 	}
@@ -800,7 +801,6 @@ static long qgpu_rm_vid_heap(struct qgpu_file *qf, unsigned int cmd, unsigned lo
 	struct nvrm_vidheap v, done;
 	struct nvrm_nvos32 raw;
 	bool sealed;
-	u32 hclass;
 	long ret;
 
 	if (!t || size != sizeof(raw) || copy_from_user(&raw, (void __user *)arg, size) ||
@@ -817,7 +817,8 @@ static long qgpu_rm_vid_heap(struct qgpu_file *qf, unsigned int cmd, unsigned lo
 	}
 	if (v.is_alloc)
 		qgpu_mem_alloc_begin(qf->inst);
-	if (v.is_alloc && v.is_vidmem) {
+	/* video or system memory; virtual memory (address space only) is forwarded */
+	if (v.is_alloc && !(v.alloc_flags & NVRM_ALLOC_FLAGS_VIRTUAL)) {
 		ret = qgpu_mem_vid_heap_alloc(qf, cmd, arg, size, compat, &raw, &v);
 		goto out_unlock;
 	}
@@ -826,14 +827,12 @@ static long qgpu_rm_vid_heap(struct qgpu_file *qf, unsigned int cmd, unsigned lo
 	    nvrm_vidheap_decode(&raw, size, &done) || done.status != NVRM_OK)
 		goto out_unlock;
 	if (v.is_alloc) {
-		if (v.alloc_flags & NVRM_ALLOC_FLAGS_VIRTUAL)
-			hclass = NVRM_CLASS_NV50_MEMORY_VIRTUAL;
-		else if (v.is_vidmem)
-			hclass = NVRM_CLASS_NV01_MEMORY_LOCAL_USER;
-		else
-			hclass = NVRM_CLASS_NV01_MEMORY_SYSTEM;
-		/* one the mirror cannot record goes again where rm_objects_max bounds it */
-		if (!qgpu_rmtrack_add(t, v.hroot, v.hparent, done.hmemory, hclass) &&
+		/*
+		 * Virtual memory (what the converter makes of a VIRTUAL request). One the mirror
+		 * cannot record goes again where rm_objects_max bounds it.
+		 */
+		if (!qgpu_rmtrack_add(t, v.hroot, v.hparent, done.hmemory,
+				      NVRM_CLASS_NV50_MEMORY_VIRTUAL) &&
 		    qgpu_objects_bounded(qf->inst) && qgpu_objects_unmade(v.hroot, done.hmemory))
 			ret = put_user(NVRM_ERR_NO_MEMORY, &up->status) ? -EFAULT : 0;
 		else
@@ -1050,16 +1049,20 @@ static long qgpu_rm_map_memory(struct qgpu_file *qf, unsigned int cmd, unsigned 
 }
 
 /*
- * RM_ALLOC_MEMORY made an object: into the mirror of @t, the tracker of the file whose clients
- * RM used. One the mirror cannot record goes again where ``rm_objects_max`` bounds the instance.
- * A class that makes a client never does here, so none is mirrored as one. Return: the status
- * for the tenant.
+ * RM_ALLOC_MEMORY returned: what it made goes into the mirror of @t, the tracker of the file
+ * whose clients RM used; system memory with its charge (DOC: system memory), which gives back
+ * what was @reserved for it. One the mirror cannot record goes again where ``rm_objects_max``
+ * bounds the instance. A class that makes a client never does here, so none is mirrored as one.
+ * Return: the status for the tenant.
  */
 static u32 qgpu_rm_alloc_memory_mirror(struct qgpu_file *qf, struct qgpu_rmtrack *t,
-				       const struct nvrm_nvos02 *p)
+				       const struct nvrm_nvos02 *p, u64 reserved)
 {
 	u32 hclass = qgpu_is_root_class(p->hclass) ? QGPU_CLASS_UNKNOWN : p->hclass;
+	u32 status;
 
+	if (qgpu_mem_alloc_memory_made(qf, t, p, reserved, &status))
+		return status;
 	if (p->status != NVRM_OK ||
 	    qgpu_rmtrack_add(t, p->hroot, p->hobject_parent, p->hobject_new, hclass) ||
 	    !qgpu_objects_bounded(qf->inst) || !qgpu_objects_unmade(p->hroot, p->hobject_new))
@@ -1070,7 +1073,9 @@ static u32 qgpu_rm_alloc_memory_mirror(struct qgpu_file *qf, struct qgpu_rmtrack
 /*
  * RM_ALLOC_MEMORY: the fd is translated; a 0x40 one's limit becomes the instance's. The object
  * counts under ``rm_objects_max``, in the mirror of the ctl file whose clients RM uses: the
- * file's own, or on a GPU node the one REGISTER_FD bound it to (DOC: RM objects).
+ * file's own, or on a GPU node the one REGISTER_FD bound it to (DOC: RM objects). System memory
+ * (0x3E) is reserved before and charged after (DOC: system memory); without a mirror to charge
+ * it in, RM has no client of the file's to make it in either.
  */
 static long qgpu_rm_alloc_memory(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
 				 u32 size, bool compat)
@@ -1078,6 +1083,7 @@ static long qgpu_rm_alloc_memory(struct qgpu_file *qf, unsigned int cmd, unsigne
 	struct nvrm_nvos02_with_fd __user *up = (struct nvrm_nvos02_with_fd __user *)arg;
 	struct qgpu_rmtrack *t = qf->track ?: qgpu_registered_track(qf);
 	struct nvrm_nvos02_with_fd p;
+	u64 reserved = 0;
 	bool sealed;
 	u32 status;
 	long ret;
@@ -1095,6 +1101,11 @@ static long qgpu_rm_alloc_memory(struct qgpu_file *qf, unsigned int cmd, unsigne
 			      -EFAULT : 0;
 			goto out;
 		}
+		status = qgpu_mem_alloc_memory_reserve(qf, &p.params, &reserved);
+		if (status) {
+			ret = put_user(status, &up->params.status) ? -EFAULT : 0;
+			goto out;
+		}
 	}
 	ret = qgpu_fd_escape(qf, cmd, arg, size, offsetof(struct nvrm_nvos02_with_fd, fd),
 			     offsetof(struct nvrm_nvos02, status), compat, &p, &sealed);
@@ -1104,15 +1115,20 @@ static long qgpu_rm_alloc_memory(struct qgpu_file *qf, unsigned int cmd, unsigne
 			qgpu_mem_alloc_memory_view(qf, &p);
 		/* what RM made is mirrored even where the copy to the tenant fails */
 		if (t)
-			p.params.status = qgpu_rm_alloc_memory_mirror(qf, t, &p.params);
+			p.params.status = qgpu_rm_alloc_memory_mirror(qf, t, &p.params, reserved);
 		ret = qgpu_seal_copy_back(ret, sealed, arg, &p, size);
 		goto out;
 	}
 	if (!ret)
 		qgpu_mem_alloc_memory_done(qf, arg, size);
-	/* RM may have made the object where the ioctl failed after (a bad fd): its status says */
-	if (t && !copy_from_user(&p, (void __user *)arg, size)) {
-		status = qgpu_rm_alloc_memory_mirror(qf, t, &p.params);
+	/*
+	 * RM may have made the object where the ioctl failed after (a bad fd): its status says.
+	 * The handles are qgpu's copy's (inputs RM does not change); RM is asked what it made.
+	 */
+	if (t) {
+		if (get_user(p.params.status, &up->params.status))
+			p.params.status = NVRM_ERR_GENERIC;	/* nothing to go by: not mirrored */
+		status = qgpu_rm_alloc_memory_mirror(qf, t, &p.params, reserved);
 		if (status != p.params.status && put_user(status, &up->params.status))
 			ret = -EFAULT;
 	}

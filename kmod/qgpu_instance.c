@@ -27,6 +27,9 @@
  * - ``mem_max`` (0644), ``mem_current``, ``mem_peak``, ``events`` (0444), ``managed`` and
  *   ``dmabuf`` (0644): the memory limit and its accounting (qgpu_mem.c, DOC: memory limits;
  *   DOC: dma-buf export in qgpu_dmabuf.c).
+ * - ``sysmem_max`` (0644), ``sysmem_current``, ``sysmem_peak`` (0444): the limit on the system
+ *   memory RM allocates for its processes, and its accounting (DOC: system memory in
+ *   qgpu_mem.c). Refusals count in ``events``.
  * - ``channels_max`` (0644), ``channels`` (0444): the bound on its channels and channel groups
  *   and their count (DOC: channels in qgpu_channels.c).
  * - ``rm_objects_max`` (0644), ``rm_objects`` (0444): the bound on the RM objects its processes
@@ -275,7 +278,7 @@ int qgpu_instance_create(struct qgpu_gpu *gpu, const struct qgpu_create_req *req
 	inst->gpu = gpu;
 	strscpy(inst->name, req->name, sizeof(inst->name));
 	inst->settings = *req;
-	qgpu_mem_inst_init(inst, req->mem);
+	qgpu_mem_inst_init(inst, req->mem, req->sysmem);
 	inst->mem.refuse_managed = req->refuse_managed;
 	inst->mem.refuse_dmabuf = req->refuse_dmabuf;
 	qgpu_bound_init(&inst->channels, req->channels);

@@ -66,10 +66,36 @@
  */
 
 /**
- * struct qgpu_mem_charge - video memory charged to an instance
+ * DOC: system memory
+ *
+ * RM allocates NV01_MEMORY_SYSTEM (0x3E) from the host's pages itself, pinned, with GFP flags that
+ * charge no memory cgroup (nv_compute_gfp_mask() in kernel-open/nvidia/nv-vm.c: GFP_KERNEL,
+ * no __GFP_ACCOUNT; 580). A container's memory limit therefore does not hold it, and a tenant
+ * could pin the host's memory through its instance. qgpu charges it to the instance as it charges
+ * video memory, in a pool of its own with its own limit, ``sysmem_max``:
+ *
+ * - RM_ALLOC of 0x3E, made by qgpu through its kernel client from its copy of the request, as
+ *   0x40 is (DOC: memory limits);
+ * - RM_VID_HEAP_CONTROL ALLOC_* that RM places in system memory (not VIRTUAL, LOCATION not
+ *   VIDMEM: the converter makes 0x3E), made the same way;
+ * - RM_ALLOC_MEMORY of 0x3E (limit + 1 bytes, mapped at once), reserved before it is forwarded
+ *   and settled on the size RM reports.
+ *
+ * Duplicates, exports and imports share the charge, and it goes with the last handle, as for
+ * video memory. Over the limit the call fails with NV_ERR_NO_MEMORY, ``events`` counts it and
+ * the netlink ``oom`` event says ``system memory``. What RM says is system memory of another
+ * class is not charged: NV01_MEMORY_SYSTEM_OS_DESCRIPTOR (0x71) pins the caller's own pages,
+ * which its memory cgroup already holds (verification asks RM for the class, NV0000
+ * CLIENT_GET_HANDLE_INFO). Not charged either: what RM allocates in system memory for its own
+ * records of an object, and UVM's migrations of managed memory to the host (``managed``).
+ */
+
+/**
+ * struct qgpu_mem_charge - memory charged to an instance
  * @ref: one per mirror node (handle) that refers to the memory
  * @size: bytes charged
  * @inst: the instance charged
+ * @sys: system memory (the ``sysmem_max`` pool), not video memory
  * @in_node: the charge is part of a struct qgpu_mem_made, freed with it
  * @rcu: freed after a grace period (qgpu_mem_charge_of() looks it up under RCU)
  */
@@ -77,6 +103,7 @@ struct qgpu_mem_charge {
 	refcount_t ref;
 	u64 size;
 	struct qgpu_instance *inst;
+	bool sys;
 	bool in_node;
 	struct rcu_head rcu;
 };
@@ -99,54 +126,60 @@ struct qgpu_mem_made {
  * struct qgpu_mem_client - payload of a tenant client's mirror node
  * @inst: its instance
  * @root: the client's mirror node (where a duplicate from this client finds its source)
- * @held: bytes charged to the client as a whole (an allocation qgpu could not pin on a handle)
+ * @held: bytes charged to the client as a whole (an allocation qgpu could not pin on a handle),
+ *	video memory in [0], system memory in [1]
  * @rcu: freed after a grace period (qgpu_mem_charge_of() looks it up under RCU)
  */
 struct qgpu_mem_client {
 	struct qgpu_instance *inst;
 	struct qgpu_rmnode *root;
-	u64 held;
+	u64 held[2];
 	struct rcu_head rcu;
 };
 
-/* Accounting, under the instance's lock */
+/* Accounting, under the instance's lock; @sys picks the pool (system or video memory) */
 
-static bool qgpu_mem_try_charge(struct qgpu_instance *inst, u64 size)
+static struct qgpu_mem_pool *qgpu_mem_pool(struct qgpu_instance *inst, bool sys)
 {
-	struct qgpu_mem_inst *m = &inst->mem;
+	return sys ? &inst->mem.sys : &inst->mem.vid;
+}
+
+static bool qgpu_mem_try_charge(struct qgpu_instance *inst, bool sys, u64 size)
+{
+	struct qgpu_mem_pool *p = qgpu_mem_pool(inst, sys);
 	bool ok;
 
-	spin_lock(&m->lock);
-	ok = qgpu_mem_fits(m->used, m->max, size);
+	spin_lock(&inst->mem.lock);
+	ok = qgpu_mem_fits(p->used, p->max, size);
 	if (ok) {
-		m->used += size;
-		m->peak = max(m->peak, m->used);
+		p->used += size;
+		p->peak = max(p->peak, p->used);
 	}
-	spin_unlock(&m->lock);
+	spin_unlock(&inst->mem.lock);
 	return ok;
 }
 
 /* Charge what RM holds whatever the limit says (it could not be refused any more). */
-static void qgpu_mem_force_charge(struct qgpu_instance *inst, u64 size)
+static void qgpu_mem_force_charge(struct qgpu_instance *inst, bool sys, u64 size)
 {
-	struct qgpu_mem_inst *m = &inst->mem;
+	struct qgpu_mem_pool *p = qgpu_mem_pool(inst, sys);
 
-	spin_lock(&m->lock);
-	m->used += size;
-	m->peak = max(m->peak, m->used);
-	spin_unlock(&m->lock);
+	spin_lock(&inst->mem.lock);
+	p->used += size;
+	p->peak = max(p->peak, p->used);
+	spin_unlock(&inst->mem.lock);
 }
 
-static void qgpu_mem_uncharge(struct qgpu_instance *inst, u64 size)
+static void qgpu_mem_uncharge(struct qgpu_instance *inst, bool sys, u64 size)
 {
-	struct qgpu_mem_inst *m = &inst->mem;
+	struct qgpu_mem_pool *p = qgpu_mem_pool(inst, sys);
 
-	spin_lock(&m->lock);
-	if (WARN_ON_ONCE(m->used < size))
-		m->used = 0;
+	spin_lock(&inst->mem.lock);
+	if (WARN_ON_ONCE(p->used < size))
+		p->used = 0;
 	else
-		m->used -= size;
-	spin_unlock(&m->lock);
+		p->used -= size;
+	spin_unlock(&inst->mem.lock);
 }
 
 /* Tell netlink listeners that the calling process of @inst met @event. */
@@ -165,12 +198,12 @@ static void qgpu_mem_emit(struct qgpu_instance *inst, const char *event, u64 siz
 	qgpu_event_emit(&ev);
 }
 
-/* An allocation was refused for the limit: count it, wake pollers, tell netlink listeners. */
-static void qgpu_mem_refused(struct qgpu_instance *inst, u64 size)
+/* An allocation was refused for a limit: count it, wake pollers, tell netlink listeners. */
+static void qgpu_mem_refused(struct qgpu_instance *inst, bool sys, u64 size)
 {
 	atomic64_inc(&inst->mem.events);
 	sysfs_notify(&inst->kobj, NULL, "events");
-	qgpu_mem_emit(inst, "oom", size, NULL);
+	qgpu_mem_emit(inst, "oom", size, sys ? "system memory" : NULL);
 }
 
 /**
@@ -199,7 +232,7 @@ void qgpu_mem_charge_put(struct qgpu_mem_charge *c)
 {
 	if (!refcount_dec_and_test(&c->ref))
 		return;
-	qgpu_mem_uncharge(c->inst, c->size);
+	qgpu_mem_uncharge(c->inst, c->sys, c->size);
 	if (c->in_node)
 		kfree_rcu(container_of(c, struct qgpu_mem_made, charge), charge.rcu);
 	else
@@ -220,8 +253,10 @@ static void qgpu_mem_client_release(struct qgpu_rmnode *node)
 	struct qgpu_mem_client *mc = node->payload;
 
 	xa_cmpxchg(&mc->inst->mem.clients, node->handle, mc, NULL, GFP_KERNEL);
-	if (mc->held)
-		qgpu_mem_uncharge(mc->inst, mc->held);
+	if (mc->held[0])
+		qgpu_mem_uncharge(mc->inst, false, mc->held[0]);
+	if (mc->held[1])
+		qgpu_mem_uncharge(mc->inst, true, mc->held[1]);
 	kfree_rcu(mc, rcu);
 }
 
@@ -248,7 +283,7 @@ bool qgpu_mem_attach(struct qgpu_rmnode *node, struct qgpu_mem_charge *c)
  * qgpu_mem_node_charge() - the charge a mirror node carries, as a new reference
  * @node: the node (its tracker's lock held), or NULL
  *
- * Return: the charge, or NULL when @node is no charged video memory.
+ * Return: the charge, or NULL when @node is no charged memory.
  */
 struct qgpu_mem_charge *qgpu_mem_node_charge(struct qgpu_rmnode *node)
 {
@@ -275,16 +310,30 @@ struct qgpu_mem_charge *qgpu_mem_charge_tryget(struct qgpu_mem_charge *c)
 
 /* Asking RM, and acting on the tenant's behalf */
 
+/* Is the system memory under @handle RM's own allocation (0x3E), rather than pinned user pages? */
+static bool qgpu_mem_rm_sysmem(u32 hclient, u32 handle)
+{
+	const u32 cmd = NVRM_CTRL_CMD_NV0000_CLIENT_GET_HANDLE_INFO;
+	struct nvrm_client_get_handle_info p = {
+		.hobject = handle,
+		.index = NVRM_HANDLE_INFO_INDEX_CLASSID,
+	};
+
+	return qgpu_kclient_control_in(hclient, hclient, cmd, &p, sizeof(p)) == NVRM_OK &&
+	       p.data == NVRM_CLASS_NV01_MEMORY_SYSTEM;
+}
+
 /**
  * qgpu_mem_rm_query() - what RM holds under a tenant's handle
  * @hclient: the tenant's client
  * @handle: the object
- * @size: the bytes of video memory it is
+ * @size: the bytes of charged memory it is
+ * @sys: set to whether it is system memory (DOC: system memory) rather than video memory
  *
- * Return: 0 for video memory (@size set); -ENOENT when RM has no such object; -EINVAL when it is
- * something else; -ENODEV when qgpu cannot ask (no kernel client).
+ * Return: 0 for charged memory (@size and @sys set); -ENOENT when RM has no such object; -EINVAL
+ * when it is something else; -ENODEV when qgpu cannot ask (no kernel client).
  */
-static int qgpu_mem_rm_query(u32 hclient, u32 handle, u64 *size)
+static int qgpu_mem_rm_query(u32 hclient, u32 handle, u64 *size, bool *sys)
 {
 	struct nvrm_surface_info list[2] = {
 		{ .index = NVRM_SURFACE_INFO_INDEX_ADDR_SPACE_TYPE },
@@ -311,24 +360,40 @@ static int qgpu_mem_rm_query(u32 hclient, u32 handle, u64 *size)
 	default:
 		return -EINVAL;	/* not a memory object */
 	}
-	if (list[0].data != NVRM_ADDR_SPACE_TYPE_VIDMEM)
+	switch (list[0].data) {
+	case NVRM_ADDR_SPACE_TYPE_VIDMEM:
+		*sys = false;
+		break;
+	case NVRM_ADDR_SPACE_TYPE_SYSMEM:
+		if (!qgpu_mem_rm_sysmem(hclient, handle))
+			return -EINVAL;
+		*sys = true;
+		break;
+	default:
 		return -EINVAL;
+	}
 	*size = (u64)list[1].data * NVRM_SURFACE_INFO_PHYS_SIZE_SCALE;
 	return 0;
 }
 
 /**
  * struct qgpu_mem_req - one charged allocation in flight
+ * @track: the tracker whose mirror gets the object (the ctl file's whose clients RM uses)
  * @hclient: the tenant's client
  * @hparent: the parent the request named
  * @handle: the handle the kernel copy named, 0 when RM chooses
+ * @hclass: the class RM is to make
+ * @sys: system memory (DOC: system memory), not video memory
  * @reserved: bytes reserved before forwarding
  * @ustatus: the status field in the tenant's parameters
  */
 struct qgpu_mem_req {
+	struct qgpu_rmtrack *track;
 	u32 hclient;
 	u32 hparent;
 	u32 handle;
+	u32 hclass;
+	bool sys;
 	u64 reserved;
 	u32 __user *ustatus;
 };
@@ -344,7 +409,7 @@ static long qgpu_mem_fail(const struct qgpu_mem_req *r)
  */
 static long qgpu_mem_tampered(struct qgpu_file *qf, const struct qgpu_mem_req *r)
 {
-	struct qgpu_rmtrack *t = qf->track;
+	struct qgpu_rmtrack *t = r->track;
 	struct qgpu_rmnode *root;
 
 	pr_warn_ratelimited("instance %s: pid %d raced its own allocation; freeing its RM client 0x%x\n",
@@ -352,36 +417,37 @@ static long qgpu_mem_tampered(struct qgpu_file *qf, const struct qgpu_mem_req *r
 	qgpu_kclient_free_in(r->hclient, r->hclient);
 	if (!qgpu_rmtrack_rm_has(r->hclient, r->hclient)) {
 		qgpu_rmtrack_freed(t, r->hclient, r->hclient);
-		qgpu_mem_uncharge(qf->inst, r->reserved);
+		qgpu_mem_uncharge(qf->inst, r->sys, r->reserved);
 	} else {
 		root = qgpu_rmtrack_find(t, r->hclient, r->hclient);
 		if (root && root->ops == &qgpu_mem_client_ops)
-			((struct qgpu_mem_client *)root->payload)->held += r->reserved;
+			((struct qgpu_mem_client *)root->payload)->held[r->sys] += r->reserved;
 	}
 	return qgpu_mem_fail(r);
 }
 
 /*
- * RM made @hnew of @actual bytes of video memory: settle the reservation into a charge on its
- * mirror node. False when it no longer fits and was freed again (the call is to fail with
+ * RM made @hnew of @actual bytes of @r's kind of memory: settle the reservation into a charge on
+ * its mirror node. False when it no longer fits and was freed again (the call is to fail with
  * NV_ERR_NO_MEMORY). Context: the tracker's lock held.
  */
 static bool qgpu_mem_charge_made(struct qgpu_file *qf, const struct qgpu_mem_req *r, u32 hnew,
 				 u64 actual)
 {
 	struct qgpu_instance *inst = qf->inst;
-	struct qgpu_rmtrack *t = qf->track;
+	struct qgpu_rmtrack *t = r->track;
 	struct qgpu_mem_made *made;
 
-	if (actual > r->reserved && !qgpu_mem_try_charge(inst, actual - r->reserved)) {
-		qgpu_mem_uncharge(inst, r->reserved);
-		qgpu_mem_refused(inst, actual);
+	if (actual > r->reserved && !qgpu_mem_try_charge(inst, r->sys, actual - r->reserved)) {
+		qgpu_mem_uncharge(inst, r->sys, r->reserved);
+		qgpu_mem_refused(inst, r->sys, actual);
 		qgpu_kclient_free_in(r->hclient, hnew);
 		if (!qgpu_rmtrack_rm_has(r->hclient, hnew))
 			return false;
-		qgpu_mem_force_charge(inst, actual);	/* the free did not take: keep it counted */
+		/* the free did not take: keep it counted */
+		qgpu_mem_force_charge(inst, r->sys, actual);
 	} else if (actual < r->reserved) {
-		qgpu_mem_uncharge(inst, r->reserved - actual);
+		qgpu_mem_uncharge(inst, r->sys, r->reserved - actual);
 	}
 
 	made = kzalloc(sizeof(*made), GFP_KERNEL_ACCOUNT);
@@ -389,9 +455,10 @@ static bool qgpu_mem_charge_made(struct qgpu_file *qf, const struct qgpu_mem_req
 		refcount_set(&made->charge.ref, 1);
 		made->charge.size = actual;
 		made->charge.inst = inst;
+		made->charge.sys = r->sys;
 		made->charge.in_node = true;
 		made->node.handle = hnew;
-		made->node.hclass = NVRM_CLASS_NV01_MEMORY_LOCAL_USER;
+		made->node.hclass = r->hclass;
 		made->node.in_payload = true;
 		qgpu_mem_attach(&made->node, &made->charge);	/* a new node: cannot fail */
 		if (qgpu_rmtrack_insert_made(t, r->hclient, r->hparent, &made->node))
@@ -402,7 +469,7 @@ static bool qgpu_mem_charge_made(struct qgpu_file *qf, const struct qgpu_mem_req
 	qgpu_kclient_free_in(r->hclient, hnew);
 	if (!qgpu_rmtrack_rm_has(r->hclient, hnew)) {
 		qgpu_rmtrack_freed(t, r->hclient, hnew);
-		qgpu_mem_uncharge(inst, actual);
+		qgpu_mem_uncharge(inst, r->sys, actual);
 		return false;
 	}
 	return true;	/* stays charged, never uncharged: errs on the tenant's side of the limit */
@@ -415,49 +482,72 @@ static bool qgpu_mem_charge_made(struct qgpu_file *qf, const struct qgpu_mem_req
 static long qgpu_mem_settle(struct qgpu_file *qf, const struct qgpu_mem_req *r, u32 hnew)
 {
 	u64 actual = r->reserved;
+	bool sys = r->sys;
 	int q;
 
 	if (!hnew || (r->handle && hnew != r->handle) ||
-	    qgpu_rmtrack_find(qf->track, r->hclient, hnew))
+	    qgpu_rmtrack_find(r->track, r->hclient, hnew))
 		return qgpu_mem_tampered(qf, r);
-	q = qgpu_mem_rm_query(r->hclient, hnew, &actual);
-	if (q && q != -ENODEV)
+	q = qgpu_mem_rm_query(r->hclient, hnew, &actual, &sys);
+	if ((q && q != -ENODEV) || sys != r->sys)
 		return qgpu_mem_tampered(qf, r);
 	return qgpu_mem_charge_made(qf, r, hnew, actual) ? 0 : qgpu_mem_fail(r);
 }
 
-/* Reserve before forwarding; false (status written) when it does not fit. */
+/*
+ * Reserve before forwarding; false (status written) when it does not fit. System memory is
+ * reserved at the least RM can allocate for it (whole pages); RM may choose larger pages, and
+ * the settlement charges what it did.
+ */
 static bool qgpu_mem_reserve(struct qgpu_file *qf, struct qgpu_mem_req *r, u64 size, u32 attr,
 			     u32 flags, u64 alignment, long *ret)
 {
-	u64 want = qgpu_mem_reserve_size(size, attr, flags, alignment);
+	u64 want = r->sys ? qgpu_sysmem_reserve_size(size) :
+			    qgpu_mem_reserve_size(size, attr, flags, alignment);
 
-	if (want && qgpu_mem_try_charge(qf->inst, want)) {
+	if (want && qgpu_mem_try_charge(qf->inst, r->sys, want)) {
 		r->reserved = want;
 		return true;
 	}
-	qgpu_mem_refused(qf->inst, want ?: size);
+	qgpu_mem_refused(qf->inst, r->sys, want ?: size);
 	*ret = qgpu_mem_fail(r);
 	return false;
 }
 
+/*
+ * Does RM allocate memory for these params of @r's class? RM refuses 0x40 outside video memory
+ * (video_mem.c) and 0x3E in it or virtual (sysmemConstruct_IMPL() in system_mem.c); what it
+ * refuses reserves nothing.
+ */
+static bool qgpu_mem_placed(const struct qgpu_mem_req *r, const struct nvrm_mem_alloc *m)
+{
+	if (r->sys)
+		return !m->is_vidmem && !(m->flags & NVRM_ALLOC_FLAGS_VIRTUAL);
+	return m->is_vidmem;
+}
+
 /* The charged allocation an RM_ALLOC (NVOS21 or NVOS64 at @arg) asks for, as qgpu decoded it. */
-static struct qgpu_mem_req qgpu_mem_req_of(const struct nvrm_abi *abi, unsigned long arg,
+static struct qgpu_mem_req qgpu_mem_req_of(struct qgpu_file *qf, unsigned long arg,
 					   const struct nvrm_alloc *a)
 {
+	const struct nvrm_abi *abi = &qf->inst->gpu->abi;
+
 	return (struct qgpu_mem_req) {
+		.track = qf->track,
 		.hclient = a->hroot,
 		.hparent = a->hparent,
 		.handle = a->hnew,
+		.hclass = a->hclass,
+		.sys = a->hclass == NVRM_CLASS_NV01_MEMORY_SYSTEM,
 		.ustatus = (u32 __user *)(arg + (a->is_nvos64 ? abi->nvos64_status_off :
 						 abi->nvos21_status_off)),
 	};
 }
 
 /*
- * RM_ALLOC of NV01_MEMORY_LOCAL_USER without a kernel client: reserve, forward, verify, charge.
- * RM reads the tenant's request itself, so a sibling that rewrites both the handle and the
- * status around RM's reads leaves the allocation uncharged (see DOC: memory limits).
+ * RM_ALLOC of charged memory (0x40, 0x3E) without a kernel client: reserve, forward, verify,
+ * charge. RM reads the tenant's request itself, so a sibling that rewrites both the handle and
+ * the status around RM's reads leaves the allocation uncharged (see DOC: memory limits).
  */
 static long qgpu_mem_rm_alloc_forward(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
 				      bool compat, const struct nvrm_alloc *a)
@@ -465,18 +555,18 @@ static long qgpu_mem_rm_alloc_forward(struct qgpu_file *qf, unsigned int cmd, un
 	const struct nvrm_abi *abi = &qf->inst->gpu->abi;
 	u8 ap[sizeof(struct nvrm_memory_allocation_params)];
 	u32 ap_size = abi->mem_alloc_params_size;
-	struct qgpu_mem_req r = qgpu_mem_req_of(abi, arg, a);
+	struct qgpu_mem_req r = qgpu_mem_req_of(qf, arg, a);
 	struct nvrm_mem_alloc m;
 	u32 status, hnew;
 	long ret;
 
 	/*
-	 * Parameters qgpu cannot read, or that RM refuses for 0x40 (not vidmem), reserve nothing:
-	 * RM fails the call, or, if a sibling fixed them meanwhile, verification charges it.
+	 * Parameters qgpu cannot read, or that RM refuses for the class, reserve nothing: RM fails
+	 * the call, or, if a sibling fixed them meanwhile, verification charges it.
 	 */
 	if (a->params_ptr && ap_size <= sizeof(ap) &&
 	    !copy_from_user(ap, u64_to_user_ptr(a->params_ptr), ap_size) &&
-	    !nvrm_mem_alloc_decode(abi, ap, ap_size, &m) && m.is_vidmem &&
+	    !nvrm_mem_alloc_decode(abi, ap, ap_size, &m) && qgpu_mem_placed(&r, &m) &&
 	    !qgpu_mem_reserve(qf, &r, m.size, m.attr, m.flags, m.alignment, &ret))
 		return ret;
 
@@ -492,7 +582,7 @@ static long qgpu_mem_rm_alloc_forward(struct qgpu_file *qf, unsigned int cmd, un
 		if (!ret && r.handle && qgpu_rmtrack_rm_has(r.hclient, r.handle) &&
 		    !qgpu_rmtrack_find(qf->track, r.hclient, r.handle))
 			return qgpu_mem_settle(qf, &r, r.handle);
-		qgpu_mem_uncharge(qf->inst, r.reserved);
+		qgpu_mem_uncharge(qf->inst, r.sys, r.reserved);
 		return ret;
 	}
 	return qgpu_mem_settle(qf, &r, hnew);
@@ -506,7 +596,7 @@ static long qgpu_mem_rm_alloc_forward(struct qgpu_file *qf, unsigned int cmd, un
  * @node: its mirror node, or NULL
  * @hnew: the handle RM wrote back
  *
- * A new client joins the instance's clients. Anything else is asked of RM: video memory here
+ * A new client joins the instance's clients. Anything else is asked of RM: charged memory here
  * means the tenant changed the class after qgpu looked (see DOC: memory limits).
  *
  * Context: the tracker's lock held.
@@ -515,8 +605,7 @@ static long qgpu_mem_rm_alloc_forward(struct qgpu_file *qf, unsigned int cmd, un
 long qgpu_mem_rm_alloc_done(struct qgpu_file *qf, unsigned long arg, const struct nvrm_alloc *a,
 			    struct qgpu_rmnode *node, u32 hnew)
 {
-	const struct nvrm_abi *abi = &qf->inst->gpu->abi;
-	struct qgpu_mem_req r = { .hclient = a->hroot };
+	struct qgpu_mem_req r = qgpu_mem_req_of(qf, arg, a);
 	struct qgpu_mem_client *mc;
 	u64 size;
 
@@ -535,21 +624,36 @@ long qgpu_mem_rm_alloc_done(struct qgpu_file *qf, unsigned long arg, const struc
 		node->payload = mc;
 		return 0;
 	}
-	r.ustatus = (u32 __user *)(arg + (a->is_nvos64 ? abi->nvos64_status_off :
-					  abi->nvos21_status_off));
-	if (qgpu_mem_rm_query(a->hroot, hnew, &size))
+	if (qgpu_mem_rm_query(a->hroot, hnew, &size, &r.sys))
 		return 0;
 	return qgpu_mem_tampered(qf, &r);
 }
 
+/* The charged allocation a VID_HEAP_CONTROL ALLOC_* (NVOS32 at @arg) asks for. */
+static struct qgpu_mem_req qgpu_mem_vid_heap_req_of(struct qgpu_file *qf, unsigned long arg,
+						    const struct nvrm_vidheap *v)
+{
+	return (struct qgpu_mem_req) {
+		.track = qf->track,
+		.hclient = v->hroot,
+		.hparent = v->hparent,
+		.handle = v->alloc_flags & NVRM_ALLOC_FLAGS_MEMORY_HANDLE_PROVIDED ? v->hmemory : 0,
+		/* what the converter makes (rmapi_deprecated_vidheapctrl.c) */
+		.hclass = v->is_vidmem ? NVRM_CLASS_NV01_MEMORY_LOCAL_USER :
+					 NVRM_CLASS_NV01_MEMORY_SYSTEM,
+		.sys = !v->is_vidmem,
+		.ustatus = (u32 __user *)(arg + offsetof(struct nvrm_nvos32, status)),
+	};
+}
+
 /**
- * qgpu_mem_vid_heap_done() - RM_VID_HEAP_CONTROL ALLOC_* outside video memory succeeded
+ * qgpu_mem_vid_heap_done() - RM_VID_HEAP_CONTROL ALLOC_* of virtual memory succeeded
  * @qf: the proxy ctl file
  * @arg: the tenant's NVOS32
  * @v: the kernel copy of the request
  * @hmemory: the handle RM wrote back
  *
- * Video memory here means the tenant changed the request after qgpu looked.
+ * Charged memory here means the tenant changed the request after qgpu looked.
  *
  * Context: the tracker's lock held.
  * Return: 0, or what the ioctl returns instead (its status then says NV_ERR_NO_MEMORY).
@@ -557,32 +661,23 @@ long qgpu_mem_rm_alloc_done(struct qgpu_file *qf, unsigned long arg, const struc
 long qgpu_mem_vid_heap_done(struct qgpu_file *qf, unsigned long arg,
 			    const struct nvrm_vidheap *v, u32 hmemory)
 {
-	struct qgpu_mem_req r = {
-		.hclient = v->hroot,
-		.ustatus = (u32 __user *)(arg + offsetof(struct nvrm_nvos32, status)),
-	};
+	struct qgpu_mem_req r = qgpu_mem_vid_heap_req_of(qf, arg, v);
 	u64 size;
 
-	if (qgpu_mem_rm_query(v->hroot, hmemory, &size))
+	if (qgpu_mem_rm_query(v->hroot, hmemory, &size, &r.sys))
 		return 0;
 	return qgpu_mem_tampered(qf, &r);
 }
 
-/* VID_HEAP_CONTROL ALLOC_* in video memory without a kernel client: as above. */
+/* VID_HEAP_CONTROL ALLOC_* of charged memory without a kernel client: as above. */
 static long qgpu_mem_vid_heap_forward(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
 				      u32 size, bool compat, const struct nvrm_vidheap *v)
 {
-	struct qgpu_mem_req r = {
-		.hclient = v->hroot,
-		.hparent = v->hparent,
-		.ustatus = (u32 __user *)(arg + offsetof(struct nvrm_nvos32, status)),
-	};
+	struct qgpu_mem_req r = qgpu_mem_vid_heap_req_of(qf, arg, v);
 	struct nvrm_vidheap done;
 	struct nvrm_nvos32 raw;
 	long ret;
 
-	if (v->alloc_flags & NVRM_ALLOC_FLAGS_MEMORY_HANDLE_PROVIDED)
-		r.handle = v->hmemory;
 	if (!qgpu_mem_reserve(qf, &r, v->size, v->attr, v->alloc_flags, 0, &ret))
 		return ret;
 	ret = qgpu_forward_ioctl(qf->real, cmd, arg, compat);
@@ -591,7 +686,7 @@ static long qgpu_mem_vid_heap_forward(struct qgpu_file *qf, unsigned int cmd, un
 		if (!ret && r.handle && qgpu_rmtrack_rm_has(r.hclient, r.handle) &&
 		    !qgpu_rmtrack_find(qf->track, r.hclient, r.handle))
 			return qgpu_mem_settle(qf, &r, r.handle);
-		qgpu_mem_uncharge(qf->inst, r.reserved);
+		qgpu_mem_uncharge(qf->inst, r.sys, r.reserved);
 		return ret;
 	}
 	return qgpu_mem_settle(qf, &r, done.hmemory);
@@ -610,7 +705,8 @@ static u32 qgpu_mem_made_check(struct qgpu_file *qf, u32 hclient, u32 attr2, u32
 }
 
 /**
- * qgpu_mem_rm_alloc() - RM_ALLOC of NV01_MEMORY_LOCAL_USER: reserve, allocate, charge
+ * qgpu_mem_rm_alloc() - RM_ALLOC of NV01_MEMORY_LOCAL_USER or NV01_MEMORY_SYSTEM: reserve,
+ * allocate, charge
  * @qf: the proxy ctl file
  * @cmd: the command to forward (only without a kernel client)
  * @arg: the tenant's NVOS21/NVOS64
@@ -623,7 +719,7 @@ static u32 qgpu_mem_made_check(struct qgpu_file *qf, u32 hclient, u32 attr2, u32
  * the handle, the parent, the class and the size RM uses are the ones qgpu charged, and the
  * handle and size RM writes back land in qgpu's copy. It then writes back what a direct call
  * would: the params, hObjectNew and the status. pRightsRequested is not passed on (RM's
- * default rights, as for NVOS21). See DOC: memory limits.
+ * default rights, as for NVOS21). See DOC: memory limits and DOC: system memory.
  *
  * Context: the tracker's lock held.
  * Return: what the ioctl returns.
@@ -634,9 +730,9 @@ long qgpu_mem_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long arg
 	const struct nvrm_abi *abi = &qf->inst->gpu->abi;
 	u8 ap[sizeof(struct nvrm_memory_allocation_params)];
 	u32 ap_size = abi->mem_alloc_params_size;
-	struct qgpu_mem_req r = qgpu_mem_req_of(abi, arg, a);
+	struct qgpu_mem_req r = qgpu_mem_req_of(qf, arg, a);
 	struct nvrm_mem_alloc m = { 0 };
-	bool decoded = false;
+	bool decoded = false, sys;
 	void *params = NULL;
 	u32 status, hnew = a->hnew;
 	u64 actual;
@@ -659,21 +755,20 @@ long qgpu_mem_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long arg
 		goto out;
 	if (decoded) {
 		nvrm_mem_alloc_as_user(abi, ap, ap_size);
-		/* Not video memory: RM refuses 0x40 for it, and there is nothing to reserve. */
-		if (m.is_vidmem &&
+		/* What RM refuses for the class has nothing to reserve. */
+		if (qgpu_mem_placed(&r, &m) &&
 		    !qgpu_mem_reserve(qf, &r, m.size, m.attr, m.flags, m.alignment, &ret))
 			return ret;
 	}
-	status = qgpu_kclient_alloc_in(a->hroot, a->hparent, NVRM_CLASS_NV01_MEMORY_LOCAL_USER,
-				       params, &hnew);
+	status = qgpu_kclient_alloc_in(a->hroot, a->hparent, a->hclass, params, &hnew);
 	if (status != NVRM_OK) {
-		qgpu_mem_uncharge(qf->inst, r.reserved);
+		qgpu_mem_uncharge(qf->inst, r.sys, r.reserved);
 		goto out;
 	}
 	/* RM wrote the size it allocated into qgpu's copy; without params, it is RM's to tell */
 	if (decoded && !nvrm_mem_alloc_decode(abi, ap, ap_size, &m))	/* same size: cannot fail */
 		actual = m.size;
-	else if (qgpu_mem_rm_query(a->hroot, hnew, &actual))
+	else if (qgpu_mem_rm_query(a->hroot, hnew, &actual, &sys))
 		actual = r.reserved;
 	if (!qgpu_mem_charge_made(qf, &r, hnew, actual))
 		return qgpu_mem_fail(&r);
@@ -687,15 +782,15 @@ out:
 }
 
 /**
- * qgpu_mem_vid_heap_alloc() - RM_VID_HEAP_CONTROL ALLOC_* in video memory: reserve, allocate,
- * charge
+ * qgpu_mem_vid_heap_alloc() - RM_VID_HEAP_CONTROL ALLOC_* in video or system memory: reserve,
+ * allocate, charge
  * @qf: the proxy ctl file
  * @cmd: the command to forward (only without a kernel client)
  * @arg: the tenant's NVOS32
  * @size: its size
  * @compat: forward to compat_ioctl
  * @raw: qgpu's kernel copy of it; RM's outputs are written into it
- * @v: the same, decoded
+ * @v: the same, decoded (not VIRTUAL)
  *
  * As qgpu_mem_rm_alloc(): qgpu makes the call through its kernel client from @raw, whose attr and
  * flags also decide the class RM makes, and copies the whole NVOS32 back as the driver does.
@@ -707,19 +802,13 @@ long qgpu_mem_vid_heap_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned lo
 			     u32 size, bool compat, struct nvrm_nvos32 *raw,
 			     const struct nvrm_vidheap *v)
 {
-	struct qgpu_mem_req r = {
-		.hclient = v->hroot,
-		.hparent = v->hparent,
-		.ustatus = (u32 __user *)(arg + offsetof(struct nvrm_nvos32, status)),
-	};
+	struct qgpu_mem_req r = qgpu_mem_vid_heap_req_of(qf, arg, v);
 	struct nvrm_vidheap done;
 	u32 status;
 	long ret;
 
 	if (!qgpu_kclient_ready())
 		return qgpu_mem_vid_heap_forward(qf, cmd, arg, size, compat, v);
-	if (v->alloc_flags & NVRM_ALLOC_FLAGS_MEMORY_HANDLE_PROVIDED)
-		r.handle = v->hmemory;
 	status = qgpu_mem_made_check(qf, v->hroot, v->attr2, 0);
 	if (status)
 		return put_user(status, r.ustatus) ? -EFAULT : 0;
@@ -728,7 +817,7 @@ long qgpu_mem_vid_heap_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned lo
 		return ret;
 	status = qgpu_kclient_vid_heap_in(raw);
 	if (status != NVRM_OK || nvrm_vidheap_decode(raw, size, &done)) {
-		qgpu_mem_uncharge(qf->inst, r.reserved);
+		qgpu_mem_uncharge(qf->inst, r.sys, r.reserved);
 		return copy_to_user((void __user *)arg, raw, size) ? -EFAULT : 0;
 	}
 	if (!qgpu_mem_charge_made(qf, &r, done.hmemory, done.size))
@@ -846,37 +935,39 @@ void qgpu_mem_dup_abort(struct qgpu_mem_dup *d)
  * @inst: the instance to charge
  * @hclient: the tenant's client
  * @handle: a duplicate or import of memory the mirror could not vouch for
- * @status: NVRM_OK, or NVRM_ERR_NO_MEMORY when it is video memory that cannot be charged
+ * @status: NVRM_OK, or NVRM_ERR_NO_MEMORY when it is charged memory that cannot be charged
  *	(over the limit, counted as a refusal, or RM cannot be asked)
  *
- * Return: the charge (counted in the instance's use), or NULL: no video memory, or @status.
+ * Return: the charge (counted in the instance's use), or NULL: no charged memory, or @status.
  */
 struct qgpu_mem_charge *qgpu_mem_own_charge(struct qgpu_instance *inst, u32 hclient, u32 handle,
 					    u32 *status)
 {
 	struct qgpu_mem_charge *c;
+	bool sys = false;
 	u64 size;
 	int q;
 
 	*status = NVRM_OK;
-	q = qgpu_mem_rm_query(hclient, handle, &size);
+	q = qgpu_mem_rm_query(hclient, handle, &size, &sys);
 	if (q == -EINVAL || q == -ENOENT)
 		return NULL;	/* something else, or gone already: nothing held */
 	*status = NVRM_ERR_NO_MEMORY;
 	if (q)
 		return NULL;
-	if (!qgpu_mem_try_charge(inst, size)) {
-		qgpu_mem_refused(inst, size);
+	if (!qgpu_mem_try_charge(inst, sys, size)) {
+		qgpu_mem_refused(inst, sys, size);
 		return NULL;
 	}
 	c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
 	if (!c) {
-		qgpu_mem_uncharge(inst, size);
+		qgpu_mem_uncharge(inst, sys, size);
 		return NULL;
 	}
 	refcount_set(&c->ref, 1);
 	c->size = size;
 	c->inst = inst;
+	c->sys = sys;
 	*status = NVRM_OK;
 	return c;
 }
@@ -945,8 +1036,8 @@ static void qgpu_mem_view(struct qgpu_instance *inst, u64 real_free, u64 *total,
 	u64 memory = inst->gpu->memory;
 
 	spin_lock(&m->lock);
-	*total = qgpu_mem_effective_max(m->max, memory);
-	*free = qgpu_mem_view_free(m->max, m->used, memory, real_free);
+	*total = qgpu_mem_effective_max(m->vid.max, memory);
+	*free = qgpu_mem_view_free(m->vid.max, m->vid.used, memory, real_free);
 	spin_unlock(&m->lock);
 }
 
@@ -1283,6 +1374,86 @@ void qgpu_mem_alloc_memory_done(struct qgpu_file *qf, unsigned long arg, u32 siz
 }
 
 /**
+ * qgpu_mem_alloc_memory_reserve() - before RM_ALLOC_MEMORY is forwarded: reserve its system memory
+ * @qf: the proxy
+ * @p: qgpu's copy of the request
+ * @reserved: set to the bytes reserved (0 for any other class)
+ *
+ * NV01_MEMORY_SYSTEM asks for limit + 1 bytes (the converter to 0x3E, RmAllocMemory()). Without
+ * a handle in hObjectNew RM would make one it never tells anyone (it passes the field by value),
+ * and qgpu could not find the memory to charge: refused, as RM refuses a bad handle.
+ *
+ * Return: NVRM_OK; NVRM_ERR_NO_MEMORY (counted as a refusal) when it does not fit;
+ * NVRM_ERR_INVALID_OBJECT_HANDLE without a handle.
+ */
+u32 qgpu_mem_alloc_memory_reserve(struct qgpu_file *qf, const struct nvrm_nvos02 *p,
+				  u64 *reserved)
+{
+	u64 want;
+
+	*reserved = 0;
+	if (p->hclass != NVRM_CLASS_NV01_MEMORY_SYSTEM)
+		return NVRM_OK;
+	if (!p->hobject_new) {
+		qgpu_mem_call_refused(qf->inst, "system memory without a handle (RM_ALLOC_MEMORY)");
+		return NVRM_ERR_INVALID_OBJECT_HANDLE;
+	}
+	want = p->limit == U64_MAX ? 0 : qgpu_sysmem_reserve_size(p->limit + 1);
+	if (!want || !qgpu_mem_try_charge(qf->inst, true, want)) {
+		qgpu_mem_refused(qf->inst, true, want ?: p->limit);
+		return NVRM_ERR_NO_MEMORY;
+	}
+	*reserved = want;
+	return NVRM_OK;
+}
+
+/**
+ * qgpu_mem_alloc_memory_made() - RM_ALLOC_MEMORY returned: charge what RM made in system memory
+ * @qf: the proxy
+ * @t: the tracker whose clients RM used (the mirror gets the object)
+ * @p: the request with RM's status (qgpu's copy when sealed, else read back)
+ * @reserved: what qgpu_mem_alloc_memory_reserve() reserved
+ * @status: set to the status for the tenant when handled
+ *
+ * RM is asked what the new handle is, whatever class qgpu read before the call: unsealed, a
+ * sibling thread can have changed it. System memory is charged at the size RM reports and
+ * mirrored with its charge; one that no longer fits is freed again (NV_ERR_NO_MEMORY).
+ *
+ * Context: @t's lock held.
+ * Return: true if handled (mirrored, or freed); false when it is something else, for the caller
+ * to mirror as an uncharged object.
+ */
+bool qgpu_mem_alloc_memory_made(struct qgpu_file *qf, struct qgpu_rmtrack *t,
+				const struct nvrm_nvos02 *p, u64 reserved, u32 *status)
+{
+	struct qgpu_mem_req r = {
+		.track = t,
+		.hclient = p->hroot,
+		.hparent = p->hobject_parent,
+		.handle = p->hobject_new,
+		.hclass = NVRM_CLASS_NV01_MEMORY_SYSTEM,
+		.sys = true,
+		.reserved = reserved,
+	};
+	u64 actual = reserved;
+	bool sys = true;
+	int q = -EINVAL;
+
+	if (p->status == NVRM_OK)
+		q = qgpu_mem_rm_query(p->hroot, p->hobject_new, &actual, &sys);
+	/* Without a kernel client what qgpu read is all there is to go by. */
+	if (q == -ENODEV && p->hclass == NVRM_CLASS_NV01_MEMORY_SYSTEM)
+		q = 0;
+	if (q || !sys) {
+		qgpu_mem_uncharge(qf->inst, true, reserved);
+		return false;
+	}
+	*status = qgpu_mem_charge_made(qf, &r, p->hobject_new, actual) ? NVRM_OK :
+									 NVRM_ERR_NO_MEMORY;
+	return true;
+}
+
+/**
  * qgpu_mem_card_fb_size() - CARD_INFO fb_size as the instance sees it
  * @inst: the instance
  * @fb_size: the GPU's
@@ -1291,7 +1462,7 @@ void qgpu_mem_alloc_memory_done(struct qgpu_file *qf, unsigned long arg, u32 siz
  */
 u64 qgpu_mem_card_fb_size(struct qgpu_instance *inst, u64 fb_size)
 {
-	u64 max = READ_ONCE(inst->mem.max);
+	u64 max = READ_ONCE(inst->mem.vid.max);
 
 	return max && max < fb_size ? max : fb_size;
 }
@@ -1320,14 +1491,16 @@ int qgpu_mem_uvm_mmap(struct qgpu_file *qf, struct vm_area_struct *vma)
 /**
  * qgpu_mem_inst_init() - the memory state of a new instance
  * @inst: the instance
- * @max: its limit, 0 for unlimited
+ * @max: its video-memory limit, 0 for unlimited
+ * @sysmem_max: its system-memory limit, 0 for unlimited
  */
-void qgpu_mem_inst_init(struct qgpu_instance *inst, u64 max)
+void qgpu_mem_inst_init(struct qgpu_instance *inst, u64 max, u64 sysmem_max)
 {
 	struct qgpu_mem_inst *m = &inst->mem;
 
 	spin_lock_init(&m->lock);
-	m->max = max;
+	m->vid.max = max;
+	m->sys.max = sysmem_max;
 	atomic64_set(&m->events, 0);
 	xa_init(&m->clients);
 	atomic_long_set(&m->allocs_started, 0);
@@ -1352,7 +1525,7 @@ static u64 qgpu_mem_limits_sum(struct qgpu_gpu *gpu, struct qgpu_instance *skip)
 	lockdep_assert_held(&qgpu_lock);
 	list_for_each_entry(inst, &gpu->instances, gpu_link)
 		if (inst != skip)
-			sum += qgpu_mem_committed(inst->mem.max, gpu->memory);
+			sum += qgpu_mem_committed(inst->mem.vid.max, gpu->memory);
 	return sum;
 }
 
@@ -1372,11 +1545,29 @@ bool qgpu_mem_create_fits(struct qgpu_gpu *gpu, u64 max)
 
 /* sysfs */
 
+static ssize_t qgpu_mem_max_show(u64 max, char *buf)
+{
+	return max ? sysfs_emit(buf, "%llu\n", max) : sysfs_emit(buf, "max\n");
+}
+
 static ssize_t mem_max_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
-	u64 max = READ_ONCE(qgpu_instance_of(kobj)->mem.max);
+	return qgpu_mem_max_show(READ_ONCE(qgpu_instance_of(kobj)->mem.vid.max), buf);
+}
 
-	return max ? sysfs_emit(buf, "%llu\n", max) : sysfs_emit(buf, "max\n");
+/* A new limit for a pool: -EBUSY below what is charged now. Context: qgpu_lock held. */
+static int qgpu_mem_set_max(struct qgpu_instance *inst, bool sys, u64 max)
+{
+	struct qgpu_mem_pool *p = qgpu_mem_pool(inst, sys);
+	int ret = 0;
+
+	spin_lock(&inst->mem.lock);
+	if (max && max < p->used)
+		ret = -EBUSY;
+	else
+		WRITE_ONCE(p->max, max);
+	spin_unlock(&inst->mem.lock);
+	return ret;
 }
 
 static ssize_t mem_max_store(struct kobject *kobj, struct kobj_attribute *attr, const char *buf,
@@ -1395,40 +1586,73 @@ static ssize_t mem_max_store(struct kobject *kobj, struct kobj_attribute *attr, 
 	if (!READ_ONCE(gpu->overcommit) &&
 	    !qgpu_mem_sum_fits(qgpu_mem_limits_sum(gpu, inst), max, gpu->memory))
 		ret = -ENOSPC;
-	if (!ret) {
-		spin_lock(&inst->mem.lock);
-		if (max && max < inst->mem.used)
-			ret = -EBUSY;
-		else
-			WRITE_ONCE(inst->mem.max, max);
-		spin_unlock(&inst->mem.lock);
-	}
+	if (!ret)
+		ret = qgpu_mem_set_max(inst, false, max);
 	if (!ret)
 		inst->settings.mem = max;
 	mutex_unlock(&qgpu_lock);
 	return ret ?: count;
 }
 
-static ssize_t mem_current_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+/* A pool's current use (@peak false) or peak, for sysfs. */
+static ssize_t qgpu_mem_use_show(struct kobject *kobj, bool sys, bool peak, char *buf)
 {
-	struct qgpu_mem_inst *m = &qgpu_instance_of(kobj)->mem;
+	struct qgpu_instance *inst = qgpu_instance_of(kobj);
+	struct qgpu_mem_pool *p = qgpu_mem_pool(inst, sys);
 	u64 v;
 
-	spin_lock(&m->lock);
-	v = m->used;
-	spin_unlock(&m->lock);
+	spin_lock(&inst->mem.lock);
+	v = peak ? p->peak : p->used;
+	spin_unlock(&inst->mem.lock);
 	return sysfs_emit(buf, "%llu\n", v);
+}
+
+static ssize_t mem_current_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return qgpu_mem_use_show(kobj, false, false, buf);
 }
 
 static ssize_t mem_peak_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
-	struct qgpu_mem_inst *m = &qgpu_instance_of(kobj)->mem;
-	u64 v;
+	return qgpu_mem_use_show(kobj, false, true, buf);
+}
 
-	spin_lock(&m->lock);
-	v = m->peak;
-	spin_unlock(&m->lock);
-	return sysfs_emit(buf, "%llu\n", v);
+static ssize_t sysmem_max_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return qgpu_mem_max_show(READ_ONCE(qgpu_instance_of(kobj)->mem.sys.max), buf);
+}
+
+/*
+ * sysmem_max: live, as mem_max; no sum over the GPU (the host's memory is not the GPU's to
+ * divide, and it is shared with everything else on the host).
+ */
+static ssize_t sysmem_max_store(struct kobject *kobj, struct kobj_attribute *attr,
+				const char *buf, size_t count)
+{
+	struct qgpu_instance *inst = qgpu_instance_of(kobj);
+	int ret;
+	u64 max;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (qgpu_mem_parse_max(buf, count, &max))
+		return -EINVAL;
+	mutex_lock(&qgpu_lock);
+	ret = qgpu_mem_set_max(inst, true, max);
+	if (!ret)
+		inst->settings.sysmem = max;
+	mutex_unlock(&qgpu_lock);
+	return ret ?: count;
+}
+
+static ssize_t sysmem_current_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return qgpu_mem_use_show(kobj, true, false, buf);
+}
+
+static ssize_t sysmem_peak_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return qgpu_mem_use_show(kobj, true, true, buf);
 }
 
 static ssize_t events_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
@@ -1482,6 +1706,9 @@ static ssize_t dmabuf_store(struct kobject *kobj, struct kobj_attribute *attr, c
 static struct kobj_attribute qgpu_attr_mem_max = __ATTR_RW(mem_max);
 static struct kobj_attribute qgpu_attr_mem_current = __ATTR_RO(mem_current);
 static struct kobj_attribute qgpu_attr_mem_peak = __ATTR_RO(mem_peak);
+static struct kobj_attribute qgpu_attr_sysmem_max = __ATTR_RW(sysmem_max);
+static struct kobj_attribute qgpu_attr_sysmem_current = __ATTR_RO(sysmem_current);
+static struct kobj_attribute qgpu_attr_sysmem_peak = __ATTR_RO(sysmem_peak);
 static struct kobj_attribute qgpu_attr_events = __ATTR_RO(events);
 static struct kobj_attribute qgpu_attr_managed = __ATTR_RW(managed);
 static struct kobj_attribute qgpu_attr_dmabuf = __ATTR_RW(dmabuf);
@@ -1490,6 +1717,9 @@ static struct attribute *qgpu_mem_instance_attrs[] = {
 	&qgpu_attr_mem_max.attr,
 	&qgpu_attr_mem_current.attr,
 	&qgpu_attr_mem_peak.attr,
+	&qgpu_attr_sysmem_max.attr,
+	&qgpu_attr_sysmem_current.attr,
+	&qgpu_attr_sysmem_peak.attr,
 	&qgpu_attr_events.attr,
 	&qgpu_attr_managed.attr,
 	&qgpu_attr_dmabuf.attr,

@@ -20,15 +20,28 @@ struct qgpu_gpu;
 struct qgpu_instance;
 struct qgpu_mem_charge;
 struct qgpu_rmnode;
+struct qgpu_rmtrack;
 struct vm_area_struct;
 
 /**
+ * struct qgpu_mem_pool - one kind of memory charged to an instance, and its limit
+ * @max: the limit in bytes, 0 for unlimited
+ * @used: bytes charged now (``mem_current``, ``sysmem_current``)
+ * @peak: highest @used seen (``mem_peak``, ``sysmem_peak``)
+ */
+struct qgpu_mem_pool {
+	u64 max;
+	u64 used;
+	u64 peak;
+};
+
+/**
  * struct qgpu_mem_inst - the memory state of one instance
- * @lock: protects @max, @used and @peak (a spinlock: taken on every charge, never across a call)
- * @max: the limit in bytes, 0 for unlimited; also written under qgpu_lock (limit sums)
- * @used: bytes charged now (mem_current)
- * @peak: highest @used seen (mem_peak)
- * @events: allocations refused for the limit
+ * @lock: protects both pools (a spinlock: taken on every charge, never across a call)
+ * @vid: video memory (``mem_max``); @vid.max is also written under qgpu_lock (limit sums)
+ * @sys: system memory RM allocates for the instance's processes (``sysmem_max``; DOC: system
+ *	memory in qgpu_mem.c)
+ * @events: allocations refused for either limit
  * @refuse_managed: the ``managed`` knob is "refuse" (read locklessly)
  * @refuse_dmabuf: the ``dmabuf`` knob is "refuse" (read locklessly; qgpu_dmabuf.c)
  * @clients: RM client handle -> struct qgpu_mem_client, for the instance's tenants' clients on
@@ -40,9 +53,8 @@ struct vm_area_struct;
  */
 struct qgpu_mem_inst {
 	spinlock_t lock;	/* see above */
-	u64 max;
-	u64 used;
-	u64 peak;
+	struct qgpu_mem_pool vid;
+	struct qgpu_mem_pool sys;
 	atomic64_t events;
 	bool refuse_managed;
 	bool refuse_dmabuf;
@@ -66,7 +78,7 @@ struct qgpu_mem_dup {
 extern const struct attribute_group qgpu_mem_instance_group;
 extern struct device_attribute dev_attr_overcommit;
 
-void qgpu_mem_inst_init(struct qgpu_instance *inst, u64 max);
+void qgpu_mem_inst_init(struct qgpu_instance *inst, u64 max, u64 sysmem_max);
 void qgpu_mem_inst_destroy(struct qgpu_instance *inst);
 bool qgpu_mem_create_fits(struct qgpu_gpu *gpu, u64 max);
 
@@ -95,6 +107,10 @@ bool qgpu_mem_control(struct qgpu_file *qf, const struct nvrm_control *c, unsign
 		      long *ret);
 void qgpu_mem_alloc_memory_done(struct qgpu_file *qf, unsigned long arg, u32 size);
 void qgpu_mem_alloc_memory_view(struct qgpu_file *qf, struct nvrm_nvos02_with_fd *p);
+u32 qgpu_mem_alloc_memory_reserve(struct qgpu_file *qf, const struct nvrm_nvos02 *p,
+				  u64 *reserved);
+bool qgpu_mem_alloc_memory_made(struct qgpu_file *qf, struct qgpu_rmtrack *t,
+				const struct nvrm_nvos02 *p, u64 reserved, u32 *status);
 
 /* Charges that more than one holder shares (duplicates, exports and imports: qgpu_export.c) */
 struct qgpu_mem_charge *qgpu_mem_node_charge(struct qgpu_rmnode *node);

@@ -46,6 +46,23 @@ u64 qgpu_mem_reserve_size(u64 size, u32 attr, u32 flags, u64 alignment)
 }
 
 /**
+ * qgpu_sysmem_reserve_size() - what qgpu reserves before RM allocates @size bytes of system memory
+ * @size: the requested size
+ *
+ * The least RM can allocate: whole 4 KiB pages (RM_PAGE_SIZE). RM may use larger pages
+ * (sysmemConstruct_IMPL() retries smaller ones from the default); it writes back the size it
+ * allocated, and that replaces the reservation.
+ *
+ * Return: the rounded size; 0 for 0 bytes or when rounding overflows 64 bits (refuse the call).
+ */
+u64 qgpu_sysmem_reserve_size(u64 size)
+{
+	const u32 small = NVRM_ATTR_PAGE_SIZE_4KB << NVRM_ATTR_PAGE_SIZE_SHIFT;
+
+	return qgpu_mem_reserve_size(size, small, 0, 0);
+}
+
+/**
  * qgpu_mem_effective_max() - an instance's limit as a number of bytes
  * @max: the limit, 0 for unlimited
  * @memory: the GPU's memory

@@ -12,6 +12,7 @@
 
 bool qgpu_mem_fits(u64 used, u64 max, u64 size);
 u64 qgpu_mem_reserve_size(u64 size, u32 attr, u32 flags, u64 alignment);
+u64 qgpu_sysmem_reserve_size(u64 size);
 u64 qgpu_mem_effective_max(u64 max, u64 memory);
 u64 qgpu_mem_committed(u64 max, u64 memory);
 bool qgpu_mem_sum_fits(u64 others, u64 max, u64 memory);

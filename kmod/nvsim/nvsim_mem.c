@@ -175,9 +175,11 @@ static void nvsim_mem_release(struct nvsim_res *res)
  * @kernel: the caller has kernel privilege
  *
  * Class 0x40 must be placed in video memory and be physical (video_mem.c), and is charged to the
- * framebuffer; 0x3E is system memory; 0x50A0 is GPU address space only. The size is rounded up
- * as RM rounds it (the page size attr asks for, or a forced alignment above it:
- * nvrm_mem_alloc_granule()), and the rounded size is what is charged and written back.
+ * framebuffer; 0x3E is system memory, and refused placed in video memory or virtual
+ * (sysmemConstruct_IMPL() in system_mem.c); 0x50A0 is GPU address space only. The size is
+ * rounded up as RM rounds it (the page size attr asks for, or a forced alignment above it:
+ * nvrm_mem_alloc_granule(); system memory at the default page size in 4 KiB pages), and the
+ * rounded size is what is charged and written back.
  *
  * 0x40 and 0x3E check what only kernel callers may ask for as stdmemValidateParams() does
  * (nvrm_mem_alloc_user_status()), and a kernel caller's 0x40 with ALLOCATE_FROM_RESERVED_HEAP
@@ -207,7 +209,18 @@ u32 nvsim_mem_construct(struct nvsim_object *obj, void *ap, u32 ap_size, bool ke
 	}
 	if (obj->hclass == NVRM_CLASS_NV01_MEMORY_LOCAL_USER && !m.is_vidmem)
 		return NVRM_ERR_INVALID_ARGUMENT;
-	page = nvrm_mem_alloc_granule(m.attr, m.flags, m.alignment);
+	if (obj->hclass == NVRM_CLASS_NV01_MEMORY_SYSTEM &&
+	    (m.is_vidmem || (m.flags & NVRM_ALLOC_FLAGS_VIRTUAL)))
+		return NVRM_ERR_INVALID_ARGUMENT;
+	/*
+	 * System memory at the default page size is whole 4 KiB pages: RM allocated 6 205 440 B
+	 * for a 6 202 128 B request (tests/unit/c/fixtures/, 580 on an H200).
+	 */
+	if (obj->hclass == NVRM_CLASS_NV01_MEMORY_SYSTEM &&
+	    NVRM_ATTR_GET(m.attr, PAGE_SIZE) == NVRM_ATTR_PAGE_SIZE_DEFAULT)
+		page = 4096;
+	else
+		page = nvrm_mem_alloc_granule(m.attr, m.flags, m.alignment);
 	size = round_up(m.size, page);
 	if (size < m.size)
 		return NVRM_ERR_NO_MEMORY;

@@ -325,6 +325,26 @@ def test_vidmem_rounding_and_rejections(proc: Rm) -> None:
     assert proc.vidmem(dev, rm.fb_bytes() + 4096)[0] == rm.NO_MEMORY
 
 
+def test_sysmem_rejections(proc: Rm) -> None:
+    """0x3E is RM's system memory: placed in video memory (LOCATION VIDMEM, 0) or virtual it is
+    NV_ERR_INVALID_ARGUMENT (sysmemConstruct_IMPL()), it is whole pages, and it takes no
+    framebuffer."""
+    dev, sub = proc.device()
+    free = proc.fb_free_bytes(sub)
+    assert proc.memory(rm.SYSMEM, dev, 4096)[0] == rm.INVALID_ARGUMENT
+    params = bytearray(rm.MEM_PARAMS_SIZE)
+    struct.pack_into("<III", params, 0, proc.client, 0, 1 << 19)  # flags VIRTUAL
+    struct.pack_into("<I", params, 24, rm.ATTR_LOCATION_PCI)
+    struct.pack_into("<Q", params, 64, 4096)
+    assert proc.alloc(proc.client, dev, rm.SYSMEM, bytes(params))[0] == rm.INVALID_ARGUMENT
+    status, _, size, _ = proc.memory(rm.SYSMEM, dev, 1000, rm.ATTR_LOCATION_PCI | 1 << 23)
+    assert (status, size) == (rm.OK, 4 << 10)
+    # the default page size is whole 4 KiB pages too, as RM allocated libcuda's (580, an H200)
+    status, _, size, _ = proc.memory(rm.SYSMEM, dev, 6202128, rm.ATTR_LOCATION_PCI)
+    assert (status, size) == (rm.OK, 6205440)
+    assert proc.fb_free_bytes(sub) == free
+
+
 def test_freeing_a_device_or_closing_the_file_frees_everything() -> None:
     watcher = Rm()
     _, wsub = watcher.device()

@@ -158,7 +158,9 @@ def test_a_forwarded_allocation_rewritten_to_video_memory_reaches_rm_as_qgpu_rea
                 r = Rm(dev=d)
                 try:
                     dev, _ = r.device()
-                    ptr = r.buffer(struct.pack("<I60xQ56x", r.client, MIB))
+                    # system memory, as RM takes 0x3E (not in video memory)
+                    params = struct.pack("<I20xI36xQ56x", r.client, rm.ATTR_LOCATION_PCI, MIB)
+                    ptr = r.buffer(params)
                     for i in range(ROUNDS):
                         fields = (r.client, dev, 0xB0000000 + i, rm.SYSMEM, ptr, 0, 0, 0)
                         rm.NVOS64.pack_into(req, 0, *fields, 0xFFFFFFFF)

@@ -241,6 +241,22 @@ TEST(create_rm_objects_key)
 	EXPECT_EQ_INT(parse("c rm_objects=1 rm_objects=2", &req), -EINVAL);
 }
 
+TEST(create_sysmem_key)
+{
+	struct qgpu_create_req req;
+
+	ASSERT_EQ_INT(parse("c mem=1G", &req), 0);
+	EXPECT_EQ(req.sysmem, 0);
+	ASSERT_EQ_INT(parse("c sysmem=2G mem=1G", &req), 0);
+	EXPECT_EQ(req.sysmem, 2ULL << 30);
+	EXPECT_EQ(req.mem, 1ULL << 30);
+	ASSERT_EQ_INT(parse("c sysmem=max", &req), 0);
+	EXPECT_EQ(req.sysmem, 0);
+	EXPECT_EQ_INT(parse("c sysmem=0", &req), -EINVAL);
+	EXPECT_EQ_INT(parse("c sysmem=4X", &req), -EINVAL);
+	EXPECT_EQ_INT(parse("c sysmem=1M sysmem=2M", &req), -EINVAL);
+}
+
 /* What the rm_objects_max knob takes: the create value, or one with a trailing newline. */
 TEST(rm_objects_values)
 {

@@ -55,6 +55,16 @@ TEST(mem_reserve_rounds_to_the_page_size_attr_asks_for)
 	EXPECT_EQ(qgpu_mem_reserve_size(5000, small, NVRM_ALLOC_FLAGS_ALIGNMENT_FORCE, 1024), 8192);
 }
 
+/* System memory: whole 4 KiB pages, the least RM allocates; 0 and overflow are refused. */
+TEST(sysmem_reserve_is_whole_pages)
+{
+	EXPECT_EQ(qgpu_sysmem_reserve_size(1), 4096);
+	EXPECT_EQ(qgpu_sysmem_reserve_size(4096), 4096);
+	EXPECT_EQ(qgpu_sysmem_reserve_size(6202128), 6205440);
+	EXPECT_EQ(qgpu_sysmem_reserve_size(0), 0);
+	EXPECT_EQ(qgpu_sysmem_reserve_size(~0ULL), 0);
+}
+
 TEST(mem_sum_of_limits_without_overcommit)
 {
 	EXPECT_EQ(qgpu_mem_effective_max(0, 16 * GIB), 16 * GIB);

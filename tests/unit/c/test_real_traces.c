@@ -53,9 +53,9 @@ static int unhex(const char *s, unsigned char *out, size_t max)
 /*
  * Every memory allocation libcuda, PyTorch and nvidia-smi made: the decoder reads the class from
  * the NVOS64 bytes libcuda passed, tells video from system memory from the class parameters as
- * they were before the call, and the charge qgpu reserves for a video-memory allocation is
- * exactly the size RM allocated (libcuda asks in 2 MiB chunks: a 4 KiB cuMemAlloc is one chunk,
- * 3 MiB two).
+ * they were before the call, and the charge qgpu reserves for either kind is exactly the size
+ * RM allocated: libcuda asks for video memory in 2 MiB chunks (a 4 KiB cuMemAlloc is one chunk,
+ * 3 MiB two), and RM allocates system memory in whole 4 KiB pages at the default page size.
  */
 TEST(real_580_memory_allocations_decode_and_are_charged_what_rm_allocated)
 {
@@ -95,6 +95,8 @@ TEST(real_580_memory_allocations_decode_and_are_charged_what_rm_allocated)
 			} else {
 				sysmem++;
 				EXPECT_FALSE(m.is_vidmem);
+				/* whole 4 KiB pages, as RM allocated them (6 202 128 B: 6 205 440) */
+				EXPECT_EQ(qgpu_sysmem_reserve_size(m.size), rm_size);
 			}
 		}
 		fclose(f);
