@@ -16,6 +16,7 @@ from qgpuctl.core.plan import (
     no_channels_key,
     no_dmabuf_key,
     no_rm_objects_key,
+    no_sysmem_key,
     refuse_remedy,
 )
 from qgpuctl.core.units import format_size
@@ -37,12 +38,13 @@ _WRITE_HINTS = {
     (k.GPU_POLICY, errno.EINVAL): "the guarantees on this GPU add up to more than 100%",
     (k.INST_CHANNELS_MAX, errno.EBUSY): "the instance holds more channels than that now",
     (k.INST_RM_OBJECTS_MAX, errno.EBUSY): "the instance's processes hold more RM objects now",
+    (k.INST_SYSMEM_MAX, errno.EBUSY): "the instance's processes hold more system memory now",
     # the count bounds: missing in an older module
     **{
         (knob, errno.ENOENT): (
             f"the qgpu module has no {knob} knob (it arrives with {k.ARRIVES_WITH[knob]})"
         )
-        for knob in (k.INST_CHANNELS_MAX, k.INST_RM_OBJECTS_MAX)
+        for knob in (k.INST_CHANNELS_MAX, k.INST_RM_OBJECTS_MAX, k.INST_SYSMEM_MAX)
     },
     # managed and dmabuf: missing, or read-only, in an older module
     **{
@@ -65,9 +67,9 @@ def _with_hint(exc: KernelInterfaceError, hint: str | None) -> KernelInterfaceEr
 def create_line(name: str, config: InstanceConfig, takes: frozenset[str] = frozenset()) -> str:
     """The exact line written to ``create``.
 
-    ``managed=``, ``dmabuf=``, ``channels=`` and ``rm_objects=`` only where the module takes them
-    (``takes``: its create keys) and the value is not the kernel's default, so the lines stay what
-    they were without them.
+    ``managed=``, ``dmabuf=``, ``channels=``, ``rm_objects=`` and ``sysmem=`` only where the
+    module takes them (``takes``: its create keys) and the value is not the kernel's default, so
+    the lines stay what they were without them.
     """
     line = f"{name} mem={format_size(config.mem)} core={config.core} class={config.klass}"
     extra = [
@@ -81,6 +83,8 @@ def create_line(name: str, config: InstanceConfig, takes: frozenset[str] = froze
     ):
         if key in takes and bound != k.UNBOUNDED:
             extra.append(f" {key}={bound}")
+    if k.SYSMEM_CREATE_KEY in takes and config.sysmem is not None:
+        extra.append(f" {k.SYSMEM_CREATE_KEY}={format_size(config.sysmem)}")
     return line + "".join(extra)
 
 
@@ -109,8 +113,8 @@ class QgpuControl:
         takes = self.create_keys(minor)
         line = create_line(name, config, takes)
         path = f"{k.gpu_dir(minor)}/{k.GPU_CREATE}"
-        # What a module without the key cannot do: bound channels or RM objects, refuse dma-buf
-        # exports.
+        # What a module without the key cannot do: bound channels or RM objects, limit system
+        # memory, refuse dma-buf exports.
         for lacking, why, instead in (
             (
                 config.channels != k.CHANNELS_DEFAULT and k.CHANNELS_CREATE_KEY not in takes,
@@ -121,6 +125,11 @@ class QgpuControl:
                 config.rm_objects != k.RM_OBJECTS_DEFAULT and k.RM_OBJECTS_CREATE_KEY not in takes,
                 no_rm_objects_key(),
                 f"create {name} without --rm-objects",
+            ),
+            (
+                config.sysmem is not None and k.SYSMEM_CREATE_KEY not in takes,
+                no_sysmem_key(),
+                f"create {name} without --sysmem",
             ),
             (
                 config.dmabuf != k.WITHOUT_KNOB and k.INST_DMABUF not in takes,

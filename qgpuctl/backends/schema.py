@@ -55,7 +55,12 @@ GPU_NUMA_NODE: Final = "numa_node"
 INST_MEM_MAX: Final = "mem_max"  # rw bytes|max
 INST_MEM_CURRENT: Final = "mem_current"  # ro bytes
 INST_MEM_PEAK: Final = "mem_peak"  # ro bytes
-INST_EVENTS: Final = "events"  # ro int: OOM refusals
+INST_EVENTS: Final = "events"  # ro int: OOM refusals, video and system memory
+# rw bytes|max: the system memory RM allocates for the instance's processes, which no memory
+# cgroup charges (optional: newer modules)
+INST_SYSMEM_MAX: Final = "sysmem_max"
+INST_SYSMEM_CURRENT: Final = "sysmem_current"  # ro bytes
+INST_SYSMEM_PEAK: Final = "sysmem_peak"  # ro bytes
 INST_MANAGED: Final = "managed"  # rw allow|refuse: UVM managed memory (mmap of nvidia-uvm)
 INST_DMABUF: Final = "dmabuf"  # rw allow|refuse: dma-buf exports (EXPORT_TO_DMABUF_FD)
 # rw max|1..65536: the channels and channel groups the instance may hold (optional: newer modules)
@@ -87,6 +92,7 @@ INST_SETTABLE: Final = (
     INST_DMABUF,
     INST_CHANNELS_MAX,
     INST_RM_OBJECTS_MAX,
+    INST_SYSMEM_MAX,
 )
 # The issue that makes each of them live, for messages about a module that lacks it.
 ARRIVES_WITH: Final = {
@@ -99,6 +105,7 @@ ARRIVES_WITH: Final = {
     INST_DMABUF: "memory limits",
     INST_CHANNELS_MAX: "channel bounds",
     INST_RM_OBJECTS_MAX: "RM object bounds",
+    INST_SYSMEM_MAX: "system memory limits",
     INST_CORE: "compute scheduling",
     INST_CLASS: "compute scheduling",
 }
@@ -139,6 +146,9 @@ CHANNELS_DEFAULT: Final = UNBOUNDED
 # together, and a module without them bounds nothing, as max.
 RM_OBJECTS_CREATE_KEY: Final = "rm_objects"
 RM_OBJECTS_DEFAULT: Final = UNBOUNDED
+# ``sysmem_max``: create takes it as sysmem= where create_keys lists it; the knob and the key
+# arrived together, and a module without them limits nothing, as max.
+SYSMEM_CREATE_KEY: Final = "sysmem"
 CORE_MIN: Final = 1
 CORE_MAX: Final = 100
 # period_us bounds (kmod/qgpu_sched_core.h QGPU_SC_PERIOD_MIN_NS, _MAX_NS)

@@ -63,6 +63,12 @@ RM_OBJECTS_HELP = (
     " firmware's memory, which no limit charges."
 )
 
+SYSMEM_HELP = (
+    "The system memory the NVIDIA driver may allocate from the host for the instance's processes"
+    " (4G, 512M, bytes, or max): pinned pages that no memory cgroup charges, so a container's"
+    " memory limit does not hold them. Past it, such an allocation fails with NV_ERR_NO_MEMORY."
+)
+
 
 def held_of_bound(held: int | None, bound: str | None, sep: str = " of ") -> str | None:
     """A count held, of its bound: ``24 of 48``; None on an older module (no bound knob)."""
@@ -105,6 +111,10 @@ def instance_data(gpu: GpuState, inst: InstanceState, dev: DevTree) -> dict[str,
         "channels": inst.channels,
         "rm_objects_max": inst.rm_objects_max,
         "rm_objects": inst.rm_objects,
+        "sysmem": inst.sysmem_text,
+        "sysmem_max": inst.sysmem_limit,
+        "sysmem_current": inst.sysmem_current,
+        "sysmem_peak": inst.sysmem_peak,
         "core": inst.core,
         "share": inst.share,
         "class": inst.klass,

@@ -15,6 +15,7 @@ from qgpuctl.cli.common import (
     DMABUF_HELP,
     MANAGED_HELP,
     RM_OBJECTS_HELP,
+    SYSMEM_HELP,
     AllowRefuse,
     InstanceClass,
     device_paths,
@@ -29,8 +30,14 @@ from qgpuctl.core.placement import Placement, place, why_not
 from qgpuctl.core.plan import InstanceConfig, create_problem, refuse_remedy
 from qgpuctl.core.policy import check_name
 from qgpuctl.core.state import GpuState, InstanceState, State, resolve_gpu
-from qgpuctl.core.units import format_size, parse_channels, parse_rm_objects, parse_size
-from qgpuctl.errors import KernelInterfaceError, QgpuError, UsageError
+from qgpuctl.core.units import (
+    format_size,
+    parse_channels,
+    parse_limit,
+    parse_rm_objects,
+    parse_size,
+)
+from qgpuctl.errors import KernelInterfaceError, QgpuError, SizeError, UsageError
 from qgpuctl.render import OutputFormat, render_data, render_fields, render_table
 
 # UUIDs make the table too wide for a terminal; -o json/yaml has them (and export --selector uuid).
@@ -113,7 +120,11 @@ def _find(state: State, name: str) -> tuple[GpuState, InstanceState]:
 
 
 # The create option of each count bound, for messages about a module that lacks it.
-_BOUND_OPTIONS = {k.INST_CHANNELS_MAX: "channels", k.INST_RM_OBJECTS_MAX: "rm-objects"}
+_BOUND_OPTIONS = {
+    k.INST_CHANNELS_MAX: "channels",
+    k.INST_RM_OBJECTS_MAX: "rm-objects",
+    k.INST_SYSMEM_MAX: "sysmem",
+}
 
 
 def _auto_name(state: State) -> str:
@@ -131,6 +142,21 @@ def _bound_arg(option: str, parse: Callable[[str | int], str], value: str | None
         return parse(value)
     except ValueError as exc:
         raise UsageError(f"--{option}: {exc}") from None
+
+
+def _size_arg(option: str, value: str) -> int | None:
+    """A size option (4G, 512M, bytes, max): bytes, None for max; a usage error names it."""
+    try:
+        return parse_limit(value)
+    except SizeError as exc:
+        raise UsageError(f"--{option}: {exc}") from None
+
+
+def _sysmem_text(inst: InstanceState) -> str | None:
+    """``256K used of 2G``; None on an older module (no sysmem_max knob)."""
+    if inst.sysmem_text is None:
+        return None
+    return f"{human_size(inst.sysmem_current) or '-'} used of {inst.sysmem_text}"
 
 
 def _print_instance(app: AppContext, gpu: GpuState, inst: InstanceState, fmt: OutputFormat) -> None:
@@ -151,6 +177,7 @@ def _print_instance(app: AppContext, gpu: GpuState, inst: InstanceState, fmt: Ou
         ("dmabuf", inst.dmabuf),
         ("channels", held_of_bound(inst.channels, inst.channels_max)),
         ("rm objects", held_of_bound(inst.rm_objects, inst.rm_objects_max)),
+        ("sysmem", _sysmem_text(inst)),
         ("core", None if inst.core is None else f"{inst.core}% guaranteed ({gpu.policy or '-'})"),
         ("share now", share),
         ("gpu time", None if inst.gpu_time_ns is None else f"{inst.gpu_time_ns / 1e9:.3f}s"),
@@ -205,6 +232,10 @@ def create(
         str,
         typer.Option("--rm-objects", help=RM_OBJECTS_HELP),
     ] = k.RM_OBJECTS_DEFAULT,
+    sysmem: Annotated[
+        str,
+        typer.Option("--sysmem", help=SYSMEM_HELP),
+    ] = "max",
     placement: Annotated[
         Placement,
         typer.Option(
@@ -224,6 +255,7 @@ def create(
     mem_bytes = parse_size(mem)
     channels_bound = _bound_arg("channels", parse_channels, channels) or k.UNBOUNDED
     rm_objects_bound = _bound_arg("rm-objects", parse_rm_objects, rm_objects) or k.UNBOUNDED
+    sysmem_bytes = _size_arg("sysmem", sysmem)
     state = app.state()
     if name is None:
         name = _auto_name(state)
@@ -248,6 +280,7 @@ def create(
         dmabuf.value,
         channels_bound,
         rm_objects_bound,
+        sysmem_bytes,
     )
     refused = create_problem(state, target, config)
     if refused is not None:
@@ -291,7 +324,8 @@ def create(
         f"created {name} on GPU {gpu_state.index}: mem {inst.mem_text or '-'}, "
         f"core {inst.core if inst.core is not None else '-'}%, class {inst.klass or '-'}, "
         f"managed {inst.managed or '-'}, dmabuf {inst.dmabuf or '-'}, "
-        f"channels {inst.channels_max or '-'}, rm objects {inst.rm_objects_max or '-'}\n"
+        f"channels {inst.channels_max or '-'}, rm objects {inst.rm_objects_max or '-'}, "
+        f"sysmem {inst.sysmem_text or '-'}\n"
         f"  device nodes: {nodes}\n"
         f"  CDI device:   {cdi} (refresh the spec: qgpuctl cdi generate --file "
         f"/etc/cdi/qgpu.yaml)\n"
@@ -372,26 +406,31 @@ def set_(
         str | None,
         typer.Option("--rm-objects", help=RM_OBJECTS_HELP, show_default=False),
     ] = None,
+    sysmem: Annotated[
+        str | None,
+        typer.Option("--sysmem", help=SYSMEM_HELP, show_default=False),
+    ] = None,
     output: OutputOverride = None,
 ) -> None:
     """Change a running instance's limits live; all or nothing.
 
     Lowering the memory limit below what the instance uses is refused (EBUSY), and so is
-    lowering --channels or --rm-objects below what its processes hold.
+    lowering --sysmem, --channels or --rm-objects below what its processes hold.
     --managed refuse applies to mappings made from then on; existing ones stay.
     --dmabuf applies to exports made from then on; existing dma-bufs stay.
     A knob the module publishes read-only (an older module) is refused before
     anything is written (exit 3).
     """
     app = app_context(ctx)
-    if all(v is None for v in (mem, core, klass, managed, dmabuf, channels, rm_objects)):
+    if all(v is None for v in (mem, core, klass, managed, dmabuf, channels, rm_objects, sysmem)):
         raise UsageError(
-            "nothing to set: give --mem, --core, --class, --managed, --dmabuf, --channels"
-            " and/or --rm-objects"
+            "nothing to set: give --mem, --core, --class, --managed, --dmabuf, --channels,"
+            " --rm-objects and/or --sysmem"
         )
     mem_value = None if mem is None else format_size(parse_size(mem))
     channels_value = _bound_arg("channels", parse_channels, channels)
     rm_objects_value = _bound_arg("rm-objects", parse_rm_objects, rm_objects)
+    sysmem_value = None if sysmem is None else format_size(_size_arg("sysmem", sysmem))
     gpu, inst = _find(app.state(), name)
     writes: list[tuple[str, str]] = []
     if mem_value is not None:
@@ -408,6 +447,8 @@ def set_(
         writes.append((k.INST_CHANNELS_MAX, channels_value))
     if rm_objects_value is not None:
         writes.append((k.INST_RM_OBJECTS_MAX, rm_objects_value))
+    if sysmem_value is not None:
+        writes.append((k.INST_SYSMEM_MAX, sysmem_value))
     for attr, value in writes:
         if attr not in inst.settable:
             feature = k.ARRIVES_WITH.get(attr)

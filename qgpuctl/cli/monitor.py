@@ -95,6 +95,8 @@ def status_sections(state: State) -> tuple[list[Section], dict[str, Any]]:
                 "channels_max": inst.channels_max,
                 "rm_objects": inst.rm_objects,
                 "rm_objects_max": inst.rm_objects_max,
+                "sysmem_current": inst.sysmem_current,
+                "sysmem_max": inst.sysmem_limit,
                 "share_target": inst.core,
                 "share_achieved": inst.share,
                 "preemptions": inst.preemptions,

@@ -47,6 +47,7 @@ def export_policy(state: State, select_by: SelectBy = SelectBy.INDEX) -> PolicyF
                     dmabuf=inst.dmabuf_mode,
                     channels=inst.channels_bound,
                     rm_objects=inst.rm_objects_bound,
+                    sysmem=inst.sysmem_limit,
                 )
             )
         gpus.append(

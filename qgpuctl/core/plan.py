@@ -3,8 +3,8 @@
 ``apply`` manages the GPUs the file selects and nothing else. On those GPUs:
 
 * an instance listed in the file is created if missing, and its ``mem``,
-  ``core``, ``class``, ``managed``, ``dmabuf``, ``channels`` and ``rm_objects`` are set live where
-  they differ;
+  ``core``, ``class``, ``managed``, ``dmabuf``, ``channels``, ``rm_objects`` and ``sysmem`` are
+  set live where they differ;
 * a GPU knob given in the file (``policy``, ``timeslice_us``, ``period_us``, ``overcommit``,
   ``unknown_escapes``) is written where it differs; one left out is left alone;
 * an instance that is *not* listed is kept and reported, and deleted only with
@@ -84,6 +84,8 @@ class InstanceConfig:
     # without it bounds nothing.
     channels: str = k.CHANNELS_DEFAULT
     rm_objects: str = k.RM_OBJECTS_DEFAULT
+    # sysmem= in the create line where the module lists the key; None = max
+    sysmem: int | None = None
 
     def knobs(self) -> dict[str, str]:
         """The knobs ``create`` takes as keys (k.CREATE_KNOB_DEFAULTS), with their values."""
@@ -93,6 +95,8 @@ class InstanceConfig:
         bound = "" if self.channels == k.CHANNELS_DEFAULT else f", channels {self.channels}"
         if self.rm_objects != k.RM_OBJECTS_DEFAULT:
             bound += f", rm objects {self.rm_objects}"
+        if self.sysmem is not None:
+            bound += f", sysmem {format_size(self.sysmem)}"
         return (
             f"mem {format_size(self.mem)}, core {self.core}%, class {self.klass}, "
             f"managed {self.managed}, dmabuf {self.dmabuf}{bound}"
@@ -151,6 +155,7 @@ class Action:
             data["dmabuf"] = self.config.dmabuf
             data["channels"] = self.config.channels
             data["rm_objects"] = self.config.rm_objects
+            data["sysmem"] = format_size(self.config.sysmem)
         return data
 
 
@@ -206,6 +211,7 @@ _POLICY_KEYS = {
     k.INST_DMABUF: "dmabuf",
     k.INST_CHANNELS_MAX: "channels",
     k.INST_RM_OBJECTS_MAX: "rm_objects",
+    k.INST_SYSMEM_MAX: "sysmem",
 }
 # Instance knobs whose absence allows what they refuse: what refuse stops (for messages).
 _REFUSES = {
@@ -358,6 +364,7 @@ def make_plan(policy: PolicyFile, state: State, *, prune: bool = False) -> Plan:
                             want.dmabuf,
                             want.channels,
                             want.rm_objects,
+                            want.sysmem,
                         ),
                         source=want.path,
                     )
@@ -380,6 +387,7 @@ def _delete(gpu: GpuState, inst: InstanceState) -> Action:
         inst.dmabuf_mode,
         inst.channels_bound,
         inst.rm_objects_bound,
+        inst.sysmem_limit,
     )
     return Action(Phase.DELETE, gpu.minor, gpu.index, inst.name, config=config)
 
@@ -464,6 +472,12 @@ def _instance_sets(gpu: GpuState, have: InstanceState, want: InstanceSpec, plan:
         if have_bound != want_bound:
             phase = Phase.DECREASE if _bound_lower(have_bound, want_bound) else Phase.INCREASE
             add(phase, attr, have_value, want_bound)
+    # A module without the knob limits nothing: its limit is max (InstanceState).
+    have_sys = have.sysmem_limit
+    if have_sys != want.sysmem:
+        lower = want.sysmem is not None and (have_sys is None or want.sysmem < have_sys)
+        phase = Phase.DECREASE if lower else Phase.INCREASE
+        add(phase, k.INST_SYSMEM_MAX, have.sysmem_text, _mem_value(want.sysmem))
 
 
 def _bound_lower(have: str, want: str) -> bool:
@@ -561,6 +575,17 @@ def no_rm_objects_key(where: str = "") -> str:
     )
 
 
+def no_sysmem_key(where: str = "") -> str:
+    """Why a module whose ``create`` lacks ``sysmem=`` cannot make a limited instance.
+
+    The knob and the key arrived together: such a module charges no system memory.
+    """
+    return (
+        f"the qgpu module{where} cannot limit system memory: its create takes no "
+        f"{k.SYSMEM_CREATE_KEY!r} key{_arrives_with(k.INST_SYSMEM_MAX)}"
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class CreateProblem:
     """A knob value the module cannot create an instance with; it would allow instead."""
@@ -600,6 +625,11 @@ def create_problem(state: State, gpu: GpuState, config: InstanceConfig) -> Creat
         reason = no_rm_objects_key(f" on {gpu.label}")
         return CreateProblem(
             k.INST_RM_OBJECTS_MAX, config.rm_objects, reason, "leave rm_objects out"
+        )
+    if config.sysmem is not None and not gpu.create_takes(k.SYSMEM_CREATE_KEY):
+        reason = no_sysmem_key(f" on {gpu.label}")
+        return CreateProblem(
+            k.INST_SYSMEM_MAX, format_size(config.sysmem), reason, "leave sysmem out"
         )
     return None
 

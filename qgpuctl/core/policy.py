@@ -12,7 +12,7 @@ Format (``version: v1``; reference in ``policies/README.md``)::
         unknown_escapes: refuse       # optional
         instances:                    # required (may be []): exactly these instances
           - {name: infer-a, mem: 4G, core: 30, class: online, managed: refuse, dmabuf: refuse,
-             channels: 48, rm_objects: 4096}
+             channels: 48, rm_objects: 4096, sysmem: 2G}
 
 Every error names the field as a path (``gpus[0].instances[2].core: ...``) so it
 can be found without line numbers; unknown keys and duplicate keys are refused,
@@ -30,7 +30,13 @@ from typing import Any, Final
 import yaml
 
 from qgpuctl.backends import schema as k
-from qgpuctl.core.units import format_size, parse_channels, parse_rm_objects, parse_size
+from qgpuctl.core.units import (
+    format_size,
+    parse_channels,
+    parse_limit,
+    parse_rm_objects,
+    parse_size,
+)
 from qgpuctl.errors import PolicyError, SizeError
 
 VERSION: Final = "v1"
@@ -92,6 +98,7 @@ class InstanceSpec:
     dmabuf: str = k.DMABUF_DEFAULT  # allow|refuse dma-buf exports (allow: trusted tenants only)
     channels: str = k.CHANNELS_DEFAULT  # max|N channels and channel groups held at once
     rm_objects: str = k.RM_OBJECTS_DEFAULT  # max|N RM objects held at once
+    sysmem: int | None = None  # bytes of system memory RM allocates for it; None = max
 
     def expand(self, index: int) -> str:
         return self.name.replace(GPU_PLACEHOLDER, str(index))
@@ -200,11 +207,11 @@ def _int(value: Any, path: str, lo: int, hi: int | None = None) -> int:
     return value
 
 
-def _mem(value: Any, path: str) -> int | None:
+def _mem(value: Any, path: str, parse: Callable[[str], int | None] = parse_size) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int | str):
         raise PolicyError(path, f"expected a size like 4G, 512M, bytes or max, got {_kind(value)}")
     try:
-        return parse_size(str(value))
+        return parse(str(value))
     except SizeError as exc:
         raise PolicyError(path, str(exc)) from None
 
@@ -226,7 +233,7 @@ def _selector(value: Any, path: str) -> Selector:
 
 
 _INSTANCE_REQUIRED: Final = ("name", "mem", "core")
-_INSTANCE_OPTIONAL: Final = ("class", "managed", "dmabuf", "channels", "rm_objects")
+_INSTANCE_OPTIONAL: Final = ("class", "managed", "dmabuf", "channels", "rm_objects", "sysmem")
 _GPU_REQUIRED: Final = ("selector", "instances")
 _GPU_OPTIONAL: Final = ("policy", "timeslice_us", "period_us", "overcommit", "unknown_escapes")
 
@@ -251,6 +258,7 @@ def _instance(data: Any, path: str) -> InstanceSpec:
         rm_objects=_bound(
             parse_rm_objects, data.get("rm_objects", k.UNBOUNDED), f"{path}.rm_objects"
         ),
+        sysmem=_mem(data.get("sysmem", "max"), f"{path}.sysmem", parse_limit),
     )
 
 
@@ -380,6 +388,8 @@ def _instance_data(i: InstanceSpec) -> dict[str, Any]:
     for key, bound in (("channels", i.channels), ("rm_objects", i.rm_objects)):
         if bound != k.UNBOUNDED:
             data[key] = int(bound)
+    if i.sysmem is not None:
+        data["sysmem"] = format_size(i.sysmem)
     return data
 
 

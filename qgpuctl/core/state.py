@@ -49,6 +49,9 @@ class InstanceState:
     channels: int | None = None  # channels and channel groups held
     rm_objects_max: str | None = None  # max|N; None: the module has no rm_objects_max knob
     rm_objects: int | None = None  # RM objects held
+    sysmem_max: str | None = None  # bytes|max; None: the module has no sysmem_max knob
+    sysmem_current: int | None = None  # system memory charged, bytes
+    sysmem_peak: int | None = None
     processes: tuple[Process, ...] = ()
     gpu_time_ns: int | None = None
     throttled_ns: int | None = None
@@ -78,6 +81,19 @@ class InstanceState:
     def channels_bound(self) -> str:
         """Its bound on channels; a module without the knob bounds nothing (max)."""
         return self.channels_max or k.CHANNELS_DEFAULT
+
+    @property
+    def sysmem_limit(self) -> int | None:
+        """Its system-memory limit in bytes; None: none (max, or a module without the knob)."""
+        return _int(self.sysmem_max)
+
+    @property
+    def sysmem_text(self) -> str | None:
+        """The system-memory limit as the kernel and the policy file spell it; None: no knob."""
+        if self.sysmem_max is None:
+            return None
+        limit = self.sysmem_limit
+        return "max" if limit is None else format_size(limit)
 
     @property
     def rm_objects_bound(self) -> str:
@@ -254,6 +270,9 @@ def read_instance(sysfs: SysfsReader, minor: int, name: str) -> InstanceState:
         channels=_int(attr(k.INST_CHANNELS)),
         rm_objects_max=attr(k.INST_RM_OBJECTS_MAX),
         rm_objects=_int(attr(k.INST_RM_OBJECTS)),
+        sysmem_max=attr(k.INST_SYSMEM_MAX),
+        sysmem_current=_int(attr(k.INST_SYSMEM_CURRENT)),
+        sysmem_peak=_int(attr(k.INST_SYSMEM_PEAK)),
         processes=_processes(attr(k.INST_PROCESSES)),
         gpu_time_ns=_int(attr(k.INST_GPU_TIME)),
         throttled_ns=_int(attr(k.INST_THROTTLED)),

@@ -86,6 +86,15 @@ def _explain(value: str) -> str:
     return f"invalid memory size {value!r}; expected e.g. 4G, 512M, 1073741824 or max"
 
 
+def parse_limit(text: str) -> int | None:
+    """A limit as a knob takes it: a size as parse_size() reads it, but never 0 (the kernel's
+    limits refuse 0, which would allow nothing); None for ``max``."""
+    size = parse_size(text)
+    if size == 0:
+        raise SizeError("a limit of 0 allows nothing; give a size such as 512M, or max")
+    return size
+
+
 def format_size(size: int | None) -> str:
     """Format bytes in the shortest form the kernel reads back to the same value.
 

@@ -46,10 +46,14 @@ INST_RO = {
     k.INST_SHARE,
     k.INST_CHANNELS,
     k.INST_RM_OBJECTS,
+    k.INST_SYSMEM_CURRENT,
+    k.INST_SYSMEM_PEAK,
 }
 WRITE_ONLY = {k.GPU_CREATE, k.INST_REMOVE}
 # What today's module lists in create_keys (docs/kernel-interface.md).
-CREATE_KEYS = "mem core class managed dmabuf channels rm_objects"
+CREATE_KEYS = "mem core class managed dmabuf channels rm_objects sysmem"
+# The system-memory limit and its counters, which arrived with the create key sysmem.
+SYSMEM_ATTRS = {k.INST_SYSMEM_MAX, k.INST_SYSMEM_CURRENT, k.INST_SYSMEM_PEAK}
 KNOB_MODES = {k.INST_MANAGED: k.MANAGED_MODES, k.INST_DMABUF: k.DMABUF_MODES}
 # The count bounds, by create key: the knob, the count it bounds, the most it takes.
 BOUNDS = {
@@ -141,6 +145,7 @@ class FakeKernel(SysfsTree):
         preemptions: int | None = None,
         channels: int | None = None,
         rm_objects: int | None = None,
+        sysmem_current: int | None = None,
     ) -> None:
         """Set the counters a running workload would move."""
         inst = self._instance_path(name)
@@ -159,6 +164,9 @@ class FakeKernel(SysfsTree):
             (inst / k.INST_CHANNELS).write_text(f"{channels}\n")
         if rm_objects is not None:
             (inst / k.INST_RM_OBJECTS).write_text(f"{rm_objects}\n")
+        if sysmem_current is not None:
+            (inst / k.INST_SYSMEM_CURRENT).write_text(f"{sysmem_current}\n")
+            (inst / k.INST_SYSMEM_PEAK).write_text(f"{sysmem_current}\n")
 
     def fail_next(self, rel_suffix: str, code: int) -> None:
         """The next write to a path ending in ``rel_suffix`` fails with ``code`` (once)."""
@@ -269,6 +277,14 @@ class FakeKernel(SysfsTree):
         except SizeError:
             raise _Refusal(errno.EINVAL) from None
 
+    @classmethod
+    def _limit(cls, value: str) -> int | None:
+        """A limit as the module takes it (sysmem_max): a size, never 0; None for max."""
+        size = cls._size(value)
+        if size == 0:
+            raise _Refusal(errno.EINVAL)
+        return size
+
     @staticmethod
     def _core(value: str) -> int:
         if not value.isdigit() or not k.CORE_MIN <= int(value) <= k.CORE_MAX:
@@ -321,7 +337,7 @@ class FakeKernel(SysfsTree):
         for knob, default in k.CREATE_KNOB_DEFAULTS.items():
             if knob in listed:
                 opts[knob] = default
-        for key in BOUNDS:
+        for key in (*BOUNDS, k.SYSMEM_CREATE_KEY):
             if key in listed:
                 opts[key] = k.UNBOUNDED
         given: set[str] = set()
@@ -332,6 +348,7 @@ class FakeKernel(SysfsTree):
             given.add(key)
             opts[key] = val
         mem = self._size(opts["mem"])
+        sysmem = self._limit(opts.get(k.SYSMEM_CREATE_KEY, k.UNBOUNDED))
         if mem is not None and mem > int(self._get(gpu / k.GPU_MEMORY)):
             raise _Refusal(errno.EINVAL)  # a limit above the GPU's memory makes no sense
         core = self._core(opts["core"])
@@ -366,6 +383,9 @@ class FakeKernel(SysfsTree):
             **bounds,
             k.INST_CHANNELS: 0,
             k.INST_RM_OBJECTS: 0,
+            k.INST_SYSMEM_MAX: "max" if sysmem is None else sysmem,
+            k.INST_SYSMEM_CURRENT: 0,
+            k.INST_SYSMEM_PEAK: 0,
             k.INST_CORE: core,
             k.INST_CLASS: opts["class"],
             k.INST_GPU_TIME: 0,
@@ -378,6 +398,8 @@ class FakeKernel(SysfsTree):
         for key, (knob, held, _) in BOUNDS.items():
             if key not in listed:
                 lacks |= {knob, held}
+        if k.SYSMEM_CREATE_KEY not in listed:
+            lacks |= SYSMEM_ATTRS
         for attr, value in values.items():
             if attr not in lacks:
                 self._set(inst / attr, value)
@@ -424,6 +446,11 @@ class FakeKernel(SysfsTree):
             if value not in KNOB_MODES[attr]:
                 raise _Refusal(errno.EINVAL)
             self._set(inst / attr, value)
+        elif attr == k.INST_SYSMEM_MAX:
+            limit = self._limit(value)
+            if limit is not None and limit < int(self._get(inst / k.INST_SYSMEM_CURRENT)):
+                raise _Refusal(errno.EBUSY)
+            self._set(inst / attr, "max" if limit is None else limit)
         elif attr in BOUND_KNOBS:
             held_attr, limit = BOUND_KNOBS[attr]
             bound = self._bound(value, limit)
