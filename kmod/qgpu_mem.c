@@ -1570,8 +1570,11 @@ static int qgpu_mem_set_max(struct qgpu_instance *inst, bool sys, u64 max)
 	return ret;
 }
 
-static ssize_t mem_max_store(struct kobject *kobj, struct kobj_attribute *attr, const char *buf,
-			     size_t count)
+/*
+ * mem_max and sysmem_max: live. Only video memory's limits are summed against the GPU's memory;
+ * the host's memory is not the GPU's to divide, and it is shared with everything else on the host.
+ */
+static ssize_t qgpu_mem_max_store(struct kobject *kobj, bool sys, const char *buf, size_t count)
 {
 	struct qgpu_instance *inst = qgpu_instance_of(kobj);
 	struct qgpu_gpu *gpu = inst->gpu;
@@ -1583,15 +1586,23 @@ static ssize_t mem_max_store(struct kobject *kobj, struct kobj_attribute *attr, 
 	if (qgpu_mem_parse_max(buf, count, &max))
 		return -EINVAL;
 	mutex_lock(&qgpu_lock);
-	if (!READ_ONCE(gpu->overcommit) &&
+	if (!sys && !READ_ONCE(gpu->overcommit) &&
 	    !qgpu_mem_sum_fits(qgpu_mem_limits_sum(gpu, inst), max, gpu->memory))
 		ret = -ENOSPC;
 	if (!ret)
-		ret = qgpu_mem_set_max(inst, false, max);
-	if (!ret)
+		ret = qgpu_mem_set_max(inst, sys, max);
+	if (!ret && sys)
+		inst->settings.sysmem = max;
+	else if (!ret)
 		inst->settings.mem = max;
 	mutex_unlock(&qgpu_lock);
 	return ret ?: count;
+}
+
+static ssize_t mem_max_store(struct kobject *kobj, struct kobj_attribute *attr, const char *buf,
+			     size_t count)
+{
+	return qgpu_mem_max_store(kobj, false, buf, count);
 }
 
 /* A pool's current use (@peak false) or peak, for sysfs. */
@@ -1622,27 +1633,10 @@ static ssize_t sysmem_max_show(struct kobject *kobj, struct kobj_attribute *attr
 	return qgpu_mem_max_show(READ_ONCE(qgpu_instance_of(kobj)->mem.sys.max), buf);
 }
 
-/*
- * sysmem_max: live, as mem_max; no sum over the GPU (the host's memory is not the GPU's to
- * divide, and it is shared with everything else on the host).
- */
 static ssize_t sysmem_max_store(struct kobject *kobj, struct kobj_attribute *attr,
 				const char *buf, size_t count)
 {
-	struct qgpu_instance *inst = qgpu_instance_of(kobj);
-	int ret;
-	u64 max;
-
-	if (!capable(CAP_SYS_ADMIN))
-		return -EPERM;
-	if (qgpu_mem_parse_max(buf, count, &max))
-		return -EINVAL;
-	mutex_lock(&qgpu_lock);
-	ret = qgpu_mem_set_max(inst, true, max);
-	if (!ret)
-		inst->settings.sysmem = max;
-	mutex_unlock(&qgpu_lock);
-	return ret ?: count;
+	return qgpu_mem_max_store(kobj, true, buf, count);
 }
 
 static ssize_t sysmem_current_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
