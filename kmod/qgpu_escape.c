@@ -528,7 +528,9 @@ static long qgpu_rm_alloc_uncounted(struct qgpu_file *qf, unsigned long arg, u32
  * RM_ALLOC: a device allocation gets the GPU-file treatment; what RM made is mirrored. Client
  * handles in the class parameters must be the tenant's (DOC: client handles in parameters). The
  * object must fit under the instance's ``rm_objects_max`` (DOC: RM objects), a channel or channel
- * group also under its ``channels_max`` (DOC: channels).
+ * group also under its ``channels_max`` (DOC: channels). Video and system memory are made by
+ * qgpu (qgpu_mem_rm_alloc()); deviceless system memory is refused where ``sysmem_max`` limits the
+ * instance (DOC: system memory).
  */
 static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,
 			  bool compat)
@@ -558,6 +560,10 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 	if (a.hclass == NVRM_CLASS_NV01_MEMORY_LOCAL_USER ||
 	    a.hclass == NVRM_CLASS_NV01_MEMORY_SYSTEM) {
 		ret = qgpu_mem_rm_alloc(qf, cmd, arg, size, compat, &a);
+		goto out_unlock;
+	}
+	if (qgpu_mem_deviceless_refused(qf, a.hclass)) {
+		ret = qgpu_rm_alloc_refuse(qf, arg, size, buf, NVRM_ERR_NOT_SUPPORTED);
 		goto out_unlock;
 	}
 	counted = qgpu_channels_counted(a.hclass);

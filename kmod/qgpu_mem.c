@@ -88,6 +88,13 @@
  * which its memory cgroup already holds (verification asks RM for the class, NV0000
  * CLIENT_GET_HANDLE_INFO). Not charged either: what RM allocates in system memory for its own
  * records of an object, and UVM's migrations of managed memory to the host (``managed``).
+ *
+ * NV01_MEMORY_DEVICELESS (0x90CE) is system memory too: any client may allocate it under itself,
+ * and RM takes contiguous pages for it (nodevicememConstruct_IMPL(), osAllocPages()) and writes
+ * back no size. What the OS layer rounds a contiguous allocation to was not read, and no traced
+ * CUDA or PyTorch program made one, so qgpu does not charge it: an instance with a system-memory
+ * limit refuses it (NV_ERR_NOT_SUPPORTED, and a netlink ``refused`` event), one without forwards
+ * it. Unsealed (``seal=0``), a class rewritten to 0x90CE after qgpu looked reaches RM.
  */
 
 /**
@@ -220,6 +227,23 @@ void qgpu_mem_call_refused(struct qgpu_instance *inst, const char *what)
 	pr_info_ratelimited("instance %s: pid %d: refused %s\n", inst->name,
 			    task_tgid_nr(current), what);
 	qgpu_mem_emit(inst, "refused", 0, what);
+}
+
+/**
+ * qgpu_mem_deviceless_refused() - an RM_ALLOC of NV01_MEMORY_DEVICELESS on a limited instance
+ * @qf: the proxy ctl file
+ * @hclass: the class qgpu read
+ *
+ * See DOC: system memory.
+ *
+ * Return: true (the operator told) when the call is to be refused with NV_ERR_NOT_SUPPORTED.
+ */
+bool qgpu_mem_deviceless_refused(struct qgpu_file *qf, u32 hclass)
+{
+	if (hclass != NVRM_CLASS_NV01_MEMORY_DEVICELESS || !READ_ONCE(qf->inst->mem.sys.max))
+		return false;
+	qgpu_mem_call_refused(qf->inst, "NV01_MEMORY_DEVICELESS, which sysmem_max cannot charge");
+	return true;
 }
 
 /* Mirror node payloads */

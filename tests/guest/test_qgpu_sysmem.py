@@ -21,6 +21,7 @@ from rm import Rm
 KIB, MIB = 1 << 10, 1 << 20
 PCI = rm.ATTR_LOCATION_PCI
 PAGE_4K = 1 << 23  # NVOS32 ATTR PAGE_SIZE=4KB
+DEVICELESS = 0x90CE  # NV01_MEMORY_DEVICELESS: system memory under the client itself
 NO_MAP = 1 << 30  # NVOS02 FLAGS MAPPING=NO_MAP
 
 
@@ -228,4 +229,35 @@ def test_oom_netlink_event_names_system_memory() -> None:
             )
         finally:
             r.close()
+            sock.close()
+
+
+def test_deviceless_memory_is_refused_where_system_memory_is_limited() -> None:
+    """NV01_MEMORY_DEVICELESS is system memory RM allocates for any client, of a size qgpu cannot
+    learn from RM: a limited instance refuses it before RM sees it (NV_ERR_NOT_SUPPORTED, and a
+    netlink ``refused``); an unlimited one forwards it (nvsim does not model the class: RM's
+    answer is NV_ERR_INVALID_CLASS)."""
+    from qgpu_netlink import next_event
+
+    from qgpuctl.backends.netlink import QgpuEventSocket
+
+    params = bytearray(rm.MEM_PARAMS_SIZE)
+    struct.pack_into("<Q", params, 64, 64 * KIB)
+    with instance("smdl", opts="mem=8M sysmem=1G") as d, instance("smdu", opts="mem=8M") as e:
+        sock = QgpuEventSocket()
+        r, u = Rm(dev=d), Rm(dev=e)
+        try:
+            struct.pack_into("<I", params, 0, r.client)
+            status, _ = r.alloc(r.client, r.client, DEVICELESS, bytes(params), hnew=0xDE000001)
+            assert status == rm.NOT_SUPPORTED
+            assert not rm_has(r, 0xDE000001)
+            ev = next_event(sock, "refused")
+            assert (ev.instance, ev.pid) == ("smdl", os.getpid())
+            assert "NV01_MEMORY_DEVICELESS" in (ev.detail or "")
+            struct.pack_into("<I", params, 0, u.client)
+            status, _ = u.alloc(u.client, u.client, DEVICELESS, bytes(params), hnew=0xDE000002)
+            assert status == rm.INVALID_CLASS
+        finally:
+            r.close()
+            u.close()
             sock.close()
