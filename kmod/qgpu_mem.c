@@ -70,7 +70,7 @@
  *
  * RM allocates NV01_MEMORY_SYSTEM (0x3E) from the host's pages itself, pinned, with GFP flags that
  * charge no memory cgroup (nv_compute_gfp_mask() in kernel-open/nvidia/nv-vm.c: GFP_KERNEL,
- * no __GFP_ACCOUNT; 580). A container's memory limit therefore does not hold it, and a tenant
+ * no __GFP_ACCOUNT). A container's memory limit therefore does not hold it, and a tenant
  * could pin the host's memory through its instance. qgpu charges it to the instance as it charges
  * video memory, in a pool of its own with its own limit, ``sysmem_max``:
  *

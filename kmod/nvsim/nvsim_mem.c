@@ -214,7 +214,7 @@ u32 nvsim_mem_construct(struct nvsim_object *obj, void *ap, u32 ap_size, bool ke
 		return NVRM_ERR_INVALID_ARGUMENT;
 	/*
 	 * System memory at the default page size is whole 4 KiB pages: RM allocated 6 205 440 B
-	 * for a 6 202 128 B request (tests/unit/c/fixtures/, 580 on an H200).
+	 * for a 6 202 384 B request (tests/unit/c/fixtures/, 580 on an H200).
 	 */
 	if (obj->hclass == NVRM_CLASS_NV01_MEMORY_SYSTEM &&
 	    NVRM_ATTR_GET(m.attr, PAGE_SIZE) == NVRM_ATTR_PAGE_SIZE_DEFAULT)

@@ -340,7 +340,7 @@ def test_sysmem_rejections(proc: Rm) -> None:
     status, _, size, _ = proc.memory(rm.SYSMEM, dev, 1000, rm.ATTR_LOCATION_PCI | 1 << 23)
     assert (status, size) == (rm.OK, 4 << 10)
     # the default page size is whole 4 KiB pages too, as RM allocated libcuda's (580, an H200)
-    status, _, size, _ = proc.memory(rm.SYSMEM, dev, 6202128, rm.ATTR_LOCATION_PCI)
+    status, _, size, _ = proc.memory(rm.SYSMEM, dev, 6202384, rm.ATTR_LOCATION_PCI)
     assert (status, size) == (rm.OK, 6205440)
     assert proc.fb_free_bytes(sub) == free
 

@@ -60,7 +60,7 @@ TEST(sysmem_reserve_is_whole_pages)
 {
 	EXPECT_EQ(qgpu_sysmem_reserve_size(1), 4096);
 	EXPECT_EQ(qgpu_sysmem_reserve_size(4096), 4096);
-	EXPECT_EQ(qgpu_sysmem_reserve_size(6202128), 6205440);
+	EXPECT_EQ(qgpu_sysmem_reserve_size(6202384), 6205440);
 	EXPECT_EQ(qgpu_sysmem_reserve_size(0), 0);
 	EXPECT_EQ(qgpu_sysmem_reserve_size(~0ULL), 0);
 }

@@ -95,7 +95,7 @@ TEST(real_580_memory_allocations_decode_and_are_charged_what_rm_allocated)
 			} else {
 				sysmem++;
 				EXPECT_FALSE(m.is_vidmem);
-				/* whole 4 KiB pages, as RM allocated them (6 202 128 B: 6 205 440) */
+				/* whole 4 KiB pages, as RM allocated them (6 202 384 B: 6 205 440) */
 				EXPECT_EQ(qgpu_sysmem_reserve_size(m.size), rm_size);
 			}
 		}
