@@ -119,7 +119,8 @@ def _find(state: State, name: str) -> tuple[GpuState, InstanceState]:
     return found
 
 
-# The create option of each count bound, for messages about a module that lacks it.
+# The create option of each count bound and of the system-memory limit, for messages about a
+# module that lacks it.
 _BOUND_OPTIONS = {
     k.INST_CHANNELS_MAX: "channels",
     k.INST_RM_OBJECTS_MAX: "rm-objects",
