@@ -631,6 +631,7 @@ long qgpu_mem_rm_alloc_done(struct qgpu_file *qf, unsigned long arg, const struc
 {
 	struct qgpu_mem_req r = qgpu_mem_req_of(qf, arg, a);
 	struct qgpu_mem_client *mc;
+	bool sys;
 	u64 size;
 
 	if (node && !node->parent) {
@@ -648,7 +649,7 @@ long qgpu_mem_rm_alloc_done(struct qgpu_file *qf, unsigned long arg, const struc
 		node->payload = mc;
 		return 0;
 	}
-	if (qgpu_mem_rm_query(a->hroot, hnew, &size, &r.sys))
+	if (qgpu_mem_rm_query(a->hroot, hnew, &size, &sys))
 		return 0;
 	return qgpu_mem_tampered(qf, &r);
 }
@@ -686,9 +687,10 @@ long qgpu_mem_vid_heap_done(struct qgpu_file *qf, unsigned long arg,
 			    const struct nvrm_vidheap *v, u32 hmemory)
 {
 	struct qgpu_mem_req r = qgpu_mem_vid_heap_req_of(qf, arg, v);
+	bool sys;
 	u64 size;
 
-	if (qgpu_mem_rm_query(v->hroot, hmemory, &size, &r.sys))
+	if (qgpu_mem_rm_query(v->hroot, hmemory, &size, &sys))
 		return 0;
 	return qgpu_mem_tampered(qf, &r);
 }

@@ -6,6 +6,7 @@ import ctypes
 import mmap
 import os
 import re
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -56,6 +57,20 @@ def remove(name: str, gpu: int = 0, force: bool = False) -> None:
 def mem_current(name: str, gpu: int = 0) -> int:
     """The instance's charged video memory, in bytes."""
     return int(read(inst_dir(name, gpu) / "mem_current"))
+
+
+def count(name: str, attr: str, gpu: int = 0) -> int:
+    """An integer attribute of the instance (``channels``, ``rm_objects``, ``sysmem_current``)."""
+    return int(read(inst_dir(name, gpu) / attr))
+
+
+def wait_count(name: str, attr: str, n: int, seconds: float = 20) -> None:
+    """Until the attribute reads `n`: a released file is reaped by a worker, so what it held goes
+    a moment after the process. Fails the test after `seconds`."""
+    deadline = time.monotonic() + seconds
+    while (got := count(name, attr)) != n:
+        assert time.monotonic() < deadline, f"{name}: {attr} {got}, not {n}"
+        time.sleep(0.05)
 
 
 def instances(gpu: int = 0) -> list[str]:

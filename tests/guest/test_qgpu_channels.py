@@ -8,12 +8,21 @@ from __future__ import annotations
 import errno
 import os
 import struct
-import time
 from pathlib import Path
 
 import rm
 from holder import killed_after
-from qgpu_sysfs import errno_of_write, gpu_dir, inst_dir, instance, instance_count, read, write
+from qgpu_sysfs import (
+    count,
+    errno_of_write,
+    gpu_dir,
+    inst_dir,
+    instance,
+    instance_count,
+    read,
+    wait_count,
+    write,
+)
 from rm import Channel, Rm
 
 
@@ -22,22 +31,11 @@ def group(r: Rm, dev: int) -> tuple[int, int]:
     return r.alloc(r.client, dev, rm.TSG, struct.pack("<IIIIB3x", 0, 0, 0, 1, 0))
 
 
-def held(name: str) -> int:
-    return int(read(inst_dir(name) / "channels"))
-
-
-def wait_held(name: str, n: int) -> None:
-    deadline = time.monotonic() + 20
-    while held(name) != n:
-        assert time.monotonic() < deadline, f"{name}: channels {held(name)}, not {n}"
-        time.sleep(0.05)
-
-
 def test_the_channels_knob_and_create_key() -> None:
     assert "channels" in read(gpu_dir(0) / "create_keys").split()
     with instance("chk", opts="mem=64M") as d:
         k = inst_dir("chk")
-        assert (read(k / "channels_max"), held("chk")) == ("max", 0)
+        assert (read(k / "channels_max"), count("chk", "channels")) == ("max", 0)
         assert os.stat(k / "channels_max").st_mode & 0o777 == 0o644
         assert os.stat(k / "channels").st_mode & 0o777 == 0o444
         write(k / "channels_max", "24\n")
@@ -52,7 +50,7 @@ def test_the_channels_knob_and_create_key() -> None:
             dev, sub = a.device()
             ch = Channel(a, dev, sub, schedule=False)
             assert group(a, dev)[0] == rm.OK
-            assert held("chk") == 3
+            assert count("chk", "channels") == 3
             assert instance_count("chk", "channels") == 3
             # below what the instance holds: refused, nothing changes; at it: taken
             assert errno_of_write(k / "channels_max", "2") == errno.EBUSY
@@ -62,7 +60,7 @@ def test_the_channels_knob_and_create_key() -> None:
             ch.close()
         finally:
             a.close()
-        wait_held("chk", 0)
+        wait_count("chk", "channels", 0)
     with instance("chk2", opts="mem=64M channels=7"):
         assert read(inst_dir("chk2") / "channels_max") == "7"
     for bad in ("channels=0", "channels=max channels=4", "channels=many"):
@@ -84,13 +82,13 @@ def test_channels_max_bounds_its_instance_alone(seal_mode: str) -> None:
             chans.append(Channel(a, dev, sub, schedule=False))  # a group and a channel
             groups = [group(a, dev) for _ in range(3)]
             assert [s for s, _ in groups] == [rm.OK] * 3
-            assert held("chb") == 5
+            assert count("chb", "channels") == 5
             # past the bound: a group, and a channel in a group that exists, as RM out of ids
             assert group(a, dev)[0] == rm.NO_FREE_FIFOS
             ch = chans[0]
             params = rm.channel_params(ch.gpu_va, 256, ch.hmem, ch.USERD, ch.ctxshare)
             assert a.alloc(a.client, ch.tsg, rm.CHANNEL, params)[0] == rm.NO_FREE_FIFOS
-            assert held("chb") == 5
+            assert count("chb", "channels") == 5
             x = Rm(dev=d, xfer=True)  # wrapped in IOCTL_XFER_CMD: the same bound
             try:
                 assert group(x, x.device()[0])[0] == rm.NO_FREE_FIFOS
@@ -103,22 +101,22 @@ def test_channels_max_bounds_its_instance_alone(seal_mode: str) -> None:
             devb, subb = b.device()
             chans.append(Channel(b, devb, subb, schedule=False))
             assert group(b, devb)[0] == rm.OK
-            assert (held("cho"), held("chb")) == (3, 5)
+            assert (count("cho", "channels"), count("chb", "channels")) == (3, 5)
             # a free gives its count back; a group's free takes its channels with it
             assert a.free(groups[0][1]) == rm.OK
-            assert held("chb") == 4
+            assert count("chb", "channels") == 4
             assert group(a, dev)[0] == rm.OK
             assert a.free(ch.tsg) == rm.OK
-            assert held("chb") == 3
+            assert count("chb", "channels") == 3
             assert a.free(dev) == rm.OK  # the device: every group under it
-            assert held("chb") == 0
+            assert count("chb", "channels") == 0
         finally:
             for c in chans:
                 c.close()
             a.close()
             b.close()
             sock.close()
-        wait_held("cho", 0)
+        wait_count("cho", "channels", 0)
 
 
 def test_a_killed_process_gives_its_channels_back() -> None:
@@ -131,8 +129,8 @@ def test_a_killed_process_gives_its_channels_back() -> None:
             group(t, dev)
 
         with killed_after(hold):
-            assert held("chkill") == 3
-        wait_held("chkill", 0)
+            assert count("chkill", "channels") == 3
+        wait_count("chkill", "channels", 0)
 
 
 def channel(r: Rm, dev: int) -> int:
@@ -167,9 +165,9 @@ def test_a_bound_keeps_the_gpus_channel_ids_for_the_others() -> None:
                 write(inst_dir("chg") / "channels_max", "8")  # 4 groups with a channel each
                 dev, _ = greedy.device()
                 assert [channel(greedy, dev) for _ in range(5)] == [rm.OK] * 4 + [rm.NO_FREE_FIFOS]
-                assert held("chg") == 8
+                assert count("chg", "channels") == 8
                 assert [channel(other, odev) for _ in range(4)] == [rm.OK] * 4
-                assert held("chv") == 9  # and the group whose channel the GPU refused
+                assert count("chv", "channels") == 9  # and the group whose channel the GPU refused
             finally:
                 greedy.close()
                 other.close()

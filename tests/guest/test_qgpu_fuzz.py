@@ -25,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import rm
-from qgpu_sysfs import inst_dir, instance, instance_count, mem_current, read, remove
+from qgpu_sysfs import count, inst_dir, instance, instance_count, mem_current, remove
 from rm import Channel, Rm
 
 # QGPU_FUZZ_SEED and QGPU_FUZZ_OPS replay a failure or search longer; the suite runs fixed seeds
@@ -373,8 +373,8 @@ def reap(pid: int, seconds: float) -> int | None:
 def leftovers(name: str) -> dict[str, int]:
     return {
         "mem_current": mem_current(name),
-        "sysmem_current": int(read(inst_dir(name) / "sysmem_current")),
-        "channels": int(read(inst_dir(name) / "channels")),
+        "sysmem_current": count(name, "sysmem_current"),
+        "channels": count(name, "channels"),
         "rm objects": instance_count(name, "rm objects"),
         "os events": instance_count(name, "os events"),
     }

@@ -10,26 +10,24 @@ from __future__ import annotations
 import errno
 import os
 import struct
-import time
 
 import pytest
 import rm
 from holder import killed_after
-from qgpu_sysfs import errno_of_write, gpu_dir, inst_dir, instance, instance_count, read, write
+from qgpu_sysfs import (
+    count,
+    errno_of_write,
+    gpu_dir,
+    inst_dir,
+    instance,
+    instance_count,
+    read,
+    wait_count,
+    write,
+)
 from rm import Rm
 
 EVENT_KEY = 77  # the ALLOC_OS_EVENT key an event object names
-
-
-def held(name: str) -> int:
-    return int(read(inst_dir(name) / "rm_objects"))
-
-
-def wait_held(name: str, n: int) -> None:
-    deadline = time.monotonic() + 20
-    while held(name) != n:
-        assert time.monotonic() < deadline, f"{name}: rm_objects {held(name)}, not {n}"
-        time.sleep(0.05)
 
 
 def gpu_node_event(r: Rm, sub: int) -> tuple[int, int]:
@@ -53,7 +51,7 @@ def test_the_knob_and_create_key() -> None:
     assert "rm_objects" in read(gpu_dir(0) / "create_keys").split()
     with instance("obk", opts="mem=64M") as d:
         k = inst_dir("obk")
-        assert (read(k / "rm_objects_max"), held("obk")) == ("max", 0)
+        assert (read(k / "rm_objects_max"), count("obk", "rm_objects")) == ("max", 0)
         assert os.stat(k / "rm_objects_max").st_mode & 0o777 == 0o644
         assert os.stat(k / "rm_objects").st_mode & 0o777 == 0o444
         write(k / "rm_objects_max", "100\n")
@@ -67,7 +65,7 @@ def test_the_knob_and_create_key() -> None:
         a = Rm(dev=d)
         try:
             a.device()  # its client, a device and a subdevice
-            assert held("obk") == 3
+            assert count("obk", "rm_objects") == 3
             assert instance_count("obk", "rm objects") == 3
             # below what the instance holds: refused, nothing changes; at it: taken
             assert errno_of_write(k / "rm_objects_max", "2") == errno.EBUSY
@@ -76,7 +74,7 @@ def test_the_knob_and_create_key() -> None:
             assert read(k / "rm_objects_max") == "3"
         finally:
             a.close()
-        wait_held("obk", 0)
+        wait_count("obk", "rm_objects", 0)
     with instance("obk2", opts="mem=8M rm_objects=7"):
         assert read(inst_dir("obk2") / "rm_objects_max") == "7"
     for bad_key in ("rm_objects=0", "rm_objects=max rm_objects=4", "rm_objects=many"):
@@ -100,7 +98,7 @@ def test_the_bound_refuses_every_way_of_making_an_object(seal_mode: str, xfer: b
             assert status == rm.OK
             assert a.export_object(mem, export) == rm.OK
             assert a.os_event(rm.ALLOC_OS_EVENT, EVENT_KEY) == rm.OK  # a key, not an object
-            full = held("obb")
+            full = count("obb", "rm_objects")
             assert full == 4
             write(inst_dir("obb") / "rm_objects_max", f"{full}\n")
 
@@ -114,7 +112,7 @@ def test_the_bound_refuses_every_way_of_making_an_object(seal_mode: str, xfer: b
             assert sysmem_on_gpu_node(a, dev, 0x7001) == refused
             assert gpu_node_event(a, sub)[0] == refused
             assert a.import_object(export, dev)[0] == refused
-            assert held("obb") == full
+            assert count("obb", "rm_objects") == full
             ev = next_event(sock, "refused")
             assert (ev.instance, ev.gpu, ev.pid) == ("obb", 0, os.getpid())
             assert "rm_objects_max" in ev.detail
@@ -122,11 +120,11 @@ def test_the_bound_refuses_every_way_of_making_an_object(seal_mode: str, xfer: b
             # the other instance is not bound by it
             devb, _ = b.device()
             assert b.vidmem(devb, 1 << 20)[0] == rm.OK
-            assert held("obo") == 4
+            assert count("obo", "rm_objects") == 4
 
             # a free makes room for one more
             assert a.free(mem) == rm.OK
-            assert held("obb") == full - 1
+            assert count("obb", "rm_objects") == full - 1
             status, mem, _ = a.vidmem(dev, 4096)
             assert status == rm.OK
             assert a.vidmem(dev, 4096)[0] == refused
@@ -141,20 +139,20 @@ def test_the_bound_refuses_every_way_of_making_an_object(seal_mode: str, xfer: b
             assert status == rm.OK
             status, imported = a.import_object(export, dev)
             assert status == rm.OK
-            assert held("obb") == full + 5
+            assert count("obb", "rm_objects") == full + 5
             # ...and each free takes one off, through the ctl node as RM frees them
             for h in (imported, event, 0x7001):
                 assert a.free(h) == rm.OK
-            assert held("obb") == full + 2
+            assert count("obb", "rm_objects") == full + 2
             assert a.free(dev) == rm.OK  # the device: everything under it
-            assert held("obb") == 1  # the client
+            assert count("obb", "rm_objects") == 1  # the client
         finally:
             os.close(export)
             a.close()
             b.close()
             sock.close()
-        wait_held("obb", 0)
-        wait_held("obo", 0)
+        wait_count("obb", "rm_objects", 0)
+        wait_count("obo", "rm_objects", 0)
 
 
 def test_a_killed_process_gives_its_objects_back() -> None:
@@ -167,5 +165,5 @@ def test_a_killed_process_gives_its_objects_back() -> None:
             sysmem_on_gpu_node(t, dev, 0x7001)
 
         with killed_after(hold):
-            assert held("obkill") == 5
-        wait_held("obkill", 0)
+            assert count("obkill", "rm_objects") == 5
+        wait_count("obkill", "rm_objects", 0)

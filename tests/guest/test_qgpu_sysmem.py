@@ -11,11 +11,20 @@ from __future__ import annotations
 import errno
 import os
 import struct
-import time
 
 import rm
 from holder import killed_after
-from qgpu_sysfs import errno_of_write, gpu_dir, inst_dir, instance, mem_current, read, write
+from qgpu_sysfs import (
+    count,
+    errno_of_write,
+    gpu_dir,
+    inst_dir,
+    instance,
+    mem_current,
+    read,
+    wait_count,
+    write,
+)
 from rm import Rm
 
 KIB, MIB = 1 << 10, 1 << 20
@@ -23,21 +32,6 @@ PCI = rm.ATTR_LOCATION_PCI
 PAGE_4K = 1 << 23  # NVOS32 ATTR PAGE_SIZE=4KB
 DEVICELESS = 0x90CE  # NV01_MEMORY_DEVICELESS: system memory under the client itself
 NO_MAP = 1 << 30  # NVOS02 FLAGS MAPPING=NO_MAP
-
-
-def sys_current(name: str) -> int:
-    return int(read(inst_dir(name) / "sysmem_current"))
-
-
-def events(name: str) -> int:
-    return int(read(inst_dir(name) / "events"))
-
-
-def wait_sys(name: str, n: int) -> None:
-    deadline = time.monotonic() + 20
-    while sys_current(name) != n:
-        assert time.monotonic() < deadline, f"{name}: sysmem_current {sys_current(name)}, not {n}"
-        time.sleep(0.05)
 
 
 def rm_has(r: Rm, handle: int) -> bool:
@@ -75,7 +69,11 @@ def test_the_knob_and_create_key() -> None:
     assert "sysmem" in read(gpu_dir(0) / "create_keys").split()
     with instance("smk", opts="sysmem=4M") as d:
         k = inst_dir("smk")
-        assert (read(k / "sysmem_max"), sys_current("smk"), read(k / "sysmem_peak")) == (
+        assert (
+            read(k / "sysmem_max"),
+            count("smk", "sysmem_current"),
+            read(k / "sysmem_peak"),
+        ) == (
             str(4 * MIB),
             0,
             "0",
@@ -90,7 +88,7 @@ def test_the_knob_and_create_key() -> None:
         try:
             dev, _ = a.device()
             assert sysmem(a, dev, 256 * KIB)[0] == rm.OK
-            assert sys_current("smk") == 256 * KIB
+            assert count("smk", "sysmem_current") == 256 * KIB
             # below what the instance holds: refused, nothing changes; at it: taken; live
             assert errno_of_write(k / "sysmem_max", "128K") == errno.EBUSY
             assert read(k / "sysmem_max") == str(4 * MIB)
@@ -101,7 +99,7 @@ def test_the_knob_and_create_key() -> None:
             assert sysmem(a, dev, 4 * KIB)[0] == rm.OK
         finally:
             a.close()
-        wait_sys("smk", 0)
+        wait_count("smk", "sysmem_current", 0)
         assert read(k / "sysmem_peak") == str(260 * KIB)
     with instance("smk2") as d:
         assert read(inst_dir("smk2") / "sysmem_max") == "max"
@@ -116,27 +114,27 @@ def test_the_limit_holds_to_the_page_and_leaves_video_memory_alone() -> None:
             xdev, _ = x.device()
             status, h, size = sysmem(r, dev, 512 * KIB - 1)
             assert (status, size) == (rm.OK, 512 * KIB)
-            assert sys_current("sml") == 512 * KIB
+            assert count("sml", "sysmem_current") == 512 * KIB
             assert mem_current("sml") == 0
             # the XFER-wrapped path up to exactly the limit; one page over fails cleanly
             assert sysmem(x, xdev, 508 * KIB)[0] == rm.OK
-            assert sys_current("sml") == 1020 * KIB
-            before = events("sml")
+            assert count("sml", "sysmem_current") == 1020 * KIB
+            before = count("sml", "events")
             status, hover, _ = sysmem(x, xdev, 8 * KIB, hnew=0xCAFE0001)
             assert (status, hover) == (rm.NO_MEMORY, 0xCAFE0001)
             assert not rm_has(x, 0xCAFE0001)  # nothing was allocated
-            assert events("sml") == before + 1
+            assert count("sml", "events") == before + 1
             assert sysmem(x, xdev, 4 * KIB)[0] == rm.OK
-            assert sys_current("sml") == MIB
+            assert count("sml", "sysmem_current") == MIB
             # video memory has its own limit, untouched by system memory
             assert r.vidmem(dev, 8 * MIB)[0] == rm.OK
-            assert (mem_current("sml"), sys_current("sml")) == (8 * MIB, MIB)
+            assert (mem_current("sml"), count("sml", "sysmem_current")) == (8 * MIB, MIB)
             assert r.free(h) == rm.OK
-            assert sys_current("sml") == 512 * KIB
+            assert count("sml", "sysmem_current") == 512 * KIB
         finally:
             r.close()
             x.close()
-        wait_sys("sml", 0)
+        wait_count("sml", "sysmem_current", 0)
 
 
 def test_vid_heap_and_alloc_memory_system_memory_are_charged() -> None:
@@ -146,20 +144,20 @@ def test_vid_heap_and_alloc_memory_system_memory_are_charged() -> None:
             dev, _ = r.device()
             status, hheap = heap_sysmem(r, dev, 256 * KIB)
             assert status == rm.OK
-            assert sys_current("smv") == 256 * KIB
+            assert count("smv", "sysmem_current") == 256 * KIB
             assert heap_sysmem(r, dev, 1024 * KIB)[0] == rm.NO_MEMORY
             # RM_ALLOC_MEMORY (limit + 1 bytes) through the GPU node
             assert alloc_memory_sysmem(r, dev, 0x5E000001, 512 * KIB) == rm.OK
-            assert sys_current("smv") == 768 * KIB
+            assert count("smv", "sysmem_current") == 768 * KIB
             assert alloc_memory_sysmem(r, dev, 0x5E000002, 512 * KIB) == rm.NO_MEMORY
             assert not rm_has(r, 0x5E000002)
             # without a handle RM would make one nobody could name, and free or charge
             assert alloc_memory_sysmem(r, dev, 0, 4 * KIB) == rm.INVALID_OBJECT_HANDLE
-            assert sys_current("smv") == 768 * KIB
+            assert count("smv", "sysmem_current") == 768 * KIB
             assert r.free(0x5E000001) == rm.OK
             heap = r.vid_heap(rm.NVOS32_FREE, dev, hmemory=hheap)
             assert struct.unpack_from("<I", heap, 20)[0] == rm.OK
-            assert sys_current("smv") == 0
+            assert count("smv", "sysmem_current") == 0
         finally:
             r.close()
 
@@ -174,11 +172,11 @@ def test_duplicates_share_the_charge_and_a_freed_device_returns_it() -> None:
             assert status == rm.OK
             status, hdup = b.dup(bdev, a.client, h)
             assert status == rm.OK
-            assert sys_current("smd") == 768 * KIB  # one allocation, one charge
+            assert count("smd", "sysmem_current") == 768 * KIB  # one allocation, one charge
             assert a.free(h) == rm.OK
-            assert sys_current("smd") == 768 * KIB  # the duplicate still holds it
+            assert count("smd", "sysmem_current") == 768 * KIB  # the duplicate still holds it
             assert b.free(bdev) == rm.OK  # the device, and the duplicate under it
-            assert sys_current("smd") == 0
+            assert count("smd", "sysmem_current") == 0
         finally:
             a.close()
             b.close()
@@ -197,7 +195,7 @@ def test_a_killed_process_leaves_no_charge_and_other_instances_are_not_bound() -
             assert alloc_memory_sysmem(r, dev, 0x5E000003, 4 * KIB) == rm.NO_MEMORY  # full
 
         with killed_after(hold):
-            assert sys_current("smx") == MIB
+            assert count("smx", "sysmem_current") == MIB
             other = Rm(dev=e)
             try:
                 odev, _ = other.device()
@@ -205,8 +203,8 @@ def test_a_killed_process_leaves_no_charge_and_other_instances_are_not_bound() -
                 assert sysmem(other, odev, 4 * KIB)[0] == rm.NO_MEMORY
             finally:
                 other.close()
-        wait_sys("smx", 0)
-        assert sys_current("smy") == 0
+        wait_count("smx", "sysmem_current", 0)
+        assert count("smy", "sysmem_current") == 0
 
 
 def test_oom_netlink_event_names_system_memory() -> None:
