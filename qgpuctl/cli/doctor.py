@@ -25,6 +25,7 @@ from qgpuctl.core.doctor import (
     check_numa,
     check_progress,
     check_seal,
+    check_sysmem,
     check_udev_rules,
     run_checks,
 )
@@ -80,6 +81,7 @@ def doctor(ctx: typer.Context, output: OutputOverride = None) -> None:
         check_instance_nodes(state, app.dev),
         check_isolation(state),
         check_channels(state),
+        check_sysmem(state),
         check_cdi(state, specs, lambda: current_spec(app)),
     ]
     rows = [{"check": c.name, "status": c.status, "detail": c.detail} for c in checks]

@@ -281,6 +281,36 @@ def check_channels(state: State | None) -> Check:
     return _ok(name, f"bounded on all {len(shared)} instances that share a GPU")
 
 
+def check_sysmem(state: State | None) -> Check:
+    """Instances whose system memory is unlimited (the ``sysmem_max`` knob).
+
+    The driver allocates a tenant's system memory (``NV01_MEMORY_SYSTEM``: libcuda's own buffers,
+    ``cudaHostAlloc``) itself, pinned, and charges it to no memory cgroup: without a limit one
+    tenant can take the host's memory, whether or not it shares its GPU.
+    """
+    name = "system memory limited"
+    if state is None:
+        return _warn(name, "skipped: cannot read the instances")
+    if not state.instances:
+        return _ok(name, "no instances")
+    if any(inst.sysmem_max is None for _, inst in state.instances):
+        return _warn(
+            name,
+            "the qgpu module has no sysmem_max knob: the system memory the driver pins for a"
+            " tenant is charged to no limit and no memory cgroup; load a qgpu module that has it",
+        )
+    unlimited = [inst.name for _, inst in state.instances if inst.sysmem_limit is None]
+    if unlimited:
+        return _warn(
+            name,
+            f"unlimited on {', '.join(unlimited)}: the driver pins their system memory outside"
+            " every memory cgroup, so one tenant can take the host's memory; give untrusted ones"
+            " a limit (qgpuctl set NAME --sysmem SIZE; a CUDA context pins 70M, plus what its"
+            " process allocates with cudaHostAlloc)",
+        )
+    return _ok(name, f"limited on all {len(state.instances)} instances")
+
+
 def check_kernel_client(status: str | None) -> Check:
     """qgpu's own RM client in the driver, from the ``rm_client:`` line of /proc/qgpu/status.
 

@@ -126,7 +126,7 @@ def test_qgpuctl_create_waits_through_udev(rules: Path) -> None:
 
 
 def test_doctor_on_the_real_system(rules: Path) -> None:
-    create("udv6 mem=1G core=10")
+    create("udv6 mem=1G core=10 sysmem=256M")
     spec = Path("/var/run/cdi/qgpu.yaml")  # /var/run -> /run, a tmpfs in the guest
     try:
         r = qgpuctl("cdi", "generate", "--file", str(spec))
@@ -149,6 +149,7 @@ def test_doctor_on_the_real_system(rules: Path) -> None:
         "instance device nodes": "ok",
         "dma-buf exports refused": "ok",
         "channels bounded": "ok",
+        "system memory limited": "ok",
         "CDI spec current": "ok",
         "GPU memory as NUMA node": "ok",
     }, checks

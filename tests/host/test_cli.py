@@ -43,6 +43,7 @@ CHECKS = [
     "instance device nodes",
     "dma-buf exports refused",
     "channels bounded",
+    "system memory limited",
     "CDI spec current",
 ]
 

@@ -445,7 +445,7 @@ def test_cdi_generate_without_instances_removes_the_file(host: Host) -> None:
 
 
 def test_doctor_on_a_healthy_fake_host(host: Host) -> None:
-    host.invoke("create", "a", "--mem", "1G", "--core", "5")
+    host.invoke("create", "a", "--mem", "1G", "--core", "5", "--sysmem", "256M")
     (host.files / "etc/udev/rules.d").mkdir(parents=True)
     (host.files / "etc/udev/rules.d/70-qgpu.rules").write_text("")
     r = host.invoke("-o", "json", "doctor")

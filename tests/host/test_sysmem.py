@@ -8,7 +8,9 @@ import json
 import pytest
 from conftest import GIB, Host, policy_text
 
+from qgpuctl.backends import schema as k
 from qgpuctl.backends.qgpufs import QgpuControl, create_line
+from qgpuctl.core.doctor import check_sysmem
 from qgpuctl.core.plan import InstanceConfig, Phase, make_plan
 from qgpuctl.core.policy import load_policy
 from qgpuctl.core.state import read_state
@@ -140,3 +142,21 @@ def test_a_module_without_the_knob(host: Host) -> None:
     r = host.invoke("set", "a", "--sysmem", "1G")
     assert r.exit_code == EXIT_KERNEL and "sysmem_max" in r.stderr
     assert host.kernel.writes == []
+
+
+def test_doctor_says_which_instances_have_unlimited_system_memory(host: Host) -> None:
+    assert check_sysmem(read_state(host.kernel)).detail == "no instances"
+    ctl = QgpuControl(host.kernel)
+    ctl.create(0, "a", InstanceConfig(GIB, 10, "online"))
+    ctl.create(1, "b", InstanceConfig(GIB, 10, "online", sysmem=GIB))
+    # alone on its GPU or not: the host's memory is what every instance shares
+    check = check_sysmem(read_state(host.kernel))
+    assert check.status == "warn" and "unlimited on a:" in check.detail
+    assert "qgpuctl set NAME --sysmem SIZE" in check.detail
+    ctl.write_instance(0, "a", k.INST_SYSMEM_MAX, "256M")
+    check = check_sysmem(read_state(host.kernel))
+    assert (check.status, check.detail) == ("ok", "limited on all 2 instances")
+    host.kernel.remove_attr(f"{k.instance_dir(0, 'a')}/{k.INST_SYSMEM_MAX}")
+    check = check_sysmem(read_state(host.kernel))
+    assert check.status == "warn" and "no sysmem_max knob" in check.detail
+    assert check_sysmem(None).status == "warn"
