@@ -625,6 +625,81 @@ struct nvrm_nvos56 {
 	u32 _pad1;
 };
 
+/*
+ * NVOS46 (RM_MAP_MEMORY_DMA: map memory into a GPU virtual address range) and NVOS47
+ * (RM_UNMAP_MEMORY_DMA), nvos.h. Read at 525.147.05, 545.29.06, 550.40.07, 575.64.05, 580.65.06
+ * and 580.142: flags2@36 and kindOverride@40 appear in 580.65.06 and move dmaOffset and status
+ * by 8; NVOS47's size@32 appears in 550.40.07 and moves status by 8. dmaOffset is written back
+ * as the absolute GPU virtual address of the mapping (rmapiMapWithSecInfo() copies it back,
+ * virtmemMapTo_IMPL() sets it from dmaAllocMap_IMPL()'s vaddr, 525-580), and NVOS47 names that
+ * address.
+ */
+/* NVOS46_FLAGS_DMA_OFFSET_FIXED (bit 15): dmaOffset is absolute, not from hDma's base */
+#define NVRM_NVOS46_FLAGS_DMA_OFFSET_FIXED	0x8000u
+
+/* 525-575, 56 B */
+struct nvrm_nvos46_v525 {
+	u32 hclient;		/* @0 */
+	u32 hdevice;		/* @4 */
+	u32 hdma;		/* @8: the virtual memory mapped into */
+	u32 hmemory;		/* @12: the memory mapped */
+	u64 offset;		/* @16: into hMemory */
+	u64 length;		/* @24 */
+	u32 flags;		/* @32 */
+	u32 _pad0;
+	u64 dma_offset;		/* @40: in, from hDma's base (absolute if FIXED); out, absolute */
+	u32 status;		/* @48 */
+	u32 _pad1;
+};
+
+/* 580-595, 64 B */
+struct nvrm_nvos46_v580 {
+	u32 hclient;		/* @0 */
+	u32 hdevice;		/* @4 */
+	u32 hdma;		/* @8 */
+	u32 hmemory;		/* @12 */
+	u64 offset;		/* @16 */
+	u64 length;		/* @24 */
+	u32 flags;		/* @32 */
+	u32 flags2;		/* @36 */
+	u32 kind_override;	/* @40 */
+	u32 _pad0;
+	u64 dma_offset;		/* @48 */
+	u32 status;		/* @56 */
+	u32 _pad1;
+};
+
+/* 525-545, 40 B: the mapping of hMemory at exactly dmaOffset (refFindInterMapping()) */
+struct nvrm_nvos47_v525 {
+	u32 hclient;		/* @0 */
+	u32 hdevice;		/* @4 */
+	u32 hdma;		/* @8 */
+	u32 hmemory;		/* @12 */
+	u32 flags;		/* @16 */
+	u32 _pad0;
+	u64 dma_offset;		/* @24 */
+	u32 status;		/* @32 */
+	u32 _pad1;
+};
+
+/*
+ * 550-595, 48 B: size 0 unmaps the mapping at exactly dmaOffset, any other size every part of
+ * hDma's mappings made with hDevice within [dmaOffset, dmaOffset + size), splitting what it cuts
+ * (serverInterUnmapInternal(), rs_server.c, 580.142); hMemory is not read.
+ */
+struct nvrm_nvos47_v550 {
+	u32 hclient;		/* @0 */
+	u32 hdevice;		/* @4 */
+	u32 hdma;		/* @8 */
+	u32 hmemory;		/* @12 */
+	u32 flags;		/* @16 */
+	u32 _pad0;
+	u64 dma_offset;		/* @24 */
+	u64 size;		/* @32 */
+	u32 status;		/* @40 */
+	u32 _pad1;
+};
+
 /* nvos.h NVOS02_FLAGS_* (RM_ALLOC_MEMORY), 525-595 */
 #define NVRM_NVOS02_FLAGS_PHYSICALITY_SHIFT		4		/* 7:4 */
 #define NVRM_NVOS02_FLAGS_PHYSICALITY_MASK		0xfu
@@ -1681,6 +1756,17 @@ NVRM_ASSERT_SIZE(struct nvrm_nvos33_with_fd, 56);
 NVRM_ASSERT_OFFSET(struct nvrm_nvos33_with_fd, fd, 48);
 NVRM_ASSERT_SIZE(struct nvrm_nvos34, 32);
 NVRM_ASSERT_SIZE(struct nvrm_nvos56, NVRM_NVOS56_SIZE);
+NVRM_ASSERT_SIZE(struct nvrm_nvos46_v525, NVRM_NVOS46_SIZE_V525);
+NVRM_ASSERT_SIZE(struct nvrm_nvos46_v580, NVRM_NVOS46_SIZE_V580);
+NVRM_ASSERT_OFFSET(struct nvrm_nvos46_v525, dma_offset, 40);
+NVRM_ASSERT_OFFSET(struct nvrm_nvos46_v525, status, 48);
+NVRM_ASSERT_OFFSET(struct nvrm_nvos46_v580, dma_offset, 48);
+NVRM_ASSERT_OFFSET(struct nvrm_nvos46_v580, status, 56);
+NVRM_ASSERT_SIZE(struct nvrm_nvos47_v525, NVRM_NVOS47_SIZE_V525);
+NVRM_ASSERT_SIZE(struct nvrm_nvos47_v550, NVRM_NVOS47_SIZE_V550);
+NVRM_ASSERT_OFFSET(struct nvrm_nvos47_v525, status, 32);
+NVRM_ASSERT_OFFSET(struct nvrm_nvos47_v550, size, 32);
+NVRM_ASSERT_OFFSET(struct nvrm_nvos47_v550, status, 40);
 NVRM_ASSERT_OFFSET(struct nvrm_nvos56, pnew_cpu_address, 24);
 NVRM_ASSERT_OFFSET(struct nvrm_nvos56, status, 32);
 NVRM_ASSERT_OFFSET(struct nvrm_nvos34, plinear_address, 16);

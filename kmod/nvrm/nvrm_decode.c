@@ -1117,6 +1117,84 @@ int nvrm_dmabuf_export_decode(const struct nvrm_abi *abi, const void *buf, u32 s
 }
 
 /**
+ * nvrm_dma_map_decode() - decode NVOS46 (RM_MAP_MEMORY_DMA)
+ * @abi: driver profile
+ * @buf: kernel copy of the parameters
+ * @size: their size; must be the profile's (56 B in 525-575, 64 B in 580-595)
+ * @out: filled on success
+ *
+ * Return: 0 on success, -EINVAL on a size mismatch (the driver refuses the escape).
+ */
+int nvrm_dma_map_decode(const struct nvrm_abi *abi, const void *buf, u32 size,
+			struct nvrm_dma_map *out)
+{
+	if (!abi || !buf || !out || !size || size != abi->nvos46_size)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	/* The fields up to flags are the same in both layouts. */
+	out->hclient = get_u32(buf, offsetof(struct nvrm_nvos46_v525, hclient));
+	out->hdevice = get_u32(buf, offsetof(struct nvrm_nvos46_v525, hdevice));
+	out->hdma = get_u32(buf, offsetof(struct nvrm_nvos46_v525, hdma));
+	out->hmemory = get_u32(buf, offsetof(struct nvrm_nvos46_v525, hmemory));
+	out->offset = get_u64(buf, offsetof(struct nvrm_nvos46_v525, offset));
+	out->length = get_u64(buf, offsetof(struct nvrm_nvos46_v525, length));
+	out->flags = get_u32(buf, offsetof(struct nvrm_nvos46_v525, flags));
+	if (size == NVRM_NVOS46_SIZE_V525) {
+		out->dma_offset_off = offsetof(struct nvrm_nvos46_v525, dma_offset);
+		out->status_off = offsetof(struct nvrm_nvos46_v525, status);
+	} else {
+		out->dma_offset_off = offsetof(struct nvrm_nvos46_v580, dma_offset);
+		out->status_off = offsetof(struct nvrm_nvos46_v580, status);
+	}
+	out->dma_offset = get_u64(buf, out->dma_offset_off);
+	out->status = get_u32(buf, out->status_off);
+	return 0;
+}
+
+/**
+ * nvrm_dma_unmap_decode() - decode NVOS47 (RM_UNMAP_MEMORY_DMA)
+ * @abi: driver profile
+ * @buf: kernel copy of the parameters
+ * @size: their size; must be the profile's (40 B in 525-545, 48 B in 550-595)
+ * @out: filled on success
+ *
+ * Return: 0 on success, -EINVAL on a size mismatch (the driver refuses the escape).
+ */
+int nvrm_dma_unmap_decode(const struct nvrm_abi *abi, const void *buf, u32 size,
+			  struct nvrm_dma_unmap *out)
+{
+	if (!abi || !buf || !out || !size || size != abi->nvos47_size)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	out->hclient = get_u32(buf, offsetof(struct nvrm_nvos47_v525, hclient));
+	out->hdevice = get_u32(buf, offsetof(struct nvrm_nvos47_v525, hdevice));
+	out->hdma = get_u32(buf, offsetof(struct nvrm_nvos47_v525, hdma));
+	out->hmemory = get_u32(buf, offsetof(struct nvrm_nvos47_v525, hmemory));
+	out->flags = get_u32(buf, offsetof(struct nvrm_nvos47_v525, flags));
+	out->dma_offset = get_u64(buf, offsetof(struct nvrm_nvos47_v525, dma_offset));
+	if (size == NVRM_NVOS47_SIZE_V525) {
+		out->status_off = offsetof(struct nvrm_nvos47_v525, status);
+	} else {
+		out->has_size = true;
+		out->size = get_u64(buf, offsetof(struct nvrm_nvos47_v550, size));
+		out->status_off = offsetof(struct nvrm_nvos47_v550, status);
+	}
+	out->status = get_u32(buf, out->status_off);
+	return 0;
+}
+
+/* Write a field of a parameter block at an offset a decoder returned. */
+void nvrm_put_u32(void *buf, u32 off, u32 v)
+{
+	put_u32(buf, off, v);
+}
+
+void nvrm_put_u64(void *buf, u32 off, u64 v)
+{
+	put_u64(buf, off, v);
+}
+
+/**
  * nvrm_gpu_get_info_v2_size() - sizeof(NV2080_CTRL_GPU_GET_INFO_V2_PARAMS) of a version
  * @abi: the driver's profile
  *

@@ -229,6 +229,60 @@ struct nvrm_dmabuf_export {
 	u32 sizes_off;
 };
 
+/**
+ * struct nvrm_dma_map - decoded NVOS46 (RM_MAP_MEMORY_DMA), either layout
+ * @hclient: the client
+ * @hdevice: the device the mapping is made for (RM's context)
+ * @hdma: the virtual memory mapped into
+ * @hmemory: the memory mapped
+ * @offset: where in @hmemory the mapping starts
+ * @length: bytes mapped
+ * @flags: NVOS46 flags (NVRM_NVOS46_FLAGS_*)
+ * @dma_offset: in, from @hdma's base, or absolute with DMA_OFFSET_FIXED; written back absolute
+ * @status: the status field
+ * @dma_offset_off: offset of dmaOffset in the parameters
+ * @status_off: offset of status
+ */
+struct nvrm_dma_map {
+	u32 hclient;
+	u32 hdevice;
+	u32 hdma;
+	u32 hmemory;
+	u64 offset;
+	u64 length;
+	u32 flags;
+	u64 dma_offset;
+	u32 status;
+	u32 dma_offset_off;
+	u32 status_off;
+};
+
+/**
+ * struct nvrm_dma_unmap - decoded NVOS47 (RM_UNMAP_MEMORY_DMA), either layout
+ * @hclient: the client
+ * @hdevice: the device the mapping was made for
+ * @hdma: the virtual memory
+ * @hmemory: the memory (matched in 525-545 only)
+ * @flags: NVOS47 flags
+ * @dma_offset: the mapping's absolute GPU virtual address, or the start of the span to unmap
+ * @size: the span to unmap; 0 (always, in 525-545): the whole mapping at exactly @dma_offset
+ * @has_size: the layout has size (550+), and RM matches the mapping by @hdevice, not @hmemory
+ * @status: the status field
+ * @status_off: offset of status
+ */
+struct nvrm_dma_unmap {
+	u32 hclient;
+	u32 hdevice;
+	u32 hdma;
+	u32 hmemory;
+	u32 flags;
+	u64 dma_offset;
+	u64 size;
+	bool has_size;
+	u32 status;
+	u32 status_off;
+};
+
 /* Versions and profiles */
 int nvrm_parse_version(const char *s, struct nvrm_version *v);
 const struct nvrm_abi *nvrm_abi_lookup(const char *version_string);
@@ -271,6 +325,13 @@ void nvrm_dmabuf_export_object(const void *buf, const struct nvrm_dmabuf_export 
 			       u32 *handle, u64 *offset, u64 *size);
 
 /* GPU_GET_INFO_V2 / GPU_GET_CACHED_INFO */
+int nvrm_dma_map_decode(const struct nvrm_abi *abi, const void *buf, u32 size,
+			struct nvrm_dma_map *out);
+int nvrm_dma_unmap_decode(const struct nvrm_abi *abi, const void *buf, u32 size,
+			  struct nvrm_dma_unmap *out);
+void nvrm_put_u32(void *buf, u32 off, u32 v);
+void nvrm_put_u64(void *buf, u32 off, u64 v);
+
 u32 nvrm_gpu_get_info_v2_size(const struct nvrm_abi *abi);
 u32 nvrm_gpu_info_check(const struct nvrm_abi *abi, const void *buf, u32 size);
 u32 nvrm_gpu_info_hide_dmabuf(const struct nvrm_abi *abi, void *buf, u32 size);

@@ -48,6 +48,9 @@ struct proc_dir_entry;
  * @engine: the simulated engine of this GPU (nvsim_engine.c)
  * @proc: its /proc/driver/nvsim/gpu<N> directory
  * @attached: references ctl files took with ATTACH_GPUS_TO_FD (nvsim_attach.c)
+ * @dma_maps: RM_MAP_MEMORY_DMA records live in its virtual allocations (nvsim_dmamap.c; under
+ *	nvsim_rm_lock)
+ * @dma_mapped: the bytes they map (under nvsim_rm_lock)
  */
 struct nvsim_gpu {
 	unsigned int index;
@@ -60,6 +63,8 @@ struct nvsim_gpu {
 	struct nvsim_engine *engine;
 	struct proc_dir_entry *proc;
 	atomic_t attached;
+	unsigned int dma_maps;
+	u64 dma_mapped;
 };
 
 struct nvsim_export_slot;
@@ -147,6 +152,8 @@ struct nvsim_share_list;
  * @cpu_maps: RM_MAP_MEMORY records naming this handle (nvsim_mmap.c), dropped with it
  * @shares: its own share policy list once an RM_SHARE set one (nvsim_dup.c), else NULL: the
  *	default policy applies
+ * @dma_maps: its parts in RM_MAP_MEMORY_DMA records, as hDma, hMemory or hDevice
+ *	(nvsim_dmamap.c), which go with it
  */
 struct nvsim_object {
 	u32 handle;
@@ -159,6 +166,7 @@ struct nvsim_object {
 	struct nvsim_res *res;
 	unsigned int cpu_maps;
 	struct nvsim_share_list *shares;
+	struct list_head dma_maps;
 };
 
 /**
@@ -386,6 +394,10 @@ void nvidia_dev_put(u32 gpu_id, void *sp, bool reset_aware);
 int nvsim_attach_gpus(struct file *file, const void *params, u32 size);
 void nvsim_attach_release(struct nvsim_file *nf);
 int nvsim_attach_proc_init(struct nvsim_gpu *gpu);
+int nvsim_dmamap_proc_init(struct nvsim_gpu *gpu);
+int nvsim_map_memory_dma(struct file *file, void *params, u32 size);
+int nvsim_unmap_memory_dma(struct file *file, void *params, u32 size);
+void nvsim_dmamap_object_freed(struct nvsim_object *obj);
 
 /* nvsim_rmioctl.c: the RM's escapes, under the real driver's name (see there) */
 int rm_ioctl(void *sp, void *nv, struct file *nvfp, u32 cmd, void *data, u32 size);

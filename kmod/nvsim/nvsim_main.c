@@ -169,6 +169,8 @@ static int nvsim_setup_gpus(void)
 		gpu->gpu_id = (i + 1) << 8;	/* PCI bus i + 1, device 0 */
 		gpu->fb_size = (u64)fb_mib << 20;
 		gpu->fb_used = 0;
+		gpu->dma_maps = 0;
+		gpu->dma_mapped = 0;
 		snprintf(gpu->uuid, sizeof(gpu->uuid), "%.*s%012llx", NVSIM_UUID_LEN - 13,
 			 gpu_uuid, (tail + i) & 0xffffffffffffULL);
 	}
@@ -213,6 +215,9 @@ static int nvsim_create_gpus(void)
 			goto err;
 		}
 		ret = nvsim_attach_proc_init(&nvsim_gpus[i]);
+		if (ret)
+			goto err;
+		ret = nvsim_dmamap_proc_init(&nvsim_gpus[i]);
 		if (ret)
 			goto err;
 		ret = nvsim_engine_init(&nvsim_gpus[i]);

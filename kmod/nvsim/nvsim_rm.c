@@ -175,6 +175,7 @@ static void nvsim_object_free_subtree(struct nvsim_client *client, struct nvsim_
 	list_for_each_entry_safe(child, tmp, &obj->children, sibling)
 		nvsim_object_free_subtree(client, child);
 	nvsim_mmap_object_freed(obj);
+	nvsim_dmamap_object_freed(obj);
 	mem = nvsim_obj_mem(obj);
 	if (mem && mem->owner_obj == obj)
 		mem->owner_obj = NULL;
@@ -220,6 +221,7 @@ static u32 nvsim_client_alloc(const struct nvsim_caller *caller, struct nvrm_all
 	client->root.hclass = NVRM_CLASS_NV01_ROOT_CLIENT;
 	client->root.client = client;
 	INIT_LIST_HEAD(&client->root.children);
+	INIT_LIST_HEAD(&client->root.dma_maps);
 	client->owner = caller->owner;
 	client->kernel = caller->kernel;
 	client->tgid = caller->tgid;
@@ -377,6 +379,7 @@ u32 nvsim_object_new(struct nvsim_client *client, struct nvsim_object *parent, u
 	obj->parent = parent;
 	obj->gpu = parent->gpu;
 	INIT_LIST_HEAD(&obj->children);
+	INIT_LIST_HEAD(&obj->dma_maps);
 	*out = obj;
 	return NVRM_OK;
 }

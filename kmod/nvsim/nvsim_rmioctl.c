@@ -44,6 +44,10 @@ noinline int rm_ioctl(void *sp, void *nv, struct file *nvfp, u32 cmd, void *data
 		return nvsim_map_memory(nvfp, data, size);
 	case NVRM_ESC_RM_UNMAP_MEMORY:
 		return nvsim_unmap_memory(nvfp, data, size);
+	case NVRM_ESC_RM_MAP_MEMORY_DMA:
+		return nvsim_map_memory_dma(nvfp, data, size);
+	case NVRM_ESC_RM_UNMAP_MEMORY_DMA:
+		return nvsim_unmap_memory_dma(nvfp, data, size);
 	case NVRM_ESC_RM_UPDATE_DEVICE_MAPPING_INFO:
 		return nvsim_update_device_mapping_info(nvfp, data, size);
 	case NVRM_ESC_RM_DUP_OBJECT:

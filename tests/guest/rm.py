@@ -30,6 +30,9 @@ RM_MAP_MEMORY, RM_UNMAP_MEMORY = 0x4E, 0x4F
 RM_ALLOC_MEMORY, RM_DUP_OBJECT, RM_VID_HEAP_CONTROL, RM_GET_EVENT_DATA = 0x27, 0x34, 0x4A, 0x52
 ALLOC_OS_EVENT, FREE_OS_EVENT = 206, 207
 RM_SHARE, RM_ACCESS_REGISTRY = 0x35, 0x4D
+RM_MAP_MEMORY_DMA, RM_UNMAP_MEMORY_DMA = 0x57, 0x58
+VIRTMEM = 0x50A0  # NV50_MEMORY_VIRTUAL
+DMA_OFFSET_FIXED = 1 << 15  # NVOS46_FLAGS_DMA_OFFSET_FIXED
 RM_UPDATE_DEVICE_MAPPING_INFO = 0x5E
 NUMA_INFO, EXPORT_TO_DMABUF_FD = 215, 217
 
@@ -161,6 +164,12 @@ def param(name: str) -> str:
 def attached_refs(gpu: int) -> int:
     """References files took on nvsim's GPU `gpu` with ATTACH_GPUS_TO_FD and still hold."""
     return int(Path(f"/proc/driver/nvsim/gpu{gpu}/attached").read_text())
+
+
+def dma_mappings(gpu: int = 0) -> tuple[int, int]:
+    """nvsim's RM_MAP_MEMORY_DMA records on a GPU, and the bytes they map."""
+    text = Path(f"/proc/driver/nvsim/gpu{gpu}/dma_mappings").read_text().split()
+    return int(text[1]), int(text[3])
 
 
 def fb_bytes() -> int:
@@ -370,6 +379,42 @@ class Rm:
         )
         self.call(self.ctl, RM_UPDATE_DEVICE_MAPPING_INFO, buf)
         return NVOS56.unpack(buf)[6]
+
+    def map_dma(
+        self,
+        hdevice: int,
+        hdma: int,
+        hmemory: int,
+        length: int,
+        dma_offset: int = 0,
+        offset: int = 0,
+        flags: int = 0,
+        hclient: int = 0,
+    ) -> tuple[int, int]:
+        """RM_MAP_MEMORY_DMA (NVOS46): (status, the dmaOffset RM wrote back: an absolute VA)."""
+        v580 = abi_at_least((580,))
+        fmt = "<IIIIQQIIIIQI4x" if v580 else "<IIIIQQI4xQI4x"
+        head = (hclient or self.client, hdevice, hdma, hmemory, offset, length, flags)
+        fields = (
+            (*head, 0, 0, 0, dma_offset, 0xFFFFFFFF) if v580 else (*head, dma_offset, 0xFFFFFFFF)
+        )
+        buf = bytearray(struct.pack(fmt, *fields))
+        self.call(self.ctl, RM_MAP_MEMORY_DMA, buf)
+        out = struct.unpack(fmt, buf)
+        return out[-1], out[-2]
+
+    def unmap_dma(
+        self, hdevice: int, hdma: int, dma_offset: int, size: int = 0, hmemory: int = 0
+    ) -> int:
+        """RM_UNMAP_MEMORY_DMA (NVOS47); size is dropped where the layout has none (525-545)."""
+        if abi_at_least((550,)):
+            fmt, fields = "<IIIII4xQQI4x", (dma_offset, size)
+        else:
+            fmt, fields = "<IIIII4xQI4x", (dma_offset,)
+        head = (self.client, hdevice, hdma, hmemory, 0)
+        buf = bytearray(struct.pack(fmt, *head, *fields, 0xFFFFFFFF))
+        self.call(self.ctl, RM_UNMAP_MEMORY_DMA, buf)
+        return struct.unpack(fmt, buf)[-1]
 
     def fb_info(self, subdevice: int, *indices: int) -> list[int]:
         params = bytearray(fb_info_v2_size())

@@ -965,3 +965,77 @@ TEST(status_names)
 		EXPECT_STREQ(nvrm_status_name(rows[i].code), rows[i].name);
 	}
 }
+
+/* NVOS46/NVOS47 by layout: dmaOffset and status move with flags2/kindOverride (580) and size (550). */
+TEST(dma_map_and_unmap_decode_by_version)
+{
+	const struct nvrm_abi *a545 = nvrm_abi_lookup("545.23.06");
+	const struct nvrm_abi *a575 = nvrm_abi_lookup("575.64.05");
+	const struct nvrm_abi *a580 = nvrm_abi_lookup("580.65.06");
+	struct nvrm_nvos46_v525 m525 = {
+		.hclient = 0xC1, .hdevice = 0xD1, .hdma = 0xA1, .hmemory = 0xB1, .offset = 0x1000,
+		.length = 0x200000, .flags = NVRM_NVOS46_FLAGS_DMA_OFFSET_FIXED,
+		.dma_offset = 0x100200000ull, .status = 7,
+	};
+	struct nvrm_nvos46_v580 m580 = {
+		.hclient = 0xC2, .hdevice = 0xD2, .hdma = 0xA2, .hmemory = 0xB2, .offset = 0x2000,
+		.length = 0x1000, .flags = 0, .flags2 = 3, .kind_override = 9,
+		.dma_offset = 0x4000, .status = 8,
+	};
+	struct nvrm_nvos47_v525 u525 = {
+		.hclient = 0xC3, .hdevice = 0xD3, .hdma = 0xA3, .hmemory = 0xB3, .dma_offset = 0x5000,
+		.status = 9,
+	};
+	struct nvrm_nvos47_v550 u550 = {
+		.hclient = 0xC4, .hdevice = 0xD4, .hdma = 0xA4, .hmemory = 0xB4, .dma_offset = 0x6000,
+		.size = 0x3000, .status = 10,
+	};
+	struct nvrm_dma_unmap u;
+	struct nvrm_dma_map m;
+
+	ASSERT_NOT_NULL(a545);
+	ASSERT_NOT_NULL(a575);
+	ASSERT_NOT_NULL(a580);
+	ASSERT_EQ_INT(nvrm_dma_map_decode(a575, &m525, sizeof(m525), &m), 0);
+	EXPECT_EQ(m.hclient, 0xC1);
+	EXPECT_EQ(m.hdevice, 0xD1);
+	EXPECT_EQ(m.hdma, 0xA1);
+	EXPECT_EQ(m.hmemory, 0xB1);
+	EXPECT_EQ(m.offset, 0x1000);
+	EXPECT_EQ(m.length, 0x200000);
+	EXPECT_EQ(m.flags, NVRM_NVOS46_FLAGS_DMA_OFFSET_FIXED);
+	EXPECT_EQ(m.dma_offset, 0x100200000ull);
+	EXPECT_EQ(m.status, 7);
+	EXPECT_EQ(m.dma_offset_off, 40);
+	EXPECT_EQ(m.status_off, 48);
+	ASSERT_EQ_INT(nvrm_dma_map_decode(a580, &m580, sizeof(m580), &m), 0);
+	EXPECT_EQ(m.hmemory, 0xB2);
+	EXPECT_EQ(m.dma_offset, 0x4000);
+	EXPECT_EQ(m.status, 8);
+	EXPECT_EQ(m.dma_offset_off, 48);
+	EXPECT_EQ(m.status_off, 56);
+	nvrm_put_u64(&m580, m.dma_offset_off, 0x123456789000ull);
+	nvrm_put_u32(&m580, m.status_off, NVRM_OK);
+	EXPECT_EQ(m580.dma_offset, 0x123456789000ull);
+	EXPECT_EQ(m580.status, NVRM_OK);
+	EXPECT_EQ(m580.kind_override, 9);
+	EXPECT_EQ_INT(nvrm_dma_map_decode(a580, &m525, sizeof(m525), &m), -EINVAL);
+	EXPECT_EQ_INT(nvrm_dma_map_decode(a575, &m580, sizeof(m580), &m), -EINVAL);
+
+	ASSERT_EQ_INT(nvrm_dma_unmap_decode(a545, &u525, sizeof(u525), &u), 0);
+	EXPECT_EQ(u.hdma, 0xA3);
+	EXPECT_EQ(u.hmemory, 0xB3);
+	EXPECT_EQ(u.dma_offset, 0x5000);
+	EXPECT_FALSE(u.has_size);
+	EXPECT_EQ(u.size, 0);
+	EXPECT_EQ(u.status, 9);
+	EXPECT_EQ(u.status_off, 32);
+	ASSERT_EQ_INT(nvrm_dma_unmap_decode(a575, &u550, sizeof(u550), &u), 0);
+	EXPECT_EQ(u.hdevice, 0xD4);
+	EXPECT_TRUE(u.has_size);
+	EXPECT_EQ(u.size, 0x3000);
+	EXPECT_EQ(u.status, 10);
+	EXPECT_EQ(u.status_off, 40);
+	EXPECT_EQ_INT(nvrm_dma_unmap_decode(a545, &u550, sizeof(u550), &u), -EINVAL);
+	EXPECT_EQ_INT(nvrm_dma_unmap_decode(NULL, &u550, sizeof(u550), &u), -EINVAL);
+}
