@@ -2,7 +2,8 @@
 /*
  * Parsing of the `create` knob:
  * "NAME [mem=SIZE] [core=PCT] [class=online|offline] [managed=allow|refuse]
- * [dmabuf=allow|refuse] [channels=N|max] [rm_objects=N|max] [sysmem=SIZE]".
+ * [dmabuf=allow|refuse] [channels=N|max] [rm_objects=N|max] [sysmem=SIZE]
+ * [mapped=SIZE]".
  *
  * Strict on purpose: the operator's tools write these lines, and a typo that silently created an
  * instance with default limits would be worse than an error. Any deviation is -EINVAL and the
@@ -173,6 +174,33 @@ int qgpu_parse_rm_objects(const char *s, size_t len, u32 *out)
 	return qgpu_parse_bound(s, len, 8, QGPU_RM_OBJECTS_LIMIT, out);
 }
 
+/**
+ * qgpu_parse_mapped() - parse a bound on the GPU virtual address space an instance's RM mappings
+ * span
+ * @s: the value, not NUL-terminated
+ * @len: its length; one trailing newline is allowed (a sysfs write)
+ * @units: the bound on success, in 2 MiB regions: 1..QGPU_MAPPED_UNITS_LIMIT, or 0 for ``max``
+ *
+ * Return: 0, or -EINVAL for anything else: a bad size (qgpu_parse_size()), one that is not a
+ * multiple of 2 MiB, or one above QGPU_MAPPED_UNITS_LIMIT regions.
+ */
+int qgpu_parse_mapped(const char *s, size_t len, u32 *units)
+{
+	u64 bytes;
+
+	if (!s || !units)
+		return -EINVAL;
+	if (len && s[len - 1] == '\n')
+		len--;
+	if (qgpu_parse_size(s, len, &bytes))
+		return -EINVAL;
+	if (bytes & (QGPU_MAPPED_UNIT - 1) ||
+	    (bytes >> QGPU_MAPPED_UNIT_SHIFT) > QGPU_MAPPED_UNITS_LIMIT)
+		return -EINVAL;
+	*units = (u32)(bytes >> QGPU_MAPPED_UNIT_SHIFT);
+	return 0;
+}
+
 /* The keys after the name, in the order of their bits in the seen mask. */
 enum qgpu_create_key {
 	QGPU_KEY_MEM,
@@ -183,6 +211,7 @@ enum qgpu_create_key {
 	QGPU_KEY_CHANNELS,
 	QGPU_KEY_RM_OBJECTS,
 	QGPU_KEY_SYSMEM,
+	QGPU_KEY_MAPPED,
 	QGPU_KEY_COUNT,
 };
 
@@ -195,6 +224,7 @@ static const char *const qgpu_create_keys[QGPU_KEY_COUNT] = {
 	[QGPU_KEY_CHANNELS] = "channels",
 	[QGPU_KEY_RM_OBJECTS] = "rm_objects",
 	[QGPU_KEY_SYSMEM] = "sysmem",
+	[QGPU_KEY_MAPPED] = "mapped",
 };
 
 /* A value that is one of two words: 0 for @first, 1 for @second, else -EINVAL. */
@@ -243,6 +273,8 @@ static int qgpu_parse_option(const char *tok, size_t len, struct qgpu_create_req
 		return qgpu_parse_channels(val, vlen, &req->channels);
 	case QGPU_KEY_RM_OBJECTS:
 		return qgpu_parse_rm_objects(val, vlen, &req->rm_objects);
+	case QGPU_KEY_MAPPED:
+		return qgpu_parse_mapped(val, vlen, &req->mapped);
 	case QGPU_KEY_CLASS:
 		ret = qgpu_parse_either(val, vlen, "online", "offline");
 		if (ret >= 0)
@@ -265,13 +297,14 @@ static int qgpu_parse_option(const char *tok, size_t len, struct qgpu_create_req
  * @buf: the bytes written (sysfs passes them NUL-terminated, but only @len counts)
  * @len: their number; one trailing newline is allowed
  * @req: filled on success; untouched fields keep their defaults (mem max, core 100, online,
- *	managed allow, dmabuf refuse, channels max, rm_objects max, sysmem max)
+ *	managed allow, dmabuf refuse, channels max, rm_objects max, sysmem max, mapped max)
  *
  * Tokens are separated by spaces or tabs. The first is the name (see qgpu_name_valid()), the
  * others are mem=SIZE (qgpu_parse_size()), core=PCT (1..100), class=online|offline,
  * managed=allow|refuse, dmabuf=allow|refuse, channels=N|max (qgpu_parse_channels()),
- * rm_objects=N|max (qgpu_parse_rm_objects()) and sysmem=SIZE (as mem=), each at most once, in
- * any order. A NUL byte, a second newline, an unknown key or a bad value is an error.
+ * rm_objects=N|max (qgpu_parse_rm_objects()), sysmem=SIZE (as mem=) and mapped=SIZE
+ * (qgpu_parse_mapped()), each at most once, in any order. A NUL byte, a second newline, an
+ * unknown key or a bad value is an error.
  *
  * Return: 0 on success, -EINVAL on any error.
  */

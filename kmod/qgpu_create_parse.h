@@ -33,6 +33,16 @@
  */
 #define QGPU_RM_OBJECTS_LIMIT	16777216
 
+/*
+ * mapped= bounds the GPU virtual address space an instance's RM mappings span, counted in whole
+ * 2 MiB regions (QGPU_MAPPED_UNIT): a mapping, however small, holds a record of RM's and the
+ * page tables of the regions it touches (DOC: GPU mappings in qgpu_mapped.c). The value is a
+ * size, a multiple of 2 MiB; the largest taken is 2^28 regions (512 TiB).
+ */
+#define QGPU_MAPPED_UNIT_SHIFT	21
+#define QGPU_MAPPED_UNIT	0x200000ULL	/* 1 << QGPU_MAPPED_UNIT_SHIFT */
+#define QGPU_MAPPED_UNITS_LIMIT	268435456U	/* 2^28 */
+
 /**
  * enum qgpu_class - scheduling class of an instance
  * @QGPU_CLASS_ONLINE: latency-sensitive; preempts offline instances (issue 6)
@@ -59,6 +69,8 @@ enum qgpu_class {
  *	("max", the default; see DOC: channels in qgpu_channels.c)
  * @rm_objects: at most this many RM objects held at once; 0 means unbounded ("max", the
  *	default; see DOC: RM objects in qgpu_objects.c)
+ * @mapped: at most this many 2 MiB regions of GPU virtual address space spanned by its RM
+ *	mappings at once; 0 means unbounded ("max", the default; DOC: GPU mappings in qgpu_mapped.c)
  */
 struct qgpu_create_req {
 	char name[QGPU_NAME_MAX + 1];
@@ -70,15 +82,17 @@ struct qgpu_create_req {
 	bool refuse_dmabuf;
 	u32 channels;
 	u32 rm_objects;
+	u32 mapped;
 };
 
 /* The keys `create` takes after the name, as the GPU's read-only `create_keys` lists them. */
-#define QGPU_CREATE_KEYS	"mem core class managed dmabuf channels rm_objects sysmem"
+#define QGPU_CREATE_KEYS	"mem core class managed dmabuf channels rm_objects sysmem mapped"
 
 bool qgpu_name_valid(const char *name, size_t len);
 int qgpu_parse_size(const char *s, size_t len, u64 *out);
 int qgpu_parse_channels(const char *s, size_t len, u32 *out);
 int qgpu_parse_rm_objects(const char *s, size_t len, u32 *out);
+int qgpu_parse_mapped(const char *s, size_t len, u32 *units);
 int qgpu_create_parse(const char *buf, size_t len, struct qgpu_create_req *req);
 const char *qgpu_class_name(enum qgpu_class cls);
 

@@ -15,6 +15,7 @@
 #include "qgpu_export.h"
 #include "qgpu_internal.h"
 #include "qgpu_kclient.h"
+#include "qgpu_mapped.h"
 #include "qgpu_rmtrack.h"
 #include "qgpu_sched.h"
 #include "qgpu_seal.h"
@@ -76,6 +77,9 @@
  *   RM_ALLOC_MEMORY, the OS_UNIX imports) must fit under the instance's ``rm_objects_max`` (DOC:
  *   RM objects); what it made is mirrored, on a GPU node in the mirror of the ctl file
  *   REGISTER_FD bound it to.
+ * - RM_MAP_MEMORY_DMA and RM_UNMAP_MEMORY_DMA (ctl proxies): the GPU address space the
+ *   instance's mappings span is bounded by ``mapped_max`` and followed on the mirror, and RM
+ *   reads qgpu's copy (DOC: GPU mappings, qgpu_mapped.c).
  * - Everything else is forwarded unchanged, with the caller's pointer: qgpu decided nothing about
  *   it. That includes FINN-serialized controls.
  *
@@ -1224,6 +1228,10 @@ long qgpu_escape_ioctl(struct file *file, unsigned int cmd, unsigned long arg, b
 		return qgpu_clients_share(qf, cmd, arg, size, compat);
 	case NVRM_ESC_RM_UPDATE_DEVICE_MAPPING_INFO:
 		return qgpu_clients_update_mapping(qf, cmd, arg, size, compat);
+	case NVRM_ESC_RM_MAP_MEMORY_DMA:
+		return qgpu_mapped_map_ioctl(qf, cmd, arg, size, compat);
+	case NVRM_ESC_RM_UNMAP_MEMORY_DMA:
+		return qgpu_mapped_unmap_ioctl(qf, cmd, arg, size, compat);
 	default:
 		break;
 	}

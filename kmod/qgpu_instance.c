@@ -16,6 +16,7 @@
 #include <linux/xarray.h>
 
 #include "qgpu_internal.h"
+#include "qgpu_mapped.h"
 #include "qgpu_netlink.h"
 #include "qgpu_sched.h"
 
@@ -34,6 +35,8 @@
  *   and their count (DOC: channels in qgpu_channels.c).
  * - ``rm_objects_max`` (0644), ``rm_objects`` (0444): the bound on the RM objects its processes
  *   hold and their count (DOC: RM objects in qgpu_objects.c).
+ * - ``mapped_max`` (0644), ``mapped_current`` (0444): the bound on the GPU virtual address space
+ *   its RM mappings span, and what they span (DOC: GPU mappings in qgpu_mapped.c).
  * - ``core`` (0644), ``class`` (0644), ``gpu_time_ns``, ``throttled_ns``, ``preemptions``,
  *   ``share`` (0444): compute scheduling (DOC: compute scheduling in qgpu_sched.c).
  * - ``processes`` (0444): one line ``PID COMM`` per process (host pid namespace) that has one of
@@ -176,6 +179,7 @@ static const struct attribute_group *qgpu_instance_groups[] = {
 	&qgpu_mem_instance_group,
 	&qgpu_channels_instance_group,
 	&qgpu_objects_instance_group,
+	&qgpu_mapped_instance_group,
 	&qgpu_sched_inst_group,
 	NULL,
 };
@@ -283,6 +287,7 @@ int qgpu_instance_create(struct qgpu_gpu *gpu, const struct qgpu_create_req *req
 	inst->mem.refuse_dmabuf = req->refuse_dmabuf;
 	qgpu_bound_init(&inst->channels, req->channels);
 	qgpu_bound_init(&inst->objects, req->rm_objects);
+	qgpu_bound_init(&inst->mapped, req->mapped);
 	inst->state = QGPU_INST_CREATING;
 	INIT_LIST_HEAD(&inst->files);
 	mutex_init(&inst->params_seal);

@@ -155,6 +155,8 @@ enum qgpu_instance_state {
  *	clients)
  * @mem: its memory limit and charges (qgpu_mem.c)
  * @channels: its channels and channel groups, counted and bounded (qgpu_channels.c)
+ * @mapped: the 2 MiB regions of GPU address space its RM mappings span, and their bound
+ *	(qgpu_mapped.c)
  * @os_events: the OS events RM holds for its files (qgpu_os_events.c)
  * @sched: its compute-scheduling state (qgpu_sched.c), freed with the instance
  * @params_seal: one forward at a time whose parameters qgpu has RM or UVM read from its checked
@@ -176,6 +178,7 @@ struct qgpu_instance {
 	struct qgpu_bound objects;
 	struct qgpu_mem_inst mem;
 	struct qgpu_bound channels;
+	struct qgpu_bound mapped;
 	struct qgpu_os_events os_events;
 	struct qgpu_sched_inst *sched;
 	struct mutex params_seal;	/* see @params_seal above */

@@ -183,3 +183,40 @@ bool qgpu_mem_fb_index_view(u32 index, u64 total, u64 free, u32 *data)
 		return false;
 	}
 }
+
+/**
+ * qgpu_mapped_units() - the 2 MiB regions of GPU virtual address space a mapping touches
+ * @va: its first address
+ * @len: its length in bytes
+ *
+ * What a mapping counts against ``mapped_max`` (DOC: GPU mappings in qgpu_mapped.c).
+ *
+ * Return: the number of regions; 0 for an empty mapping, ~0 for one past the end of the
+ * address space (RM refuses such a call).
+ */
+u64 qgpu_mapped_units(u64 va, u64 len)
+{
+	if (!len)
+		return 0;
+	if (va + (len - 1) < va)
+		return ~0ULL;
+	return ((va + (len - 1)) >> QGPU_MAPPED_UNIT_SHIFT) - (va >> QGPU_MAPPED_UNIT_SHIFT) + 1;
+}
+
+/**
+ * qgpu_mapped_units_most() - the most 2 MiB regions a mapping of @len bytes may touch, wherever
+ * it is placed
+ * @len: its length in bytes
+ *
+ * For a mapping whose address RM chooses, or places from a base qgpu does not know.
+ *
+ * Return: the number of regions; 0 for @len 0, ~0 where it cannot be counted.
+ */
+u64 qgpu_mapped_units_most(u64 len)
+{
+	if (!len)
+		return 0;
+	if (len > ~0ULL - (QGPU_MAPPED_UNIT - 2))
+		return ~0ULL;
+	return ((len + (QGPU_MAPPED_UNIT - 2)) >> QGPU_MAPPED_UNIT_SHIFT) + 1;
+}

@@ -19,5 +19,7 @@ bool qgpu_mem_sum_fits(u64 others, u64 max, u64 memory);
 int qgpu_mem_parse_max(const char *buf, size_t len, u64 *out);
 u64 qgpu_mem_view_free(u64 max, u64 used, u64 memory, u64 real_free);
 bool qgpu_mem_fb_index_view(u32 index, u64 total, u64 free, u32 *data);
+u64 qgpu_mapped_units(u64 va, u64 len);
+u64 qgpu_mapped_units_most(u64 len);
 
 #endif /* QGPU_MEM_LIMIT_H */

@@ -55,7 +55,8 @@
  * to, and count in that file's mirror; through a node never bound RM makes none.
  *
  * Not counted: what RM makes inside a call for its own purposes (a mapping's records, a channel's
- * instance block). Those are not tenant handles; ``channels_max`` bounds the biggest.
+ * instance block). Those are not tenant handles; ``channels_max`` bounds a channel's, and
+ * ``mapped_max`` a GPU mapping's (DOC: GPU mappings in qgpu_mapped.c).
  */
 
 /**

@@ -33,6 +33,7 @@
 #include "qgpu_export.h"
 #include "qgpu_internal.h"
 #include "qgpu_kclient.h"
+#include "qgpu_mapped.h"
 #include "qgpu_rmtrack.h"
 #include "qgpu_uvm_hold.h"
 
@@ -143,6 +144,7 @@ static void qgpu_rmnode_free(struct qgpu_rmclient *client, struct qgpu_rmnode *n
 	qgpu_objects_gone(client->inst);
 	if (node->channel)
 		qgpu_channels_put(client->inst);
+	qgpu_mapped_node_gone(node);
 	if (node->ops)
 		node->ops->release(node);
 	if (mirror_frees)
@@ -175,6 +177,7 @@ static void qgpu_rmtrack_destroy(struct qgpu_rmtrack *t)
 		qgpu_rmclient_free(t, client);
 	mutex_unlock(&t->lock);
 	xa_destroy(&t->clients);
+	qgpu_mapped_release(t);
 	qgpu_export_release(t);
 	qgpu_uvm_release(t);
 	qgpu_os_events_release(t);
@@ -338,6 +341,7 @@ static struct qgpu_rmnode *qgpu_rmtrack_add_client(struct qgpu_rmtrack *t, u32 h
 	client->root.hclass = hclass;
 	client->inst = t->inst;
 	INIT_LIST_HEAD(&client->root.children);
+	INIT_LIST_HEAD(&client->root.dma_maps);
 	INIT_RCU_WORK(&client->free_work, qgpu_rmclient_free_work);
 	if (xa_err(xa_store(&t->clients, qgpu_rmclient_key(hclient), client, GFP_KERNEL_ACCOUNT)))
 		goto err_destroy;
@@ -363,6 +367,7 @@ static bool qgpu_rmclient_link(struct qgpu_rmtrack *t, struct qgpu_rmclient *cli
 		parent = &client->root;
 	node->parent = parent;
 	INIT_LIST_HEAD(&node->children);
+	INIT_LIST_HEAD(&node->dma_maps);
 	if (rhashtable_insert_fast(&client->nodes, &node->hash, qgpu_rmnode_params))
 		return false;
 	list_add_tail(&node->sibling, &parent->children);
@@ -401,7 +406,7 @@ struct qgpu_rmnode *qgpu_rmtrack_add(struct qgpu_rmtrack *t, u32 hclient, u32 hp
 		 * duplicate): a node that carries some stays, and the new object goes untracked.
 		 * A stateless one is replaced: nothing is lost either way.
 		 */
-		if (node->ops || !list_empty(&node->children))
+		if (node->ops || !list_empty(&node->children) || !list_empty(&node->dma_maps))
 			return NULL;
 		qgpu_rmnode_free(client, node);
 	}
@@ -422,7 +427,7 @@ static bool qgpu_rmnode_has_state(const struct qgpu_rmnode *node)
 {
 	const struct qgpu_rmnode *child;
 
-	if (node->ops)
+	if (node->ops || !list_empty(&node->dma_maps))
 		return true;
 	list_for_each_entry(child, &node->children, sibling)
 		if (qgpu_rmnode_has_state(child))

@@ -44,6 +44,8 @@ struct qgpu_rmnode_ops {
  *	mirror never frees it itself (qgpu_rmtrack_insert_made())
  * @channel: a channel or channel group the instance's ``channels`` counts (qgpu_channels.c),
  *	until the node goes
+ * @dma_maps: its parts in the RM_MAP_MEMORY_DMA mappings qgpu models (qgpu_mapped.c), as the
+ *	virtual allocation, the memory or the device; they go with it
  * @rcu: freed after a grace period (lookups under RCU, qgpu_rmtrack_lookup_rcu())
  *
  * Everything but @ops and @payload is read under the tracker's lock only.
@@ -59,6 +61,7 @@ struct qgpu_rmnode {
 	void *payload;
 	bool in_payload;
 	bool channel;
+	struct list_head dma_maps;
 	struct rcu_head rcu;
 };
 
@@ -80,6 +83,9 @@ struct qgpu_rmnode {
  *	the real file), under the instance's os_events.keys_lock (qgpu_os_events.c)
  * @objects_reserved: RM objects the call in progress reserved under the instance's
  *	``rm_objects_max`` and the mirror has not yet recorded (qgpu_objects.c); under @lock
+ * @mapped_pinned: 2 MiB regions of RM_MAP_MEMORY_DMA mappings qgpu could not place in its model,
+ *	counted in the instance's ``mapped_current`` until the tracker goes (qgpu_mapped.c); under
+ *	@lock
  */
 struct qgpu_rmtrack {
 	struct mutex lock;	/* see above */
@@ -91,6 +97,7 @@ struct qgpu_rmtrack {
 	struct qgpu_uvm_model *uvm;
 	unsigned int os_events;
 	u32 objects_reserved;
+	u32 mapped_pinned;
 };
 
 /* The class of a mirrored duplicate whose source qgpu does not mirror (0 would be NV01_ROOT). */

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import rm
 from qgpu_sysfs import count, inst_dir, instance, instance_count, mem_current, remove
-from rm import Channel, Rm
+from rm import Channel, Rm, abi_at_least
 
 # QGPU_FUZZ_SEED and QGPU_FUZZ_OPS replay a failure or search longer; the suite runs fixed seeds
 SEED = int(os.environ.get("QGPU_FUZZ_SEED", "2026"))
@@ -84,6 +84,8 @@ ESCAPES = [
     rm.RM_GET_EVENT_DATA,
     rm.RM_SHARE,
     rm.RM_UPDATE_DEVICE_MAPPING_INFO,
+    rm.RM_MAP_MEMORY_DMA,
+    rm.RM_UNMAP_MEMORY_DMA,
     rm.CARD_INFO,
     rm.ATTACH_GPUS,
     rm.SYS_PARAMS,
@@ -102,6 +104,7 @@ PARENTS = {
     rm.VIDMEM: rm.DEVICE,
     rm.SYSMEM: rm.DEVICE,
     rm.MEMORY_VIRTUAL_0070: rm.DEVICE,
+    rm.VIRTMEM: rm.DEVICE,
     rm.VASPACE: rm.DEVICE,
     rm.TSG: rm.DEVICE,
     rm.CTXSHARE: rm.TSG,
@@ -143,6 +146,7 @@ class Tenant:
         self.made: dict[int, int] = {}  # handle -> class, what RM said it made
         self.parent: dict[int, int] = {}  # handle -> the parent it was made under
         self.channels: list[Channel] = []
+        self.mapped: list[int] = []  # GPU addresses RM_MAP_MEMORY_DMA wrote back
         self.scratch = scratch()
         self.device()
 
@@ -270,6 +274,38 @@ class Tenant:
         hmemory = self.handle(rnd.choice([rm.VIDMEM, rm.USERMODE]))
         self.r.map_memory(self.handle(rm.DEVICE), hmemory, rnd.choice([0, 4096]), length, fd)
 
+    def virtual(self) -> None:
+        """A range of GPU addresses to map into."""
+        parent = self.handle(rm.DEVICE)
+        size = self.rnd.choice([64 << 20, 1 << 30, 4096, self.rnd.getrandbits(64)])
+        status, h, _, _ = self.r.memory(rm.VIRTMEM, parent, size)
+        self.keep(status, h, rm.VIRTMEM, parent)
+
+    def dma(self) -> None:
+        """RM_MAP_MEMORY_DMA anywhere, and RM_UNMAP_MEMORY_DMA of what was mapped, all of it or a
+        span (cutting holes), near it, or of nothing."""
+        rnd = self.rnd
+        # mostly what it made, so that RM gets past the handles to the addresses
+        mine = rnd.random() < 0.9
+        pick = self.of if mine else self.handle
+        dev, virt = pick(rm.DEVICE), pick(rm.VIRTMEM)
+        near = rnd.choice(self.mapped) if self.mapped else rnd.getrandbits(48)
+        delta = rnd.choice([0, 0, 4096, -4096, 1 << 20, 2 << 20, rnd.getrandbits(32)])
+        at = (near + delta) % (1 << 64)
+        if rnd.random() < 0.4:
+            size = rnd.choice([0, 0, 4096, 1 << 20, rnd.getrandbits(64)])
+            hmemory = pick(rm.VIDMEM)
+            self.r.unmap_dma(dev, virt, at, size if abi_at_least((550,)) else 0, hmemory)
+            return
+        mem = pick(rnd.choice([rm.VIDMEM, rm.VIDMEM, rm.SYSMEM]))
+        length = rnd.choice([0, 100, 4096, 4096, 65536, 1 << 20, 2 << 20, rnd.getrandbits(64)])
+        offset = rnd.choice([0, 0, 512, 4096, rnd.getrandbits(64)])
+        flags = rnd.choice([0, 0, rm.DMA_OFFSET_FIXED, rnd.getrandbits(32)])
+        dma_offset = at if flags & rm.DMA_OFFSET_FIXED else rnd.choice([0, 4096, 3 << 20, at])
+        status, va = self.r.map_dma(dev, virt, mem, length, dma_offset, offset, flags)
+        if status == rm.OK:
+            self.mapped.append(va)
+
     def raw(self) -> None:
         """An escape of a random size, full of random bytes and pointers, maybe XFER-wrapped."""
         rnd = self.rnd
@@ -322,6 +358,10 @@ class Tenant:
             self.vid_heap,
             self.os_event,
             self.map,
+            self.virtual,
+            self.virtual,
+            self.dma,
+            self.dma,
             self.raw,
             self.xfer,
             self.channel,
@@ -374,6 +414,7 @@ def leftovers(name: str) -> dict[str, int]:
     return {
         "mem_current": mem_current(name),
         "sysmem_current": count(name, "sysmem_current"),
+        "mapped_current": count(name, "mapped_current"),
         "channels": count(name, "channels"),
         "rm objects": instance_count(name, "rm objects"),
         "os events": instance_count(name, "os events"),
@@ -398,7 +439,8 @@ def test_random_calls_leave_nothing_behind_and_spare_the_other_instance(seal_mod
     fb_free = host.fb_free_bytes(host.device()[1])
     host.close()
     os_events = Path("/proc/driver/nvsim/os_events").read_text()
-    fuzzed = "mem=64M sysmem=64M channels=48"
+    dma_mappings = rm.dma_mappings()
+    fuzzed = "mem=64M sysmem=64M channels=48 mapped=64M"
     with instance("fz-a", opts=fuzzed) as a, instance("fz-b", opts="mem=32M") as b:
         seeds = [SEED + k for k in range(4)]
         pids = [spawn(a, s) for s in seeds]
@@ -431,7 +473,8 @@ def test_random_calls_leave_nothing_behind_and_spare_the_other_instance(seal_mod
         remove("fz-a")
         remove("fz-b")
         assert not inst_dir("fz-a").exists() and not inst_dir("fz-b").exists()
-    # nothing left in the driver either: its video memory and OS events are as before
+    # nothing left in the driver either: its video memory, GPU mappings and OS events are as
+    # before
     host = Rm()
     try:
         sub = host.device()[1]
@@ -440,3 +483,4 @@ def test_random_calls_leave_nothing_behind_and_spare_the_other_instance(seal_mod
         host.close()
     now = settled(lambda: Path("/proc/driver/nvsim/os_events").read_text(), os_events)
     assert now == os_events, f"seeds {seeds}"
+    assert settled(rm.dma_mappings, dma_mappings) == dma_mappings, f"seeds {seeds}"

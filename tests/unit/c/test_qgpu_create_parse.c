@@ -279,3 +279,39 @@ TEST(rm_objects_values)
 		EXPECT_EQ(v, 7);
 	}
 }
+
+/* mapped=: a size in whole 2 MiB regions, at creation and in the mapped_max knob. */
+TEST(create_mapped_key_and_values)
+{
+	static const char *const bad[] = {
+		"", "0", "1M", "3M", "2049K", "1025T", "-2M", "2X", "MAX", " 2M", "4096",
+	};
+	struct qgpu_create_req req;
+	size_t i;
+	u32 v;
+
+	ASSERT_EQ_INT(parse("c mem=1G", &req), 0);
+	EXPECT_EQ(req.mapped, 0);
+	ASSERT_EQ_INT(parse("c mapped=64G mem=1G", &req), 0);
+	EXPECT_EQ(req.mapped, 32768);
+	ASSERT_EQ_INT(parse("c mapped=max", &req), 0);
+	EXPECT_EQ(req.mapped, 0);
+	EXPECT_EQ_INT(parse("c mapped=1M", &req), -EINVAL);
+	EXPECT_EQ_INT(parse("c mapped=2M mapped=4M", &req), -EINVAL);
+	ASSERT_EQ_INT(qgpu_parse_mapped("2M\n", 3, &v), 0);
+	EXPECT_EQ(v, 1);
+	ASSERT_EQ_INT(qgpu_parse_mapped("2048K", 5, &v), 0);
+	EXPECT_EQ(v, 1);
+	ASSERT_EQ_INT(qgpu_parse_mapped("512T", 4, &v), 0);
+	EXPECT_EQ(v, QGPU_MAPPED_UNITS_LIMIT);
+	ASSERT_EQ_INT(qgpu_parse_mapped("max\n", 4, &v), 0);
+	EXPECT_EQ(v, 0);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		TAP_CASE("\"%s\"", bad[i]);
+		v = 7;
+		EXPECT_EQ_INT(qgpu_parse_mapped(bad[i], strlen(bad[i]), &v), -EINVAL);
+		EXPECT_EQ(v, 7);
+	}
+	EXPECT_STREQ(QGPU_CREATE_KEYS,
+		     "mem core class managed dmabuf channels rm_objects sysmem mapped");
+}

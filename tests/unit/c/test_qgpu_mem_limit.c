@@ -141,3 +141,30 @@ TEST(mem_fb_indices_an_instance_sees)
 	EXPECT_FALSE(qgpu_mem_fb_index_view(NVRM_FB_INFO_INDEX_HEAP_BASE_KB, 4 * GIB, GIB, &d));
 	EXPECT_EQ(d, 42);
 }
+
+/* What a mapping counts against mapped_max: the 2 MiB regions it touches. */
+TEST(mapped_units)
+{
+	const u64 mib = 1ULL << 20;
+
+	EXPECT_EQ(qgpu_mapped_units(0x100000000ULL, 0), 0);
+	EXPECT_EQ(qgpu_mapped_units(0x100000000ULL, 1), 1);
+	EXPECT_EQ(qgpu_mapped_units(0x100000000ULL, 2 * mib), 1);
+	EXPECT_EQ(qgpu_mapped_units(0x100000000ULL, 2 * mib + 1), 2);
+	EXPECT_EQ(qgpu_mapped_units(0x100000000ULL + 2 * mib - 4096, 8192), 2);
+	EXPECT_EQ(qgpu_mapped_units(0x100000000ULL + mib, 2 * mib), 2);
+	EXPECT_EQ(qgpu_mapped_units(0, 1ULL << 30), 512);
+	EXPECT_EQ(qgpu_mapped_units(~0ULL - 4095, 4096), 1);
+	EXPECT_EQ(qgpu_mapped_units(~0ULL - 4095, 8192), ~0ULL);
+	/* the most any placement touches bounds every placement */
+	EXPECT_EQ(qgpu_mapped_units_most(0), 0);
+	EXPECT_EQ(qgpu_mapped_units_most(1), 1);
+	EXPECT_EQ(qgpu_mapped_units_most(4096), 2);
+	EXPECT_EQ(qgpu_mapped_units_most(2 * mib), 2);
+	EXPECT_EQ(qgpu_mapped_units_most(2 * mib + 1), 2);
+	EXPECT_EQ(qgpu_mapped_units_most(2 * mib + 2), 3);
+	EXPECT_EQ(qgpu_mapped_units_most(1ULL << 30), 513);
+	EXPECT_EQ(qgpu_mapped_units_most(~0ULL), ~0ULL);
+	EXPECT_TRUE(qgpu_mapped_units_most(4096) >= qgpu_mapped_units(2 * mib - 4096, 4096));
+	EXPECT_TRUE(qgpu_mapped_units_most(3 * mib) >= qgpu_mapped_units(mib + 4096, 3 * mib));
+}

@@ -1,0 +1,471 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qgpu: the GPU virtual address space an instance's RM mappings span, counted and bounded.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/kobject.h>
+#include <linux/lockdep.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "nvrm/nvrm_decode.h"
+#include "qgpu_internal.h"
+#include "qgpu_mapped.h"
+#include "qgpu_mem.h"
+#include "qgpu_mem_limit.h"
+#include "qgpu_rmtrack.h"
+#include "qgpu_seal.h"
+
+/**
+ * DOC: GPU mappings
+ *
+ * RM_MAP_MEMORY_DMA maps memory into a range of GPU virtual addresses (a virtual allocation,
+ * NV50_MEMORY_VIRTUAL). RM makes no object for it, so neither ``mem_max`` nor ``rm_objects_max``
+ * sees it, yet each mapping costs what no limit charges (580.142, open-gpu-kernel-modules):
+ *
+ * - a record in the driver's memory (an RsInterMapping, a CLI_DMA_MAPPING_INFO and a sub-memory
+ *   descriptor, from kmalloc without __GFP_ACCOUNT: no cgroup is charged), kept until the
+ *   mapping goes; RM bounds their number nowhere;
+ * - page tables for the regions it touches, in video memory from a page-level pool every
+ *   client of the GPU shares (RM reserves them for 4 KiB pages, the worst case, before each map:
+ *   gvaspaceReserveMempool()). One small allocation mapped at many addresses far apart, or a
+ *   large one mapped many times, takes the GPU's memory past every tenant's limit.
+ *
+ * ``mapped_max`` (0644; a size, a multiple of 2 MiB, or ``max``; ``mapped=`` at creation, default
+ * ``max``) bounds the address space the instance's live RM mappings span, each counted in the
+ * whole 2 MiB regions it touches (qgpu_mapped_units()): a 4 KiB mapping counts 2 MiB, a 1 GiB
+ * one 1 GiB or 1 GiB and 2 MiB. So it bounds the records (one region at least each) and the
+ * page tables (one region's worth per region) together. ``mapped_current`` (0444) is what the
+ * live mappings count, in bytes. Lowering ``mapped_max`` below it is -EBUSY, as for the other
+ * bounds.
+ *
+ * A map is reserved before it is forwarded: exactly where the call names the address
+ * (DMA_OFFSET_FIXED), otherwise the most any placement of its length touches, settled on the
+ * address RM wrote back. Past the bound the call answers NV_ERR_NO_MEMORY, what RM answers when
+ * its page tables cannot be allocated, and is not forwarded; the netlink event ``refused`` names
+ * the process. A partial unmap (550+) that cuts a hole in a mapping leaves RM two records, and
+ * reserves the region the second may add the same way.
+ *
+ * qgpu keeps a model of RM's mappings on the tracker's mirror (qgpu_rmtrack.c): each mapping
+ * names its virtual allocation, its memory handle and its device, and goes when
+ * RM_UNMAP_MEMORY_DMA takes it (all of it, or the part in a span, as serverInterUnmap() does) or
+ * when any of the three leaves the mirror (RM_FREE of it or an ancestor, the client, the file):
+ * clientFreeResource() unmaps every mapping an object takes part in. A mapping whose objects
+ * the mirror does not have stays counted until its file goes.
+ *
+ * Sealed (DOC: sealed forwarding), RM reads qgpu's copy, and qgpu follows what RM wrote back.
+ * Unsealed, qgpu believes a call only if the tenant's parameters read the same after it and the
+ * status says NV_OK; a map it cannot believe stays counted until the file goes, an unmap it
+ * cannot believe lets nothing go. A sibling thread that changes the parameters between qgpu's
+ * read and RM's, and back, can still map more than qgpu counts.
+ *
+ * Not counted: UVM's external mappings (UVM_MAP_EXTERNAL_ALLOCATION), whose page tables UVM
+ * allocates; CPU mappings (RM_MAP_MEMORY), which map no GPU addresses.
+ */
+
+enum qgpu_mapped_role { QGPU_MAPPED_MAPPER, QGPU_MAPPED_MEMORY, QGPU_MAPPED_CONTEXT,
+			QGPU_MAPPED_ROLES };
+
+/* A node's part in a mapping: an entry in the node's dma_maps */
+struct qgpu_mapped_ref {
+	struct list_head node;
+	struct qgpu_mapped_map *map;
+};
+
+/**
+ * struct qgpu_mapped_map - one mapping RM keeps, as qgpu models it
+ * @ref: its entries in the mirror nodes' dma_maps
+ * @node: those nodes: the virtual allocation (hDma), the memory (hMemory), the device (hDevice)
+ * @inst: the instance whose ``mapped_current`` counts it
+ * @va: its absolute GPU virtual address
+ * @len: its length
+ * @units: the 2 MiB regions it touches
+ */
+struct qgpu_mapped_map {
+	struct qgpu_mapped_ref ref[QGPU_MAPPED_ROLES];
+	struct qgpu_rmnode *node[QGPU_MAPPED_ROLES];
+	struct qgpu_instance *inst;
+	u64 va;
+	u64 len;
+	u32 units;
+};
+
+/* Count @units more for @inst without asking the bound: RM has made them already. */
+static void qgpu_mapped_force(struct qgpu_instance *inst, u32 units)
+{
+	atomic_add(units, &inst->mapped.count);
+}
+
+static void qgpu_mapped_drop(struct qgpu_mapped_map *map)
+{
+	int i;
+
+	for (i = 0; i < QGPU_MAPPED_ROLES; i++)
+		list_del(&map->ref[i].node);
+	qgpu_bound_put(&map->inst->mapped, map->units);
+	kfree(map);
+}
+
+/* A mapping of @units regions RM made that qgpu cannot place: counted until the file goes. */
+static void qgpu_mapped_pin(struct qgpu_rmtrack *t, u32 units)
+{
+	t->mapped_pinned += units;
+}
+
+/*
+ * Record a mapping RM made, whose @units the instance counts already, on its nodes.
+ * Context: the tracker's lock held.
+ */
+static void qgpu_mapped_add(struct qgpu_rmtrack *t, struct qgpu_rmnode *node[QGPU_MAPPED_ROLES],
+			    u64 va, u64 len, u32 units)
+{
+	struct qgpu_mapped_map *map;
+	int i;
+
+	lockdep_assert_held(&t->lock);
+	map = kzalloc(sizeof(*map), GFP_KERNEL_ACCOUNT);
+	if (!map) {
+		qgpu_mapped_pin(t, units);
+		return;
+	}
+	for (i = 0; i < QGPU_MAPPED_ROLES; i++) {
+		map->node[i] = node[i];
+		map->ref[i].map = map;
+		list_add_tail(&map->ref[i].node, &node[i]->dma_maps);
+	}
+	map->inst = t->inst;
+	map->va = va;
+	map->len = len;
+	map->units = units;
+}
+
+/*
+ * RM mapped @p at @va: settle the @reserved regions on what it touches, and record it.
+ * Context: the tracker's lock held.
+ */
+static void qgpu_mapped_made(struct qgpu_rmtrack *t, const struct nvrm_dma_map *p, u64 va,
+			     u32 reserved)
+{
+	struct qgpu_instance *inst = t->inst;
+	struct qgpu_rmnode *node[QGPU_MAPPED_ROLES];
+	u64 units = qgpu_mapped_units(va, p->length);
+
+	if (units > QGPU_MAPPED_UNITS_LIMIT)	/* RM wrote back what it cannot have mapped */
+		units = reserved;
+	if (units > reserved)
+		qgpu_mapped_force(inst, units - reserved);
+	else if (units < reserved)
+		qgpu_bound_put(&inst->mapped, reserved - units);
+	node[QGPU_MAPPED_MAPPER] = qgpu_rmtrack_find(t, p->hclient, p->hdma);
+	node[QGPU_MAPPED_MEMORY] = qgpu_rmtrack_find(t, p->hclient, p->hmemory);
+	node[QGPU_MAPPED_CONTEXT] = qgpu_rmtrack_find(t, p->hclient, p->hdevice);
+	if (!node[QGPU_MAPPED_MAPPER] || !node[QGPU_MAPPED_MEMORY] || !node[QGPU_MAPPED_CONTEXT] ||
+	    p->hdma == p->hclient || p->hmemory == p->hclient || p->hdevice == p->hclient) {
+		qgpu_mapped_pin(t, units);
+		return;
+	}
+	qgpu_mapped_add(t, node, va, p->length, units);
+}
+
+/* Did the unsealed call's parameters read the same after it as before, but for its results? */
+static bool qgpu_mapped_same_map(const struct nvrm_dma_map *a, const struct nvrm_dma_map *b)
+{
+	return a->hclient == b->hclient && a->hdevice == b->hdevice && a->hdma == b->hdma &&
+	       a->hmemory == b->hmemory && a->offset == b->offset && a->length == b->length &&
+	       a->flags == b->flags;
+}
+
+/**
+ * qgpu_mapped_map_ioctl() - RM_MAP_MEMORY_DMA on a ctl proxy: reserve, forward, record
+ * @qf: the proxy
+ * @cmd: the command (the direct one for an unwrapped XFER)
+ * @arg: the caller's parameters
+ * @size: their size
+ * @compat: the caller is a 32-bit process
+ *
+ * See DOC: GPU mappings.
+ *
+ * Context: the caller's process context; takes the tracker's lock.
+ * Return: what the driver returns, or -EFAULT.
+ */
+long qgpu_mapped_map_ioctl(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,
+			   bool compat)
+{
+	struct qgpu_instance *inst = qf->inst;
+	struct qgpu_rmtrack *t = qf->track;
+	u8 buf[NVRM_NVOS46_SIZE_V580] __aligned(8);
+	struct nvrm_dma_map p, done;
+	bool sealed, believed;
+	u64 most;
+	long ret;
+
+	if (!t || size > sizeof(buf) || copy_from_user(buf, (void __user *)arg, size) ||
+	    nvrm_dma_map_decode(&inst->gpu->abi, buf, size, &p))
+		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	most = p.flags & NVRM_NVOS46_FLAGS_DMA_OFFSET_FIXED ?
+	       qgpu_mapped_units(p.dma_offset, p.length) : qgpu_mapped_units_most(p.length);
+	/* More than any memory or address space has: RM refuses it too, for the length. */
+	if (most > QGPU_MAPPED_UNITS_LIMIT)
+		return put_user(NVRM_ERR_INVALID_LIMIT, (u32 __user *)(arg + p.status_off)) ?
+		       -EFAULT : 0;
+
+	mutex_lock(&t->lock);
+	if (!qgpu_bound_reserve(&inst->mapped, most)) {
+		mutex_unlock(&t->lock);
+		qgpu_mem_call_refused(inst, "a GPU mapping past mapped_max");
+		return put_user(NVRM_ERR_NO_MEMORY, (u32 __user *)(arg + p.status_off)) ?
+		       -EFAULT : 0;
+	}
+	ret = qgpu_forward_sealed_nocopy(qf->real, cmd, arg, compat, buf, &sealed);
+	if (sealed) {
+		believed = !nvrm_dma_map_decode(&inst->gpu->abi, buf, size, &done);
+	} else {
+		believed = !ret && !copy_from_user(buf, (void __user *)arg, size) &&
+			   !nvrm_dma_map_decode(&inst->gpu->abi, buf, size, &done) &&
+			   qgpu_mapped_same_map(&p, &done);
+	}
+	if (believed && done.status == NVRM_OK)
+		qgpu_mapped_made(t, &done, done.dma_offset, most);
+	else if (believed)
+		qgpu_bound_put(&inst->mapped, most);	/* RM mapped nothing */
+	else
+		qgpu_mapped_pin(t, most);
+	mutex_unlock(&t->lock);
+	return sealed ? qgpu_seal_copy_back(ret, sealed, arg, buf, size) : ret;
+}
+
+/* Is @r the mapper's entry of a mapping of @dma made with @ctx (and @mem, when given)? */
+static struct qgpu_mapped_map *qgpu_mapped_of(struct qgpu_mapped_ref *r, struct qgpu_rmnode *dma,
+					      struct qgpu_rmnode *ctx, struct qgpu_rmnode *mem)
+{
+	struct qgpu_mapped_map *m = r->map;
+
+	if (r != &m->ref[QGPU_MAPPED_MAPPER] || m->node[QGPU_MAPPED_MAPPER] != dma ||
+	    m->node[QGPU_MAPPED_CONTEXT] != ctx || (mem && m->node[QGPU_MAPPED_MEMORY] != mem))
+		return NULL;
+	return m;
+}
+
+/* The regions a partial unmap of [@lo, @hi) may add to @m: one piece more, at most one region. */
+static u32 qgpu_mapped_cut_grows(const struct qgpu_mapped_map *m, u64 lo, u64 hi)
+{
+	u64 end = m->va + m->len, pieces;
+
+	if (lo <= m->va || hi >= end)
+		return 0;	/* no hole in the middle: what is left only shrinks */
+	pieces = qgpu_mapped_units(m->va, lo - m->va) + qgpu_mapped_units(hi, end - hi);
+	return pieces > m->units ? pieces - m->units : 0;
+}
+
+/* Cut [@lo, @hi) out of @m as RM does (serverInterUnmapInternal()). Tracker's lock held. */
+static void qgpu_mapped_cut(struct qgpu_rmtrack *t, struct qgpu_mapped_map *m, u64 lo, u64 hi)
+{
+	u64 end = m->va + m->len;
+	u32 units;
+
+	if (lo <= m->va && hi >= end) {
+		qgpu_mapped_drop(m);
+		return;
+	}
+	if (lo > m->va && hi < end) {
+		units = qgpu_mapped_units(hi, end - hi);
+		qgpu_mapped_force(m->inst, units);	/* reserved by the caller */
+		qgpu_mapped_add(t, m->node, hi, end - hi, units);
+		end = lo;
+	} else if (lo <= m->va) {
+		m->va = hi;
+	} else {
+		end = lo;
+	}
+	m->len = end - m->va;
+	units = qgpu_mapped_units(m->va, m->len);
+	qgpu_bound_put(&m->inst->mapped, m->units - units);
+	m->units = units;
+}
+
+/*
+ * RM unmapped what @p names: drop it from the model (a span of @size, or the mapping at
+ * exactly its address). Tracker's lock held.
+ */
+static void qgpu_mapped_unmapped(struct qgpu_rmtrack *t, const struct nvrm_dma_unmap *p)
+{
+	struct qgpu_rmnode *dma, *ctx, *mem = NULL;
+	struct qgpu_mapped_ref *r, *tmp;
+	u64 lo = p->dma_offset, hi = p->dma_offset + p->size;
+
+	dma = qgpu_rmtrack_find(t, p->hclient, p->hdma);
+	ctx = qgpu_rmtrack_find(t, p->hclient, p->hdevice);
+	if (!p->has_size)
+		mem = qgpu_rmtrack_find(t, p->hclient, p->hmemory);
+	if (!dma || !ctx || (!p->has_size && !mem))
+		return;
+	if (hi < lo)
+		hi = ~0ULL;
+	list_for_each_entry_safe(r, tmp, &dma->dma_maps, node) {
+		struct qgpu_mapped_map *m = qgpu_mapped_of(r, dma, ctx, mem);
+
+		if (!m)
+			continue;
+		if (!p->size) {
+			if (m->va == p->dma_offset) {
+				qgpu_mapped_drop(m);
+				return;
+			}
+		} else if (m->va < hi && m->va + m->len > lo) {
+			qgpu_mapped_cut(t, m, lo, hi);
+		}
+	}
+}
+
+/*
+ * The regions an unmap may add (a partial one that cuts a hole), by the model. Tracker's lock
+ * held.
+ */
+static u32 qgpu_mapped_unmap_grows(struct qgpu_rmtrack *t, const struct nvrm_dma_unmap *p)
+{
+	struct qgpu_rmnode *dma, *ctx;
+	struct qgpu_mapped_ref *r;
+	u64 lo = p->dma_offset, hi = p->dma_offset + p->size;
+
+	if (!p->size || hi < lo)
+		return 0;
+	dma = qgpu_rmtrack_find(t, p->hclient, p->hdma);
+	ctx = qgpu_rmtrack_find(t, p->hclient, p->hdevice);
+	if (!dma || !ctx)
+		return 0;
+	list_for_each_entry(r, &dma->dma_maps, node) {
+		struct qgpu_mapped_map *m = qgpu_mapped_of(r, dma, ctx, NULL);
+
+		if (m && m->va < lo && m->va + m->len > hi)
+			return qgpu_mapped_cut_grows(m, lo, hi);
+	}
+	return 0;
+}
+
+static bool qgpu_mapped_same_unmap(const struct nvrm_dma_unmap *a,
+				   const struct nvrm_dma_unmap *b)
+{
+	return a->hclient == b->hclient && a->hdevice == b->hdevice && a->hdma == b->hdma &&
+	       a->hmemory == b->hmemory && a->dma_offset == b->dma_offset && a->size == b->size;
+}
+
+/**
+ * qgpu_mapped_unmap_ioctl() - RM_UNMAP_MEMORY_DMA on a ctl proxy: forward, and follow it
+ * @qf: the proxy
+ * @cmd: the command (the direct one for an unwrapped XFER)
+ * @arg: the caller's parameters
+ * @size: their size
+ * @compat: the caller is a 32-bit process
+ *
+ * See DOC: GPU mappings.
+ *
+ * Context: the caller's process context; takes the tracker's lock.
+ * Return: what the driver returns, or -EFAULT.
+ */
+long qgpu_mapped_unmap_ioctl(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,
+			     bool compat)
+{
+	struct qgpu_instance *inst = qf->inst;
+	struct qgpu_rmtrack *t = qf->track;
+	u8 buf[NVRM_NVOS47_SIZE_V550] __aligned(8);
+	struct nvrm_dma_unmap p, done;
+	bool sealed, believed;
+	u32 grows;
+	long ret;
+
+	if (!t || size > sizeof(buf) || copy_from_user(buf, (void __user *)arg, size) ||
+	    nvrm_dma_unmap_decode(&inst->gpu->abi, buf, size, &p))
+		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+
+	mutex_lock(&t->lock);
+	grows = qgpu_mapped_unmap_grows(t, &p);
+	if (grows && !qgpu_bound_reserve(&inst->mapped, grows)) {
+		mutex_unlock(&t->lock);
+		qgpu_mem_call_refused(inst, "a GPU mapping split past mapped_max");
+		return put_user(NVRM_ERR_NO_MEMORY, (u32 __user *)(arg + p.status_off)) ?
+		       -EFAULT : 0;
+	}
+	ret = qgpu_forward_sealed_nocopy(qf->real, cmd, arg, compat, buf, &sealed);
+	if (sealed) {
+		believed = !nvrm_dma_unmap_decode(&inst->gpu->abi, buf, size, &done);
+	} else {
+		believed = !ret && !copy_from_user(buf, (void __user *)arg, size) &&
+			   !nvrm_dma_unmap_decode(&inst->gpu->abi, buf, size, &done) &&
+			   qgpu_mapped_same_unmap(&p, &done);
+	}
+	if (believed && done.status == NVRM_OK)
+		qgpu_mapped_unmapped(t, &done);
+	if (grows)	/* the cut counted what it added itself */
+		qgpu_bound_put(&inst->mapped, grows);
+	mutex_unlock(&t->lock);
+	return sealed ? qgpu_seal_copy_back(ret, sealed, arg, buf, size) : ret;
+}
+
+/**
+ * qgpu_mapped_node_gone() - @node leaves the mirror: RM unmapped every mapping it took part in
+ * @node: the node
+ *
+ * Context: the tracker's lock held.
+ */
+void qgpu_mapped_node_gone(struct qgpu_rmnode *node)
+{
+	struct qgpu_mapped_ref *r, *tmp;
+
+	list_for_each_entry_safe(r, tmp, &node->dma_maps, node)
+		qgpu_mapped_drop(r->map);
+}
+
+/**
+ * qgpu_mapped_release() - the tracker's file is gone: what it kept counted goes
+ * @t: the tracker, every client of which the mirror has dropped
+ */
+void qgpu_mapped_release(struct qgpu_rmtrack *t)
+{
+	if (t->mapped_pinned)
+		qgpu_bound_put(&t->inst->mapped, t->mapped_pinned);
+	t->mapped_pinned = 0;
+}
+
+static ssize_t mapped_max_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	u64 max = qgpu_bound_max(&qgpu_instance_of(kobj)->mapped);
+
+	return max ? sysfs_emit(buf, "%llu\n", max << QGPU_MAPPED_UNIT_SHIFT) :
+		     sysfs_emit(buf, "max\n");
+}
+
+static ssize_t mapped_max_store(struct kobject *kobj, struct kobj_attribute *attr,
+				const char *buf, size_t count)
+{
+	int ret;
+	u32 max;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (qgpu_parse_mapped(buf, count, &max))
+		return -EINVAL;
+	ret = qgpu_bound_set_max(&qgpu_instance_of(kobj)->mapped, max);
+	return ret ?: count;
+}
+
+static ssize_t mapped_current_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	int units = qgpu_bound_count(&qgpu_instance_of(kobj)->mapped);
+
+	return sysfs_emit(buf, "%llu\n", (u64)max(units, 0) << QGPU_MAPPED_UNIT_SHIFT);
+}
+
+static struct kobj_attribute qgpu_attr_mapped_max = __ATTR_RW(mapped_max);
+static struct kobj_attribute qgpu_attr_mapped_current = __ATTR_RO(mapped_current);
+
+static struct attribute *qgpu_mapped_instance_attrs[] = {
+	&qgpu_attr_mapped_max.attr,
+	&qgpu_attr_mapped_current.attr,
+	NULL,
+};
+
+const struct attribute_group qgpu_mapped_instance_group = {
+	.attrs = qgpu_mapped_instance_attrs,
+};

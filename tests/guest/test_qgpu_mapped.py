@@ -1,0 +1,198 @@
+"""The GPU address space an instance's RM mappings span, counted and bounded (kmod/qgpu_mapped.c,
+DOC: GPU mappings): RM_MAP_MEMORY_DMA makes no RM object but a record of RM's and page tables
+from a pool the GPU's tenants share, so ``mapped_max`` bounds the 2 MiB regions the instance's
+live mappings touch. Past it a map answers NV_ERR_NO_MEMORY and is not forwarded; the count follows
+unmaps (whole or partial), frees of what a mapping names, and the process's end."""
+
+from __future__ import annotations
+
+import errno
+import os
+
+import pytest
+import rm
+from holder import killed_after
+from qgpu_sysfs import errno_of_write, gpu_dir, inst_dir, instance, read, wait_count, write
+from rm import DMA_OFFSET_FIXED, VIRTMEM, Rm, abi_at_least, dma_mappings
+
+MIB = 1 << 20
+REGION = 2 * MIB
+PAGE = 4096
+
+
+def mapped(name: str) -> int:
+    return int(read(inst_dir(name) / "mapped_current"))
+
+
+def gone(name: str, before: tuple[int, int]) -> None:
+    """Wait until the instance counts nothing mapped (the files' trackers are released after the
+    processes' last references) and nvsim has the records it had before."""
+    wait_count(name, "mapped_current", 0)
+    assert dma_mappings() == before
+
+
+def setup(r: Rm, virt_size: int = 64 * MIB) -> tuple[int, int, int, int, int]:
+    """A device, 2 MiB of video memory, a virtual range, its base and its first 2 MiB-aligned
+    address."""
+    dev, _ = r.device()
+    status, mem, _ = r.vidmem(dev, REGION)
+    assert status == rm.OK
+    status, virt, _, base = r.memory(VIRTMEM, dev, virt_size)
+    assert status == rm.OK
+    return dev, mem, virt, base, (base + REGION - 1) & ~(REGION - 1)
+
+
+def map_at(r: Rm, dev: int, virt: int, mem: int, va: int, length: int = PAGE) -> int:
+    return r.map_dma(dev, virt, mem, length, dma_offset=va, flags=DMA_OFFSET_FIXED)[0]
+
+
+def test_the_knob_and_create_key() -> None:
+    assert "mapped" in read(gpu_dir(0) / "create_keys").split()
+    with instance("mpk", opts="mem=64M") as d:
+        k = inst_dir("mpk")
+        assert (read(k / "mapped_max"), mapped("mpk")) == ("max", 0)
+        assert os.stat(k / "mapped_max").st_mode & 0o777 == 0o644
+        assert os.stat(k / "mapped_current").st_mode & 0o777 == 0o444
+        write(k / "mapped_max", "64M\n")
+        assert read(k / "mapped_max") == str(64 * MIB)
+        for value in ("0", "1M", "3M", "4097K", "1025T", "-2M", "lots", "MAX", "\n", "2M 2M"):
+            assert errno_of_write(k / "mapped_max", value) == errno.EINVAL, value
+            assert read(k / "mapped_max") == str(64 * MIB)
+        write(k / "mapped_max", "512T")
+        write(k / "mapped_max", "max")
+        a = Rm(dev=d)
+        try:
+            dev, mem, virt, _, va = setup(a)
+            assert map_at(a, dev, virt, mem, va) == rm.OK
+            assert map_at(a, dev, virt, mem, va + 4 * REGION) == rm.OK
+            assert mapped("mpk") == 2 * REGION
+            # below what the instance's mappings span: refused, nothing changes; at it: taken
+            assert errno_of_write(k / "mapped_max", "2M") == errno.EBUSY
+            assert read(k / "mapped_max") == "max"
+            write(k / "mapped_max", "4M")
+            assert read(k / "mapped_max") == str(2 * REGION)
+        finally:
+            a.close()
+        wait_count("mpk", "mapped_current", 0)
+    with instance("mpk2", opts="mem=8M mapped=16M"):
+        assert read(inst_dir("mpk2") / "mapped_max") == str(16 * MIB)
+    for bad_key in ("mapped=0", "mapped=1M", "mapped=max mapped=2M", "mapped=many"):
+        assert errno_of_write(gpu_dir(0) / "create", f"mpk3 mem=8M {bad_key}") == errno.EINVAL
+        assert not inst_dir("mpk3").exists()
+
+
+@pytest.mark.parametrize("xfer", [False, True], ids=["direct", "xfer"])
+def test_the_bound_refuses_a_mapping_past_it(seal_mode: str, xfer: bool) -> None:
+    from qgpu_netlink import next_event
+
+    from qgpuctl.backends.netlink import QgpuEventSocket
+
+    with instance("mpb", opts="mem=64M mapped=8M") as d, instance("mpo", opts="mem=64M") as o:
+        sock = QgpuEventSocket()
+        a, b = Rm(dev=d, xfer=xfer), Rm(dev=o, xfer=xfer)
+        try:
+            dev, mem, virt, base, va = setup(a)
+            before = dma_mappings()
+            # one page in each of four regions fills 8M, however little it maps
+            for i in range(4):
+                assert map_at(a, dev, virt, mem, va + i * 4 * REGION) == rm.OK
+            assert mapped("mpb") == 4 * REGION
+            assert map_at(a, dev, virt, mem, va + 16 * REGION) == rm.NO_MEMORY
+            assert dma_mappings()[0] == before[0] + 4  # never reached RM
+            assert mapped("mpb") == 4 * REGION
+            ev = next_event(sock, "refused")
+            assert (ev.instance, ev.gpu, ev.pid) == ("mpb", 0, os.getpid())
+            assert "mapped_max" in ev.detail
+            # the other instance is not bound by it
+            devb, memb, virtb, _, vab = setup(b)
+            for i in range(6):
+                assert map_at(b, devb, virtb, memb, vab + i * 2 * REGION) == rm.OK
+            assert mapped("mpo") == 6 * REGION
+
+            # an unmap makes room again
+            assert a.unmap_dma(dev, virt, va, hmemory=mem) == rm.OK
+            assert mapped("mpb") == 3 * REGION
+            # where RM places it is unknown before the call: the most a page may touch, 2
+            # regions, must fit, and the address RM wrote back settles it on one
+            assert a.map_dma(dev, virt, mem, PAGE, dma_offset=va - base)[0] == rm.NO_MEMORY
+            assert map_at(a, dev, virt, mem, va) == rm.OK
+            assert mapped("mpb") == 4 * REGION
+            write(inst_dir("mpb") / "mapped_max", "12M")
+            status, got = a.map_dma(dev, virt, mem, PAGE, dma_offset=REGION)
+            assert status == rm.OK
+            assert mapped("mpb") == 5 * REGION
+            assert a.unmap_dma(dev, virt, got, hmemory=mem) == rm.OK
+            assert mapped("mpb") == 4 * REGION
+            # RM's own refusals change nothing
+            assert map_at(a, dev, virt, mem, va) == rm.INVALID_ARGUMENT  # taken
+            assert a.map_dma(dev, virt, mem, 0)[0] == rm.INVALID_LIMIT
+            assert mapped("mpb") == 4 * REGION
+        finally:
+            a.close()
+            b.close()
+            sock.close()
+        gone("mpb", before)
+        gone("mpo", before)
+
+
+@pytest.mark.parametrize("what", ["memory", "virtual", "device", "client", "kill"])
+def test_the_count_follows_what_rm_unmaps(what: str) -> None:
+    with instance("mpf", opts="mem=64M mapped=64M") as d:
+        before = dma_mappings()
+
+        def hold() -> None:
+            r = Rm(dev=d)
+            dev, mem, virt, _, va = setup(r)
+            for i in range(3):
+                assert map_at(r, dev, virt, mem, va + i * REGION, REGION) == rm.OK
+            assert mapped("mpf") == 3 * REGION
+            if what == "memory":
+                assert r.free(mem) == rm.OK
+            elif what == "virtual":
+                assert r.free(virt) == rm.OK
+            elif what == "device":
+                assert r.free(dev) == rm.OK
+            elif what == "client":
+                assert r.free(r.client) == rm.OK
+            if what != "kill":
+                assert mapped("mpf") == 0
+                assert dma_mappings() == before
+                r.close()
+
+        if what == "kill":
+            with killed_after(hold):
+                assert mapped("mpf") == 3 * REGION
+        else:
+            hold()
+        gone("mpf", before)
+
+
+@pytest.mark.skipif(not abi_at_least((550,)), reason="NVOS47 has no size before 550")
+def test_a_partial_unmap_that_splits_a_mapping_counts_both_pieces() -> None:
+    with instance("mps", opts="mem=64M mapped=8M") as d:
+        a = Rm(dev=d)
+        try:
+            dev, mem, virt, _, va = setup(a)
+            status, big, _ = a.vidmem(dev, 8 * MIB)
+            assert status == rm.OK
+            assert map_at(a, dev, virt, big, va, 8 * MIB) == rm.OK
+            assert mapped("mps") == 4 * REGION
+            before = dma_mappings()
+            # a hole in the second region leaves [va, va+3M) and [va+3M+4K, va+8M): 2 + 3
+            hole = va + 3 * MIB
+            assert a.unmap_dma(dev, virt, hole, size=PAGE) == rm.NO_MEMORY
+            assert dma_mappings() == before
+            write(inst_dir("mps") / "mapped_max", "10M")
+            assert a.unmap_dma(dev, virt, hole, size=PAGE) == rm.OK
+            assert dma_mappings()[0] == before[0] + 1
+            assert mapped("mps") == 5 * REGION
+            # the right piece is a mapping of its own: unmapped by its address
+            assert a.unmap_dma(dev, virt, hole + PAGE) == rm.OK
+            assert mapped("mps") == 2 * REGION
+            # a cut off the front shrinks what is left
+            assert a.unmap_dma(dev, virt, va, size=REGION) == rm.OK
+            assert mapped("mps") == REGION
+            assert a.unmap_dma(dev, virt, va + REGION) == rm.OK
+            assert mapped("mps") == 0
+        finally:
+            a.close()
