@@ -15,6 +15,7 @@ from qgpuctl.core.plan import (
     InstanceConfig,
     no_channels_key,
     no_dmabuf_key,
+    no_mapped_key,
     no_rm_objects_key,
     no_sysmem_key,
     refuse_remedy,
@@ -39,12 +40,18 @@ _WRITE_HINTS = {
     (k.INST_CHANNELS_MAX, errno.EBUSY): "the instance holds more channels than that now",
     (k.INST_RM_OBJECTS_MAX, errno.EBUSY): "the instance's processes hold more RM objects now",
     (k.INST_SYSMEM_MAX, errno.EBUSY): "the instance's processes hold more system memory now",
+    (k.INST_MAPPED_MAX, errno.EBUSY): "the instance's mappings span more GPU address space now",
     # the count bounds: missing in an older module
     **{
         (knob, errno.ENOENT): (
             f"the qgpu module has no {knob} knob (it arrives with {k.ARRIVES_WITH[knob]})"
         )
-        for knob in (k.INST_CHANNELS_MAX, k.INST_RM_OBJECTS_MAX, k.INST_SYSMEM_MAX)
+        for knob in (
+            k.INST_CHANNELS_MAX,
+            k.INST_RM_OBJECTS_MAX,
+            k.INST_SYSMEM_MAX,
+            k.INST_MAPPED_MAX,
+        )
     },
     # managed and dmabuf: missing, or read-only, in an older module
     **{
@@ -67,9 +74,9 @@ def _with_hint(exc: KernelInterfaceError, hint: str | None) -> KernelInterfaceEr
 def create_line(name: str, config: InstanceConfig, takes: frozenset[str] = frozenset()) -> str:
     """The exact line written to ``create``.
 
-    ``managed=``, ``dmabuf=``, ``channels=``, ``rm_objects=`` and ``sysmem=`` only where the
-    module takes them (``takes``: its create keys) and the value is not the kernel's default, so
-    the lines stay what they were without them.
+    ``managed=``, ``dmabuf=``, ``channels=``, ``rm_objects=``, ``sysmem=`` and ``mapped=`` only
+    where the module takes them (``takes``: its create keys) and the value is not the kernel's
+    default, so the lines stay what they were without them.
     """
     line = f"{name} mem={format_size(config.mem)} core={config.core} class={config.klass}"
     extra = [
@@ -85,6 +92,8 @@ def create_line(name: str, config: InstanceConfig, takes: frozenset[str] = froze
             extra.append(f" {key}={bound}")
     if k.SYSMEM_CREATE_KEY in takes and config.sysmem is not None:
         extra.append(f" {k.SYSMEM_CREATE_KEY}={format_size(config.sysmem)}")
+    if k.MAPPED_CREATE_KEY in takes and config.mapped is not None:
+        extra.append(f" {k.MAPPED_CREATE_KEY}={format_size(config.mapped)}")
     return line + "".join(extra)
 
 
@@ -113,8 +122,8 @@ class QgpuControl:
         takes = self.create_keys(minor)
         line = create_line(name, config, takes)
         path = f"{k.gpu_dir(minor)}/{k.GPU_CREATE}"
-        # What a module without the key cannot do: bound channels or RM objects, limit system
-        # memory, refuse dma-buf exports.
+        # What a module without the key cannot do: bound channels, RM objects or GPU mappings,
+        # limit system memory, refuse dma-buf exports.
         for lacking, why, instead in (
             (
                 config.channels != k.CHANNELS_DEFAULT and k.CHANNELS_CREATE_KEY not in takes,
@@ -130,6 +139,11 @@ class QgpuControl:
                 config.sysmem is not None and k.SYSMEM_CREATE_KEY not in takes,
                 no_sysmem_key(),
                 f"create {name} without --sysmem",
+            ),
+            (
+                config.mapped is not None and k.MAPPED_CREATE_KEY not in takes,
+                no_mapped_key(),
+                f"create {name} without --mapped",
             ),
             (
                 config.dmabuf != k.WITHOUT_KNOB and k.INST_DMABUF not in takes,

@@ -61,6 +61,10 @@ INST_EVENTS: Final = "events"  # ro int: OOM refusals, video and system memory
 INST_SYSMEM_MAX: Final = "sysmem_max"
 INST_SYSMEM_CURRENT: Final = "sysmem_current"  # ro bytes
 INST_SYSMEM_PEAK: Final = "sysmem_peak"  # ro bytes
+# rw bytes|max, a multiple of 2 MiB: the GPU address space the instance's RM mappings span, which
+# costs RM records and page tables no limit charges (optional: newer modules)
+INST_MAPPED_MAX: Final = "mapped_max"
+INST_MAPPED_CURRENT: Final = "mapped_current"  # ro bytes, whole 2 MiB regions
 INST_MANAGED: Final = "managed"  # rw allow|refuse: UVM managed memory (mmap of nvidia-uvm)
 INST_DMABUF: Final = "dmabuf"  # rw allow|refuse: dma-buf exports (EXPORT_TO_DMABUF_FD)
 # rw max|1..65536: the channels and channel groups the instance may hold (optional: newer modules)
@@ -93,6 +97,7 @@ INST_SETTABLE: Final = (
     INST_CHANNELS_MAX,
     INST_RM_OBJECTS_MAX,
     INST_SYSMEM_MAX,
+    INST_MAPPED_MAX,
 )
 # The issue that makes each of them live, for messages about a module that lacks it.
 ARRIVES_WITH: Final = {
@@ -106,6 +111,7 @@ ARRIVES_WITH: Final = {
     INST_CHANNELS_MAX: "channel bounds",
     INST_RM_OBJECTS_MAX: "RM object bounds",
     INST_SYSMEM_MAX: "system memory limits",
+    INST_MAPPED_MAX: "GPU mapping bounds",
     INST_CORE: "compute scheduling",
     INST_CLASS: "compute scheduling",
 }
@@ -149,6 +155,11 @@ RM_OBJECTS_DEFAULT: Final = UNBOUNDED
 # ``sysmem_max``: create takes it as sysmem= where create_keys lists it; the knob and the key
 # arrived together, and a module without them limits nothing, as max.
 SYSMEM_CREATE_KEY: Final = "sysmem"
+# ``mapped_max``: create takes it as mapped= where create_keys lists it; the knob and the key
+# arrived together, and a module without them bounds nothing, as max. Sizes are whole regions.
+MAPPED_CREATE_KEY: Final = "mapped"
+MAPPED_UNIT: Final = 2 << 20
+MAPPED_MOST: Final = 512 << 40  # 2^28 regions (kmod/qgpu_create_parse.h QGPU_MAPPED_UNITS_LIMIT)
 CORE_MIN: Final = 1
 CORE_MAX: Final = 100
 # period_us bounds (kmod/qgpu_sched_core.h QGPU_SC_PERIOD_MIN_NS, _MAX_NS)

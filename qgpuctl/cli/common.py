@@ -69,6 +69,13 @@ SYSMEM_HELP = (
     " memory limit does not hold them. Past it, such an allocation fails with NV_ERR_NO_MEMORY."
 )
 
+MAPPED_HELP = (
+    "The GPU address space the instance's RM mappings (RM_MAP_MEMORY_DMA) may span at once, in"
+    " whole 2M regions (64G, 2M, or max): each mapping holds a record of the driver's and page"
+    " tables from memory the GPU's tenants share, which no memory limit charges. A mapping counts"
+    " the 2M regions it touches. Past it, a mapping fails with NV_ERR_NO_MEMORY."
+)
+
 
 def held_of_bound(held: int | None, bound: str | None, sep: str = " of ") -> str | None:
     """A count held, of its bound: ``24 of 48``; None on an older module (no bound knob)."""
@@ -115,6 +122,9 @@ def instance_data(gpu: GpuState, inst: InstanceState, dev: DevTree) -> dict[str,
         "sysmem_max": inst.sysmem_limit,
         "sysmem_current": inst.sysmem_current,
         "sysmem_peak": inst.sysmem_peak,
+        "mapped": inst.mapped_text,
+        "mapped_max": inst.mapped_limit,
+        "mapped_current": inst.mapped_current,
         "core": inst.core,
         "share": inst.share,
         "class": inst.klass,

@@ -14,6 +14,7 @@ from qgpuctl.cli.common import (
     CHANNELS_HELP,
     DMABUF_HELP,
     MANAGED_HELP,
+    MAPPED_HELP,
     RM_OBJECTS_HELP,
     SYSMEM_HELP,
     AllowRefuse,
@@ -34,6 +35,7 @@ from qgpuctl.core.units import (
     format_size,
     parse_channels,
     parse_limit,
+    parse_mapped,
     parse_rm_objects,
     parse_size,
 )
@@ -119,12 +121,13 @@ def _find(state: State, name: str) -> tuple[GpuState, InstanceState]:
     return found
 
 
-# The create option of each count bound and of the system-memory limit, for messages about a
-# module that lacks it.
+# The create option of each count bound, the system-memory limit and the mapping bound, for
+# messages about a module that lacks it.
 _BOUND_OPTIONS = {
     k.INST_CHANNELS_MAX: "channels",
     k.INST_RM_OBJECTS_MAX: "rm-objects",
     k.INST_SYSMEM_MAX: "sysmem",
+    k.INST_MAPPED_MAX: "mapped",
 }
 
 
@@ -145,10 +148,12 @@ def _bound_arg(option: str, parse: Callable[[str | int], str], value: str | None
         raise UsageError(f"--{option}: {exc}") from None
 
 
-def _size_arg(option: str, value: str) -> int | None:
+def _size_arg(
+    option: str, value: str, parse: Callable[[str], int | None] = parse_limit
+) -> int | None:
     """A size option (4G, 512M, bytes, max): bytes, None for max; a usage error names it."""
     try:
-        return parse_limit(value)
+        return parse(value)
     except SizeError as exc:
         raise UsageError(f"--{option}: {exc}") from None
 
@@ -158,6 +163,13 @@ def _sysmem_text(inst: InstanceState) -> str | None:
     if inst.sysmem_text is None:
         return None
     return f"{human_size(inst.sysmem_current) or '-'} used of {inst.sysmem_text}"
+
+
+def _mapped_text(inst: InstanceState) -> str | None:
+    """``6M of 64G``; None on an older module (no mapped_max knob)."""
+    if inst.mapped_text is None:
+        return None
+    return f"{human_size(inst.mapped_current) or '-'} of {inst.mapped_text}"
 
 
 def _print_instance(app: AppContext, gpu: GpuState, inst: InstanceState, fmt: OutputFormat) -> None:
@@ -179,6 +191,7 @@ def _print_instance(app: AppContext, gpu: GpuState, inst: InstanceState, fmt: Ou
         ("channels", held_of_bound(inst.channels, inst.channels_max)),
         ("rm objects", held_of_bound(inst.rm_objects, inst.rm_objects_max)),
         ("sysmem", _sysmem_text(inst)),
+        ("gpu mapped", _mapped_text(inst)),
         ("core", None if inst.core is None else f"{inst.core}% guaranteed ({gpu.policy or '-'})"),
         ("share now", share),
         ("gpu time", None if inst.gpu_time_ns is None else f"{inst.gpu_time_ns / 1e9:.3f}s"),
@@ -237,6 +250,10 @@ def create(
         str,
         typer.Option("--sysmem", help=SYSMEM_HELP),
     ] = "max",
+    mapped: Annotated[
+        str,
+        typer.Option("--mapped", help=MAPPED_HELP),
+    ] = "max",
     placement: Annotated[
         Placement,
         typer.Option(
@@ -257,6 +274,7 @@ def create(
     channels_bound = _bound_arg("channels", parse_channels, channels) or k.UNBOUNDED
     rm_objects_bound = _bound_arg("rm-objects", parse_rm_objects, rm_objects) or k.UNBOUNDED
     sysmem_bytes = _size_arg("sysmem", sysmem)
+    mapped_bytes = _size_arg("mapped", mapped, parse_mapped)
     state = app.state()
     if name is None:
         name = _auto_name(state)
@@ -282,6 +300,7 @@ def create(
         channels_bound,
         rm_objects_bound,
         sysmem_bytes,
+        mapped_bytes,
     )
     refused = create_problem(state, target, config)
     if refused is not None:
@@ -326,7 +345,7 @@ def create(
         f"core {inst.core if inst.core is not None else '-'}%, class {inst.klass or '-'}, "
         f"managed {inst.managed or '-'}, dmabuf {inst.dmabuf or '-'}, "
         f"channels {inst.channels_max or '-'}, rm objects {inst.rm_objects_max or '-'}, "
-        f"sysmem {inst.sysmem_text or '-'}\n"
+        f"sysmem {inst.sysmem_text or '-'}, mapped {inst.mapped_text or '-'}\n"
         f"  device nodes: {nodes}\n"
         f"  CDI device:   {cdi} (refresh the spec: qgpuctl cdi generate --file "
         f"/etc/cdi/qgpu.yaml)\n"
@@ -411,27 +430,35 @@ def set_(
         str | None,
         typer.Option("--sysmem", help=SYSMEM_HELP, show_default=False),
     ] = None,
+    mapped: Annotated[
+        str | None,
+        typer.Option("--mapped", help=MAPPED_HELP, show_default=False),
+    ] = None,
     output: OutputOverride = None,
 ) -> None:
     """Change a running instance's limits live; all or nothing.
 
     Lowering the memory limit below what the instance uses is refused (EBUSY), and so is
-    lowering --sysmem, --channels or --rm-objects below what its processes hold.
+    lowering --sysmem, --channels, --rm-objects or --mapped below what its processes hold.
     --managed refuse applies to mappings made from then on; existing ones stay.
     --dmabuf applies to exports made from then on; existing dma-bufs stay.
     A knob the module publishes read-only (an older module) is refused before
     anything is written (exit 3).
     """
     app = app_context(ctx)
-    if all(v is None for v in (mem, core, klass, managed, dmabuf, channels, rm_objects, sysmem)):
+    given = (mem, core, klass, managed, dmabuf, channels, rm_objects, sysmem, mapped)
+    if all(v is None for v in given):
         raise UsageError(
             "nothing to set: give --mem, --core, --class, --managed, --dmabuf, --channels,"
-            " --rm-objects and/or --sysmem"
+            " --rm-objects, --sysmem and/or --mapped"
         )
     mem_value = None if mem is None else format_size(parse_size(mem))
     channels_value = _bound_arg("channels", parse_channels, channels)
     rm_objects_value = _bound_arg("rm-objects", parse_rm_objects, rm_objects)
     sysmem_value = None if sysmem is None else format_size(_size_arg("sysmem", sysmem))
+    mapped_value = (
+        None if mapped is None else format_size(_size_arg("mapped", mapped, parse_mapped))
+    )
     gpu, inst = _find(app.state(), name)
     writes: list[tuple[str, str]] = []
     if mem_value is not None:
@@ -450,6 +477,8 @@ def set_(
         writes.append((k.INST_RM_OBJECTS_MAX, rm_objects_value))
     if sysmem_value is not None:
         writes.append((k.INST_SYSMEM_MAX, sysmem_value))
+    if mapped_value is not None:
+        writes.append((k.INST_MAPPED_MAX, mapped_value))
     for attr, value in writes:
         if attr not in inst.settable:
             feature = k.ARRIVES_WITH.get(attr)

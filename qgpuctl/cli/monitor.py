@@ -97,6 +97,8 @@ def status_sections(state: State) -> tuple[list[Section], dict[str, Any]]:
                 "rm_objects_max": inst.rm_objects_max,
                 "sysmem_current": inst.sysmem_current,
                 "sysmem_max": inst.sysmem_limit,
+                "mapped_current": inst.mapped_current,
+                "mapped_max": inst.mapped_limit,
                 "share_target": inst.core,
                 "share_achieved": inst.share,
                 "preemptions": inst.preemptions,

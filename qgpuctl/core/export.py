@@ -48,6 +48,7 @@ def export_policy(state: State, select_by: SelectBy = SelectBy.INDEX) -> PolicyF
                     channels=inst.channels_bound,
                     rm_objects=inst.rm_objects_bound,
                     sysmem=inst.sysmem_limit,
+                    mapped=inst.mapped_limit,
                 )
             )
         gpus.append(

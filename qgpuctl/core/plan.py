@@ -3,8 +3,8 @@
 ``apply`` manages the GPUs the file selects and nothing else. On those GPUs:
 
 * an instance listed in the file is created if missing, and its ``mem``,
-  ``core``, ``class``, ``managed``, ``dmabuf``, ``channels``, ``rm_objects`` and ``sysmem`` are
-  set live where they differ;
+  ``core``, ``class``, ``managed``, ``dmabuf``, ``channels``, ``rm_objects``, ``sysmem`` and
+  ``mapped`` are set live where they differ;
 * a GPU knob given in the file (``policy``, ``timeslice_us``, ``period_us``, ``overcommit``,
   ``unknown_escapes``) is written where it differs; one left out is left alone;
 * an instance that is *not* listed is kept and reported, and deleted only with
@@ -86,6 +86,8 @@ class InstanceConfig:
     rm_objects: str = k.RM_OBJECTS_DEFAULT
     # sysmem= in the create line where the module lists the key; None = max
     sysmem: int | None = None
+    # mapped= likewise, in bytes (whole 2 MiB regions); None = max
+    mapped: int | None = None
 
     def knobs(self) -> dict[str, str]:
         """The knobs ``create`` takes as keys (k.CREATE_KNOB_DEFAULTS), with their values."""
@@ -97,6 +99,8 @@ class InstanceConfig:
             bound += f", rm objects {self.rm_objects}"
         if self.sysmem is not None:
             bound += f", sysmem {format_size(self.sysmem)}"
+        if self.mapped is not None:
+            bound += f", mapped {format_size(self.mapped)}"
         return (
             f"mem {format_size(self.mem)}, core {self.core}%, class {self.klass}, "
             f"managed {self.managed}, dmabuf {self.dmabuf}{bound}"
@@ -156,6 +160,7 @@ class Action:
             data["channels"] = self.config.channels
             data["rm_objects"] = self.config.rm_objects
             data["sysmem"] = format_size(self.config.sysmem)
+            data["mapped"] = format_size(self.config.mapped)
         return data
 
 
@@ -212,6 +217,7 @@ _POLICY_KEYS = {
     k.INST_CHANNELS_MAX: "channels",
     k.INST_RM_OBJECTS_MAX: "rm_objects",
     k.INST_SYSMEM_MAX: "sysmem",
+    k.INST_MAPPED_MAX: "mapped",
 }
 # Instance knobs whose absence allows what they refuse: what refuse stops (for messages).
 _REFUSES = {
@@ -365,6 +371,7 @@ def make_plan(policy: PolicyFile, state: State, *, prune: bool = False) -> Plan:
                             want.channels,
                             want.rm_objects,
                             want.sysmem,
+                            want.mapped,
                         ),
                         source=want.path,
                     )
@@ -388,6 +395,7 @@ def _delete(gpu: GpuState, inst: InstanceState) -> Action:
         inst.channels_bound,
         inst.rm_objects_bound,
         inst.sysmem_limit,
+        inst.mapped_limit,
     )
     return Action(Phase.DELETE, gpu.minor, gpu.index, inst.name, config=config)
 
@@ -473,11 +481,14 @@ def _instance_sets(gpu: GpuState, have: InstanceState, want: InstanceSpec, plan:
             phase = Phase.DECREASE if _bound_lower(have_bound, want_bound) else Phase.INCREASE
             add(phase, attr, have_value, want_bound)
     # A module without the knob limits nothing: its limit is max (InstanceState).
-    have_sys = have.sysmem_limit
-    if have_sys != want.sysmem:
-        lower = want.sysmem is not None and (have_sys is None or want.sysmem < have_sys)
-        phase = Phase.DECREASE if lower else Phase.INCREASE
-        add(phase, k.INST_SYSMEM_MAX, have.sysmem_text, _mem_value(want.sysmem))
+    for attr, have_text, have_size, want_size in (
+        (k.INST_SYSMEM_MAX, have.sysmem_text, have.sysmem_limit, want.sysmem),
+        (k.INST_MAPPED_MAX, have.mapped_text, have.mapped_limit, want.mapped),
+    ):
+        if have_size != want_size:
+            lower = want_size is not None and (have_size is None or want_size < have_size)
+            phase = Phase.DECREASE if lower else Phase.INCREASE
+            add(phase, attr, have_text, _mem_value(want_size))
 
 
 def _bound_lower(have: str, want: str) -> bool:
@@ -586,6 +597,17 @@ def no_sysmem_key(where: str = "") -> str:
     )
 
 
+def no_mapped_key(where: str = "") -> str:
+    """Why a module whose ``create`` lacks ``mapped=`` cannot make a bounded instance.
+
+    The knob and the key arrived together: such a module bounds no instance's GPU mappings.
+    """
+    return (
+        f"the qgpu module{where} cannot bound GPU mappings: its create takes no "
+        f"{k.MAPPED_CREATE_KEY!r} key{_arrives_with(k.INST_MAPPED_MAX)}"
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class CreateProblem:
     """A knob value the module cannot create an instance with; it would allow instead."""
@@ -630,6 +652,11 @@ def create_problem(state: State, gpu: GpuState, config: InstanceConfig) -> Creat
         reason = no_sysmem_key(f" on {gpu.label}")
         return CreateProblem(
             k.INST_SYSMEM_MAX, format_size(config.sysmem), reason, "leave sysmem out"
+        )
+    if config.mapped is not None and not gpu.create_takes(k.MAPPED_CREATE_KEY):
+        reason = no_mapped_key(f" on {gpu.label}")
+        return CreateProblem(
+            k.INST_MAPPED_MAX, format_size(config.mapped), reason, "leave mapped out"
         )
     return None
 

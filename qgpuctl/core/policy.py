@@ -12,7 +12,7 @@ Format (``version: v1``; reference in ``policies/README.md``)::
         unknown_escapes: refuse       # optional
         instances:                    # required (may be []): exactly these instances
           - {name: infer-a, mem: 4G, core: 30, class: online, managed: refuse, dmabuf: refuse,
-             channels: 48, rm_objects: 4096, sysmem: 2G}
+             channels: 48, rm_objects: 4096, sysmem: 2G, mapped: 64G}
 
 Every error names the field as a path (``gpus[0].instances[2].core: ...``) so it
 can be found without line numbers; unknown keys and duplicate keys are refused,
@@ -34,6 +34,7 @@ from qgpuctl.core.units import (
     format_size,
     parse_channels,
     parse_limit,
+    parse_mapped,
     parse_rm_objects,
     parse_size,
 )
@@ -99,6 +100,7 @@ class InstanceSpec:
     channels: str = k.CHANNELS_DEFAULT  # max|N channels and channel groups held at once
     rm_objects: str = k.RM_OBJECTS_DEFAULT  # max|N RM objects held at once
     sysmem: int | None = None  # bytes of system memory RM allocates for it; None = max
+    mapped: int | None = None  # bytes of GPU address space its RM mappings span; None = max
 
     def expand(self, index: int) -> str:
         return self.name.replace(GPU_PLACEHOLDER, str(index))
@@ -233,7 +235,15 @@ def _selector(value: Any, path: str) -> Selector:
 
 
 _INSTANCE_REQUIRED: Final = ("name", "mem", "core")
-_INSTANCE_OPTIONAL: Final = ("class", "managed", "dmabuf", "channels", "rm_objects", "sysmem")
+_INSTANCE_OPTIONAL: Final = (
+    "class",
+    "managed",
+    "dmabuf",
+    "channels",
+    "rm_objects",
+    "sysmem",
+    "mapped",
+)
 _GPU_REQUIRED: Final = ("selector", "instances")
 _GPU_OPTIONAL: Final = ("policy", "timeslice_us", "period_us", "overcommit", "unknown_escapes")
 
@@ -259,6 +269,7 @@ def _instance(data: Any, path: str) -> InstanceSpec:
             parse_rm_objects, data.get("rm_objects", k.UNBOUNDED), f"{path}.rm_objects"
         ),
         sysmem=_mem(data.get("sysmem", "max"), f"{path}.sysmem", parse_limit),
+        mapped=_mem(data.get("mapped", "max"), f"{path}.mapped", parse_mapped),
     )
 
 
@@ -390,6 +401,8 @@ def _instance_data(i: InstanceSpec) -> dict[str, Any]:
             data[key] = int(bound)
     if i.sysmem is not None:
         data["sysmem"] = format_size(i.sysmem)
+    if i.mapped is not None:
+        data["mapped"] = format_size(i.mapped)
     return data
 
 

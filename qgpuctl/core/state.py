@@ -52,6 +52,8 @@ class InstanceState:
     sysmem_max: str | None = None  # bytes|max; None: the module has no sysmem_max knob
     sysmem_current: int | None = None  # system memory charged, bytes
     sysmem_peak: int | None = None
+    mapped_max: str | None = None  # bytes|max; None: the module has no mapped_max knob
+    mapped_current: int | None = None  # GPU address space its RM mappings span, bytes
     processes: tuple[Process, ...] = ()
     gpu_time_ns: int | None = None
     throttled_ns: int | None = None
@@ -93,6 +95,19 @@ class InstanceState:
         if self.sysmem_max is None:
             return None
         limit = self.sysmem_limit
+        return "max" if limit is None else format_size(limit)
+
+    @property
+    def mapped_limit(self) -> int | None:
+        """Its bound on mapped GPU address space in bytes; None: none (max, or no knob)."""
+        return _int(self.mapped_max)
+
+    @property
+    def mapped_text(self) -> str | None:
+        """The mapping bound as the kernel and the policy file spell it; None: no knob."""
+        if self.mapped_max is None:
+            return None
+        limit = self.mapped_limit
         return "max" if limit is None else format_size(limit)
 
     @property
@@ -273,6 +288,8 @@ def read_instance(sysfs: SysfsReader, minor: int, name: str) -> InstanceState:
         sysmem_max=attr(k.INST_SYSMEM_MAX),
         sysmem_current=_int(attr(k.INST_SYSMEM_CURRENT)),
         sysmem_peak=_int(attr(k.INST_SYSMEM_PEAK)),
+        mapped_max=attr(k.INST_MAPPED_MAX),
+        mapped_current=_int(attr(k.INST_MAPPED_CURRENT)),
         processes=_processes(attr(k.INST_PROCESSES)),
         gpu_time_ns=_int(attr(k.INST_GPU_TIME)),
         throttled_ns=_int(attr(k.INST_THROTTLED)),

@@ -95,6 +95,17 @@ def parse_limit(text: str) -> int | None:
     return size
 
 
+def parse_mapped(text: str) -> int | None:
+    """A bound on the GPU address space mappings span, as ``mapped_max`` takes it: a limit
+    (parse_limit()) in whole 2 MiB regions, at most 512T; None for ``max``."""
+    size = parse_limit(text)
+    if size is not None and size % (2 << 20):
+        raise SizeError(f"{text!r} is not a whole number of 2M regions; give e.g. 64G, 2M or max")
+    if size is not None and size > 512 << 40:
+        raise SizeError(f"{text!r} is more than the 512T the module takes; give less, or max")
+    return size
+
+
 def format_size(size: int | None) -> str:
     """Format bytes in the shortest form the kernel reads back to the same value.
 

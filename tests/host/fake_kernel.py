@@ -48,12 +48,15 @@ INST_RO = {
     k.INST_RM_OBJECTS,
     k.INST_SYSMEM_CURRENT,
     k.INST_SYSMEM_PEAK,
+    k.INST_MAPPED_CURRENT,
 }
 WRITE_ONLY = {k.GPU_CREATE, k.INST_REMOVE}
 # What today's module lists in create_keys (docs/kernel-interface.md).
-CREATE_KEYS = "mem core class managed dmabuf channels rm_objects sysmem"
+CREATE_KEYS = "mem core class managed dmabuf channels rm_objects sysmem mapped"
 # The system-memory limit and its counters, which arrived with the create key sysmem.
 SYSMEM_ATTRS = {k.INST_SYSMEM_MAX, k.INST_SYSMEM_CURRENT, k.INST_SYSMEM_PEAK}
+# The bound on mapped GPU address space and its count, which arrived with the create key mapped.
+MAPPED_ATTRS = {k.INST_MAPPED_MAX, k.INST_MAPPED_CURRENT}
 KNOB_MODES = {k.INST_MANAGED: k.MANAGED_MODES, k.INST_DMABUF: k.DMABUF_MODES}
 # The count bounds, by create key: the knob, the count it bounds, the most it takes.
 BOUNDS = {
@@ -146,6 +149,7 @@ class FakeKernel(SysfsTree):
         channels: int | None = None,
         rm_objects: int | None = None,
         sysmem_current: int | None = None,
+        mapped_current: int | None = None,
     ) -> None:
         """Set the counters a running workload would move."""
         inst = self._instance_path(name)
@@ -167,6 +171,8 @@ class FakeKernel(SysfsTree):
         if sysmem_current is not None:
             (inst / k.INST_SYSMEM_CURRENT).write_text(f"{sysmem_current}\n")
             (inst / k.INST_SYSMEM_PEAK).write_text(f"{sysmem_current}\n")
+        if mapped_current is not None:
+            (inst / k.INST_MAPPED_CURRENT).write_text(f"{mapped_current}\n")
 
     def fail_next(self, rel_suffix: str, code: int) -> None:
         """The next write to a path ending in ``rel_suffix`` fails with ``code`` (once)."""
@@ -285,6 +291,14 @@ class FakeKernel(SysfsTree):
             raise _Refusal(errno.EINVAL)
         return size
 
+    @classmethod
+    def _mapped(cls, value: str) -> int | None:
+        """A mapping bound as the module takes it: a limit in whole 2 MiB regions, at most 512T."""
+        size = cls._limit(value)
+        if size is not None and (size % k.MAPPED_UNIT or size > k.MAPPED_MOST):
+            raise _Refusal(errno.EINVAL)
+        return size
+
     @staticmethod
     def _core(value: str) -> int:
         if not value.isdigit() or not k.CORE_MIN <= int(value) <= k.CORE_MAX:
@@ -337,7 +351,7 @@ class FakeKernel(SysfsTree):
         for knob, default in k.CREATE_KNOB_DEFAULTS.items():
             if knob in listed:
                 opts[knob] = default
-        for key in (*BOUNDS, k.SYSMEM_CREATE_KEY):
+        for key in (*BOUNDS, k.SYSMEM_CREATE_KEY, k.MAPPED_CREATE_KEY):
             if key in listed:
                 opts[key] = k.UNBOUNDED
         given: set[str] = set()
@@ -349,6 +363,7 @@ class FakeKernel(SysfsTree):
             opts[key] = val
         mem = self._size(opts["mem"])
         sysmem = self._limit(opts.get(k.SYSMEM_CREATE_KEY, k.UNBOUNDED))
+        mapped = self._mapped(opts.get(k.MAPPED_CREATE_KEY, k.UNBOUNDED))
         if mem is not None and mem > int(self._get(gpu / k.GPU_MEMORY)):
             raise _Refusal(errno.EINVAL)  # a limit above the GPU's memory makes no sense
         core = self._core(opts["core"])
@@ -386,6 +401,8 @@ class FakeKernel(SysfsTree):
             k.INST_SYSMEM_MAX: "max" if sysmem is None else sysmem,
             k.INST_SYSMEM_CURRENT: 0,
             k.INST_SYSMEM_PEAK: 0,
+            k.INST_MAPPED_MAX: "max" if mapped is None else mapped,
+            k.INST_MAPPED_CURRENT: 0,
             k.INST_CORE: core,
             k.INST_CLASS: opts["class"],
             k.INST_GPU_TIME: 0,
@@ -400,6 +417,8 @@ class FakeKernel(SysfsTree):
                 lacks |= {knob, held}
         if k.SYSMEM_CREATE_KEY not in listed:
             lacks |= SYSMEM_ATTRS
+        if k.MAPPED_CREATE_KEY not in listed:
+            lacks |= MAPPED_ATTRS
         for attr, value in values.items():
             if attr not in lacks:
                 self._set(inst / attr, value)
@@ -446,6 +465,11 @@ class FakeKernel(SysfsTree):
             if value not in KNOB_MODES[attr]:
                 raise _Refusal(errno.EINVAL)
             self._set(inst / attr, value)
+        elif attr == k.INST_MAPPED_MAX:
+            limit = self._mapped(value)
+            if limit is not None and limit < int(self._get(inst / k.INST_MAPPED_CURRENT)):
+                raise _Refusal(errno.EBUSY)
+            self._set(inst / attr, "max" if limit is None else limit)
         elif attr == k.INST_SYSMEM_MAX:
             limit = self._limit(value)
             if limit is not None and limit < int(self._get(inst / k.INST_SYSMEM_CURRENT)):

@@ -207,7 +207,7 @@ def test_fake_kernel_guarantees_under_fixed_share(host: Host) -> None:
 
 
 def test_the_fake_kernel_has_dmabuf_as_the_interface_says(host: Host) -> None:
-    keys = "mem core class managed dmabuf channels rm_objects sysmem"
+    keys = "mem core class managed dmabuf channels rm_objects sysmem mapped"
     assert host.kernel.read("class/qgpu/gpu0/create_keys") == keys
     host.kernel.write_only("class/qgpu/gpu0/create", "d mem=1G core=10")
     assert host.kernel.read("class/qgpu/gpu0/instances/d/dmabuf") == k.DMABUF_DEFAULT == "refuse"

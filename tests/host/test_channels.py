@@ -40,7 +40,7 @@ def test_channel_bounds_parse_as_the_module_takes_them() -> None:
 def test_create_set_list_show(host: Host) -> None:
     r = host.invoke("create", "a", "--mem", "4G", "--core", "30", "--channels", "48")
     assert r.exit_code == 0, r.stderr
-    assert "dmabuf refuse, channels 48, rm objects max, sysmem max\n" in r.stdout
+    assert "dmabuf refuse, channels 48, rm objects max, sysmem max, mapped max\n" in r.stdout
     assert host.kernel.writes == [
         ("class/qgpu/gpu0/create", "a mem=4G core=30 class=online channels=48")
     ]

@@ -62,7 +62,7 @@ def test_create_places_waits_and_prints_usage(host: Host) -> None:
     assert r.exit_code == 0, r.stderr
     assert r.stdout.startswith(
         "created infer-a on GPU 0: mem 4G, core 30%, class online, managed allow, dmabuf refuse, "
-        "channels max, rm objects max, sysmem max\n"
+        "channels max, rm objects max, sysmem max, mapped max\n"
     )
     assert f"{host.dev}/qgpu/infer-a/nvidia-uvm" in r.stdout
     assert "podman run --device qgpu.io/vgpu=infer-a" in r.stdout
@@ -157,7 +157,7 @@ def test_allow_refuse_knobs_through_create_list_show_set(
     knobs = {**k.CREATE_KNOB_DEFAULTS, attr: other}
     line = (
         f"class online, managed {knobs['managed']}, dmabuf {knobs['dmabuf']}, "
-        "channels max, rm objects max, sysmem max\n"
+        "channels max, rm objects max, sysmem max, mapped max\n"
     )
     assert line in r.stdout
     assert knob.read_text() == f"{other}\n"

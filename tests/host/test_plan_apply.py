@@ -308,8 +308,8 @@ def test_a_bad_allow_refuse_value_in_a_file_applies_nothing(
 
 
 def before_create_keys(host: Host) -> str:
-    """The module before create_keys, and so before dmabuf, the count bounds and the
-    system-memory limit; returns POLICY for it.
+    """The module before create_keys, and so before dmabuf, the count bounds, the
+    system-memory limit and the mapping bound; returns POLICY for it.
 
     A new instance gets managed by a write after its create. The module forwards every
     dma-buf export, so the file must allow them (as export would write it), or it is refused.
@@ -326,6 +326,8 @@ def before_create_keys(host: Host) -> str:
                 k.INST_SYSMEM_MAX,
                 k.INST_SYSMEM_CURRENT,
                 k.INST_SYSMEM_PEAK,
+                k.INST_MAPPED_MAX,
+                k.INST_MAPPED_CURRENT,
             ):
                 host.kernel.remove_attr(f"{k.instance_dir(gpu.minor, inst.name)}/{attr}")
     lines = POLICY.splitlines(keepends=True)

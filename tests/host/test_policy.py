@@ -202,7 +202,7 @@ BAD: list[tuple[object, str, str]] = [
         {"version": "v1", "gpus": [_gpu(instances=[_inst(dmabufs="allow")])]},
         "gpus[0].instances[0].dmabufs",
         "unknown key (expected one of: name, mem, core, class, managed, dmabuf, channels, "
-        "rm_objects, sysmem)",
+        "rm_objects, sysmem, mapped)",
     ),
     (
         {"version": "v1", "gpus": [_gpu(instances=[_inst(), _inst()])]},

@@ -38,7 +38,7 @@ def test_bounds_parse_as_the_module_takes_them() -> None:
 def test_create_set_show(host: Host) -> None:
     r = host.invoke("create", "a", "--mem", "4G", "--core", "30", "--rm-objects", "4096")
     assert r.exit_code == 0, r.stderr
-    assert "channels max, rm objects 4096, sysmem max\n" in r.stdout
+    assert "channels max, rm objects 4096, sysmem max, mapped max\n" in r.stdout
     assert host.kernel.writes == [
         ("class/qgpu/gpu0/create", "a mem=4G core=30 class=online rm_objects=4096")
     ]

@@ -35,7 +35,7 @@ def test_limits_parse_as_the_module_takes_them() -> None:
 def test_create_set_show(host: Host) -> None:
     r = host.invoke("create", "a", "--mem", "4G", "--core", "30", "--sysmem", "2G")
     assert r.exit_code == 0, r.stderr
-    assert "channels max, rm objects max, sysmem 2G\n" in r.stdout
+    assert "channels max, rm objects max, sysmem 2G, mapped max\n" in r.stdout
     assert host.kernel.writes == [
         ("class/qgpu/gpu0/create", "a mem=4G core=30 class=online sysmem=2G")
     ]
