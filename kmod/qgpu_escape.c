@@ -541,6 +541,7 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 {
 	u8 buf[sizeof(struct nvrm_nvos64_v535)];
 	struct qgpu_rmtrack *t = qf->track;
+	struct qgpu_mapped_virtual virt = { };
 	struct qgpu_rmnode *node = NULL;
 	bool sealed, counted, made;
 	struct qgpu_seal seal;
@@ -576,6 +577,8 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 		goto out_unlock;
 	}
 	ret = qgpu_clients_alloc_begin(qf, &a, &seal, &cparams, &status);
+	if (!ret && !status && !cparams)	/* a virtual range names no client: its own seal */
+		status = qgpu_mapped_virtual_begin(qf, &a, &seal, &virt);
 	if (!ret && status)
 		ret = qgpu_rm_alloc_refuse(qf, arg, size, buf, status);
 	if (ret || status) {
@@ -597,10 +600,18 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 	if (cparams)	/* only then: RM_ALLOC is a hot path, and the status needs a decode */
 		qgpu_clients_alloc_end(qf, &seal, cparams,
 				       qgpu_rm_alloc_ok(qf, ret, sealed, buf, size));
+	/* sealed, RM's status says whether it made the range, even where the copy back failed */
+	if (virt.params || virt.units) {
+		bool rm_ok = qgpu_rm_alloc_ok(qf, 0, sealed, buf, size);
+
+		qgpu_mapped_virtual_end(qf, &seal, &virt, rm_ok, !sealed && !ret);
+	}
 	/* Sealed, what RM made is mirrored even where the copy to the tenant failed. */
 	made = (sealed || !ret) && qgpu_rm_alloc_result(qf, arg, size, buf, sealed, &hnew);
 	if (made) {
 		node = qgpu_rmtrack_add(t, a.hroot, a.hparent, hnew, a.hclass);
+		qgpu_mapped_virtual_made(t, node, virt.units);
+		virt.units = 0;
 		if (node) {
 			node->channel = counted;	/* the count is the node's from here */
 			qgpu_sched_rm_alloc(qf, node, &a);	/* channel groups, channels */
@@ -619,6 +630,8 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 		 */
 		qgpu_channels_put(qf->inst);
 	}
+	/* an unsealed virtual range the tenant's memory says failed: kept until the file goes */
+	qgpu_mapped_virtual_made(t, NULL, virt.units);
 out_unlock:
 	qgpu_mem_alloc_end(qf->inst);
 out_settle:
@@ -809,7 +822,9 @@ static long qgpu_rm_vid_heap(struct qgpu_file *qf, unsigned int cmd, unsigned lo
 	struct nvrm_nvos32 __user *up = (struct nvrm_nvos32 __user *)arg;
 	struct qgpu_rmtrack *t = qf->track;
 	struct nvrm_vidheap v, done;
+	struct qgpu_rmnode *node;
 	struct nvrm_nvos32 raw;
+	u32 units = 0;
 	bool sealed;
 	long ret;
 
@@ -832,17 +847,37 @@ static long qgpu_rm_vid_heap(struct qgpu_file *qf, unsigned int cmd, unsigned lo
 		ret = qgpu_mem_vid_heap_alloc(qf, cmd, arg, size, compat, &raw, &v);
 		goto out_unlock;
 	}
+	/* a virtual range: what RM maps of it up front must fit (DOC: GPU mappings) */
+	if (v.is_alloc) {
+		raw.status = qgpu_mapped_virtual_reserve(qf, v.alloc_flags, v.size, &units);
+		if (raw.status) {
+			ret = put_user(raw.status, &up->status) ? -EFAULT : 0;
+			goto out_unlock;
+		}
+	}
 	ret = qgpu_forward_sealed(qf->real, cmd, arg, compat, &raw, &sealed);
 	if (ret || (!sealed && copy_from_user(&raw, (void __user *)arg, size)) ||
-	    nvrm_vidheap_decode(&raw, size, &done) || done.status != NVRM_OK)
+	    nvrm_vidheap_decode(&raw, size, &done) || done.status != NVRM_OK) {
+		/*
+		 * Sealed, RM's status in qgpu's copy says whether it made the range (a copy back
+		 * that failed does not undo it); unsealed, the range stays counted until the file
+		 * goes.
+		 */
+		if (sealed && (nvrm_vidheap_decode(&raw, size, &done) || done.status != NVRM_OK))
+			qgpu_bound_put(&qf->inst->mapped, units);
+		else
+			qgpu_mapped_virtual_made(t, NULL, units);
 		goto out_unlock;
+	}
 	if (v.is_alloc) {
 		/*
 		 * Virtual memory (what the converter makes of a VIRTUAL request). One the mirror
 		 * cannot record goes again where rm_objects_max bounds it.
 		 */
-		if (!qgpu_rmtrack_add(t, v.hroot, v.hparent, done.hmemory,
-				      NVRM_CLASS_NV50_MEMORY_VIRTUAL) &&
+		node = qgpu_rmtrack_add(t, v.hroot, v.hparent, done.hmemory,
+					NVRM_CLASS_NV50_MEMORY_VIRTUAL);
+		qgpu_mapped_virtual_made(t, node, units);
+		if (!node &&
 		    qgpu_objects_bounded(qf->inst) && qgpu_objects_unmade(v.hroot, done.hmemory))
 			ret = put_user(NVRM_ERR_NO_MEMORY, &up->status) ? -EFAULT : 0;
 		else

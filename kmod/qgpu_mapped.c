@@ -33,13 +33,21 @@
  *   gvaspaceReserveMempool()). One small allocation mapped at many addresses far apart, or a
  *   large one mapped many times, takes the GPU's memory past every tenant's limit.
  *
+ * A virtual range reserved without LAZY or EXTERNALLY_MANAGED (NV50_MEMORY_VIRTUAL, by RM_ALLOC
+ * or VID_HEAP_CONTROL's VIRTUAL requests) costs the same without a single mapping: RM allocates
+ * the page tables of its whole span when it reserves it (gvaspaceAlloc_IMPL()'s
+ * mmuWalkReserveEntries(), 4 KiB and big pages, after gvaspaceReserveMempool()), about 8 KiB a
+ * 2 MiB region, and bounds a range's size only by the address space.
+ *
  * ``mapped_max`` (0644; a size, a multiple of 2 MiB, or ``max``; ``mapped=`` at creation, default
- * ``max``) bounds the address space the instance's live RM mappings span, each counted in the
- * whole 2 MiB regions it touches (qgpu_mapped_units()): a 4 KiB mapping counts 2 MiB, a 1 GiB
- * one 1 GiB or 1 GiB and 2 MiB. So it bounds the records (one region at least each) and the
- * page tables (one region's worth per region) together. ``mapped_current`` (0444) is what the
- * live mappings count, in bytes. Lowering ``mapped_max`` below it is -EBUSY, as for the other
- * bounds.
+ * ``max``) bounds the address space whose page tables RM allocates for the instance: its live
+ * mappings, each counted in the whole 2 MiB regions it touches (qgpu_mapped_units()), and its
+ * virtual ranges mapped up front, each counted at the most its size may touch
+ * (qgpu_mapped_virtual_units()). A 4 KiB mapping counts 2 MiB, a 1 GiB one 1 GiB or 1 GiB and
+ * 2 MiB. So it bounds the records (one region at least each) and the page tables (one region's
+ * worth per region) together. A mapping into a range mapped up front counts again: RM's
+ * records are new, its page tables are not. ``mapped_current`` (0444) is what they count, in
+ * bytes. Lowering ``mapped_max`` below it is -EBUSY, as for the other bounds.
  *
  * A map is reserved before it is forwarded: exactly where the call names the address
  * (DMA_OFFSET_FIXED), otherwise the most any placement of its length touches, settled on the
@@ -55,14 +63,23 @@
  * clientFreeResource() unmaps every mapping an object takes part in. A mapping whose objects
  * the mirror does not have stays counted until its file goes.
  *
+ * A virtual range's reservation is made before its RM_ALLOC is forwarded, from qgpu's copy of the
+ * parameters, which RM reads (the params seal, DOC: client handles in parameters; VID_HEAP_CONTROL
+ * carries its flags and size in the sealed escape itself), and stays the range's node's until
+ * the node goes. Past the bound the allocation answers NV_ERR_NO_MEMORY, not forwarded.
+ *
  * Sealed (DOC: sealed forwarding), RM reads qgpu's copy, and qgpu follows what RM wrote back.
  * Unsealed, qgpu believes a call only if the tenant's parameters read the same after it and the
  * status says NV_OK; a map it cannot believe stays counted until the file goes, an unmap it
- * cannot believe lets nothing go. A sibling thread that changes the parameters between qgpu's
- * read and RM's, and back, can still map more than qgpu counts.
+ * cannot believe lets nothing go, and so does a virtual range the tenant's memory says failed.
+ * A sibling thread that changes the parameters between qgpu's read and RM's, and back, can still
+ * map more than qgpu counts.
  *
  * Not counted: UVM's external mappings (UVM_MAP_EXTERNAL_ALLOCATION), whose page tables UVM
- * allocates; CPU mappings (RM_MAP_MEMORY), which map no GPU addresses.
+ * allocates; CPU mappings (RM_MAP_MEMORY), which map no GPU addresses; a VA space's own root and
+ * its server range (a few pages each, FERMI_VASPACE_A, which rm_objects_max bounds in number).
+ * A virtual range RM frees with its VA space (resserv's dependants) keeps its count until its
+ * handle is freed (RM leaves the handle, and frees it with NV_OK).
  */
 
 enum qgpu_mapped_role { QGPU_MAPPED_MAPPER, QGPU_MAPPED_MEMORY, QGPU_MAPPED_CONTEXT,
@@ -404,17 +421,143 @@ long qgpu_mapped_unmap_ioctl(struct qgpu_file *qf, unsigned int cmd, unsigned lo
 }
 
 /**
- * qgpu_mapped_node_gone() - @node leaves the mirror: RM unmapped every mapping it took part in
+ * qgpu_mapped_node_gone() - @node leaves the mirror: RM unmapped every mapping it took part in,
+ * and let go of a virtual range's page tables
+ * @inst: the instance whose mirror it was in
  * @node: the node
  *
  * Context: the tracker's lock held.
  */
-void qgpu_mapped_node_gone(struct qgpu_rmnode *node)
+void qgpu_mapped_node_gone(struct qgpu_instance *inst, struct qgpu_rmnode *node)
 {
 	struct qgpu_mapped_ref *r, *tmp;
 
 	list_for_each_entry_safe(r, tmp, &node->dma_maps, node)
 		qgpu_mapped_drop(r->map);
+	if (node->mapped_units)
+		qgpu_bound_put(&inst->mapped, node->mapped_units);
+	node->mapped_units = 0;
+}
+
+/**
+ * qgpu_mapped_virtual_reserve() - a virtual range is to be reserved: what RM maps of it up front
+ * must fit under ``mapped_max``
+ * @qf: the proxy
+ * @flags: its allocation flags
+ * @size: its size
+ * @units: set to the regions reserved (0 for a range RM maps nothing of up front)
+ *
+ * See DOC: GPU mappings. On refusal the operator is told.
+ *
+ * Return: NVRM_OK, or NV_ERR_NO_MEMORY to answer instead of forwarding.
+ */
+u32 qgpu_mapped_virtual_reserve(struct qgpu_file *qf, u32 flags, u64 size, u32 *units)
+{
+	u64 want = qgpu_mapped_virtual_units(flags, size);
+
+	*units = 0;
+	if (!want)
+		return NVRM_OK;
+	if (!qgpu_bound_reserve(&qf->inst->mapped, (u32)want)) {
+		qgpu_mem_call_refused(qf->inst, "a GPU virtual range past mapped_max");
+		return NVRM_ERR_NO_MEMORY;
+	}
+	*units = (u32)want;
+	return NVRM_OK;
+}
+
+/**
+ * qgpu_mapped_virtual_made() - RM made the virtual range a call reserved @units for
+ * @t: the tracker (its lock held)
+ * @node: the range's node, or NULL where RM made it but the mirror could not record it
+ * @units: what the call reserved
+ *
+ * The reservation becomes the node's count, kept until the node goes; a range qgpu cannot place
+ * stays counted until the file goes. (The most the size may touch, not the regions RM chose:
+ * at most one region more.)
+ */
+void qgpu_mapped_virtual_made(struct qgpu_rmtrack *t, struct qgpu_rmnode *node, u32 units)
+{
+	lockdep_assert_held(&t->lock);
+	if (!units)
+		return;
+	if (node && !node->mapped_units)
+		node->mapped_units = units;
+	else
+		qgpu_mapped_pin(t, units);
+}
+
+/**
+ * qgpu_mapped_virtual_begin() - an RM_ALLOC of NV50_MEMORY_VIRTUAL: reserve what RM maps of it up
+ * front, and have RM read what qgpu read
+ * @qf: the proxy
+ * @a: the decoded allocation
+ * @seal: set up so that RM reads qgpu's copy of the parameters, for the forward that follows
+ * @v: filled for qgpu_mapped_virtual_end()
+ *
+ * Context: the tracker's lock held; takes the instance's params_seal until
+ *	qgpu_mapped_virtual_end() where @v->params is set.
+ * Return: NVRM_OK (forward it), or the status to answer instead (nothing reserved then).
+ */
+u32 qgpu_mapped_virtual_begin(struct qgpu_file *qf, const struct nvrm_alloc *a,
+			      struct qgpu_seal *seal, struct qgpu_mapped_virtual *v)
+{
+	const struct nvrm_abi *abi = &qf->inst->gpu->abi;
+	u32 size = abi->mem_alloc_params_size;
+	struct nvrm_mem_alloc m;
+	void *p;
+	u32 status;
+
+	v->params = NULL;
+	v->units = 0;
+	if (a->hclass != NVRM_CLASS_NV50_MEMORY_VIRTUAL || !a->params_ptr)
+		return NVRM_OK;	/* no parameters: RM refuses the class */
+	p = memdup_user(u64_to_user_ptr(a->params_ptr), size);
+	if (IS_ERR(p))	/* RM's answer to parameters it cannot read */
+		return NVRM_ERR_INVALID_ADDRESS;
+	if (nvrm_mem_alloc_decode(abi, p, size, &m)) {
+		kfree(p);
+		return NVRM_OK;
+	}
+	status = qgpu_mapped_virtual_reserve(qf, m.flags, m.size, &v->units);
+	if (status) {
+		kfree(p);
+		return status;
+	}
+	/* sealed even where RM maps nothing up front: a sibling could clear LAZY under RM's read */
+	if (mutex_lock_killable(&qf->inst->params_seal)) {
+		/* killed while another forward waited on RM: the process never sees the status */
+		qgpu_mapped_virtual_end(qf, seal, v, false, false);
+		kfree(p);
+		return NVRM_ERR_INVALID_STATE;
+	}
+	qgpu_seal_params_begin(seal, a->params_ptr, p, size);
+	v->params = p;
+	return NVRM_OK;
+}
+
+/**
+ * qgpu_mapped_virtual_end() - the forward qgpu_mapped_virtual_begin() allowed returned
+ * @qf: the proxy
+ * @seal: as set up there
+ * @v: as filled there; @v->units stays reserved unless RM surely made nothing
+ * @rm_ok: RM made the range (its own status, in qgpu's copy of a sealed call)
+ * @unsure: an unsealed call the driver took: only the tenant's memory says what RM did, so the
+ *	reservation stays (qgpu_mapped_virtual_made() pins it where no range is mirrored)
+ */
+void qgpu_mapped_virtual_end(struct qgpu_file *qf, struct qgpu_seal *seal,
+			     struct qgpu_mapped_virtual *v, bool rm_ok, bool unsure)
+{
+	if (v->params) {
+		qgpu_seal_params_end(seal, rm_ok);
+		mutex_unlock(&qf->inst->params_seal);
+		kfree(v->params);
+		v->params = NULL;
+	}
+	if (!rm_ok && !unsure && v->units) {
+		qgpu_bound_put(&qf->inst->mapped, v->units);
+		v->units = 0;
+	}
 }
 
 /**

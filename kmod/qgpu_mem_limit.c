@@ -220,3 +220,24 @@ u64 qgpu_mapped_units_most(u64 len)
 		return ~0ULL;
 	return ((len + (QGPU_MAPPED_UNIT - 2)) >> QGPU_MAPPED_UNIT_SHIFT) + 1;
 }
+
+/**
+ * qgpu_mapped_virtual_units() - the 2 MiB regions a virtual range has RM map up front
+ * @flags: its allocation flags (NVRM_ALLOC_FLAGS_*)
+ * @size: its size in bytes
+ *
+ * A range reserved without LAZY or EXTERNALLY_MANAGED has RM allocate the page tables of its
+ * whole span at once, as if it were mapped; the others get theirs with their mappings.
+ *
+ * Return: the most regions the range may touch, wherever RM places it (at most
+ * QGPU_MAPPED_UNITS_LIMIT + 1, a range no GPU has); 0 where RM maps nothing up front.
+ */
+u64 qgpu_mapped_virtual_units(u32 flags, u64 size)
+{
+	u64 units;
+
+	if (flags & (NVRM_ALLOC_FLAGS_LAZY | NVRM_ALLOC_FLAGS_EXTERNALLY_MANAGED))
+		return 0;
+	units = qgpu_mapped_units_most(size);
+	return units > QGPU_MAPPED_UNITS_LIMIT ? QGPU_MAPPED_UNITS_LIMIT + 1ULL : units;
+}

@@ -21,5 +21,6 @@ u64 qgpu_mem_view_free(u64 max, u64 used, u64 memory, u64 real_free);
 bool qgpu_mem_fb_index_view(u32 index, u64 total, u64 free, u32 *data);
 u64 qgpu_mapped_units(u64 va, u64 len);
 u64 qgpu_mapped_units_most(u64 len);
+u64 qgpu_mapped_virtual_units(u32 flags, u64 size);
 
 #endif /* QGPU_MEM_LIMIT_H */

@@ -144,7 +144,7 @@ static void qgpu_rmnode_free(struct qgpu_rmclient *client, struct qgpu_rmnode *n
 	qgpu_objects_gone(client->inst);
 	if (node->channel)
 		qgpu_channels_put(client->inst);
-	qgpu_mapped_node_gone(node);
+	qgpu_mapped_node_gone(client->inst, node);
 	if (node->ops)
 		node->ops->release(node);
 	if (mirror_frees)
@@ -406,7 +406,8 @@ struct qgpu_rmnode *qgpu_rmtrack_add(struct qgpu_rmtrack *t, u32 hclient, u32 hp
 		 * duplicate): a node that carries some stays, and the new object goes untracked.
 		 * A stateless one is replaced: nothing is lost either way.
 		 */
-		if (node->ops || !list_empty(&node->children) || !list_empty(&node->dma_maps))
+		if (node->ops || !list_empty(&node->children) || !list_empty(&node->dma_maps) ||
+		    node->mapped_units)
 			return NULL;
 		qgpu_rmnode_free(client, node);
 	}
@@ -427,7 +428,7 @@ static bool qgpu_rmnode_has_state(const struct qgpu_rmnode *node)
 {
 	const struct qgpu_rmnode *child;
 
-	if (node->ops || !list_empty(&node->dma_maps))
+	if (node->ops || !list_empty(&node->dma_maps) || node->mapped_units)
 		return true;
 	list_for_each_entry(child, &node->children, sibling)
 		if (qgpu_rmnode_has_state(child))

@@ -46,6 +46,8 @@ struct qgpu_rmnode_ops {
  *	until the node goes
  * @dma_maps: its parts in the RM_MAP_MEMORY_DMA mappings qgpu models (qgpu_mapped.c), as the
  *	virtual allocation, the memory or the device; they go with it
+ * @mapped_units: for a virtual range RM maps up front, the 2 MiB regions the instance's
+ *	``mapped_current`` counts for it until the node goes (qgpu_mapped.c)
  * @rcu: freed after a grace period (lookups under RCU, qgpu_rmtrack_lookup_rcu())
  *
  * Everything but @ops and @payload is read under the tracker's lock only.
@@ -62,6 +64,7 @@ struct qgpu_rmnode {
 	bool in_payload;
 	bool channel;
 	struct list_head dma_maps;
+	u32 mapped_units;
 	struct rcu_head rcu;
 };
 

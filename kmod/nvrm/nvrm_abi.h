@@ -821,6 +821,13 @@ struct nvrm_unix_event {
 
 /* nvos.h NVOS32_ALLOC_FLAGS_*, 525-595 */
 #define NVRM_ALLOC_FLAGS_ALIGNMENT_FORCE	0x00000100u	/* libcuda 580 sets it, 2 MiB */
+/*
+ * A virtual range (0x50A0) without LAZY or EXTERNALLY_MANAGED has RM allocate the page tables of
+ * its whole span when it is reserved (vaspaceFillAllocParams(), gvaspaceAlloc_IMPL()'s
+ * mmuWalkReserveEntries(), 580.142).
+ */
+#define NVRM_ALLOC_FLAGS_LAZY			0x00000400u
+#define NVRM_ALLOC_FLAGS_EXTERNALLY_MANAGED	0x00400000u
 #define NVRM_ALLOC_FLAGS_MEMORY_HANDLE_PROVIDED	0x00004000u
 #define NVRM_ALLOC_FLAGS_VIRTUAL		0x00080000u
 #define NVRM_ALLOC_FLAGS_PROTECTED		0x01000000u

@@ -70,10 +70,12 @@ SYSMEM_HELP = (
 )
 
 MAPPED_HELP = (
-    "The GPU address space the instance's RM mappings (RM_MAP_MEMORY_DMA) may span at once, in"
-    " whole 2M regions (64G, 2M, or max): each mapping holds a record of the driver's and page"
-    " tables from memory the GPU's tenants share, which no memory limit charges. A mapping counts"
-    " the 2M regions it touches. Past it, a mapping fails with NV_ERR_NO_MEMORY."
+    "The GPU address space whose page tables the driver allocates for the instance at once, in"
+    " whole 2M regions (64G, 2M, or max): its RM mappings (RM_MAP_MEMORY_DMA) and the virtual"
+    " ranges it reserves without LAZY, which the driver maps up front. Page tables come from"
+    " memory the GPU's tenants share, and each mapping holds a record of the driver's; no memory"
+    " limit charges either. A mapping counts the 2M regions it touches. Past it, a mapping or"
+    " such a range fails with NV_ERR_NO_MEMORY."
 )
 
 

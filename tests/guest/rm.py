@@ -33,6 +33,8 @@ RM_SHARE, RM_ACCESS_REGISTRY = 0x35, 0x4D
 RM_MAP_MEMORY_DMA, RM_UNMAP_MEMORY_DMA = 0x57, 0x58
 VIRTMEM = 0x50A0  # NV50_MEMORY_VIRTUAL
 DMA_OFFSET_FIXED = 1 << 15  # NVOS46_FLAGS_DMA_OFFSET_FIXED
+# NVOS32_ALLOC_FLAGS_*: a virtual range RM maps nothing of up front, and a VIRTUAL vid-heap request
+ALLOC_FLAGS_LAZY, ALLOC_FLAGS_VIRTUAL = 0x400, 0x80000
 RM_UPDATE_DEVICE_MAPPING_INFO = 0x5E
 NUMA_INFO, EXPORT_TO_DMABUF_FD = 215, 217
 
@@ -327,11 +329,12 @@ class Rm:
         return dev, sub
 
     def memory(
-        self, hclass: int, parent: int, size: int, attr: int = 0
+        self, hclass: int, parent: int, size: int, attr: int = 0, flags: int = 0
     ) -> tuple[int, int, int, int]:
         """Allocate memory; returns (status, handle, size and offset RM wrote back)."""
         params = bytearray(MEM_PARAMS_SIZE)
         struct.pack_into("<I", params, 0, self.client)
+        struct.pack_into("<I", params, 8, flags)
         struct.pack_into("<I", params, 24, attr)
         struct.pack_into("<Q", params, 64, size)
         ptr = self.buffer(bytes(params))

@@ -275,10 +275,11 @@ class Tenant:
         self.r.map_memory(self.handle(rm.DEVICE), hmemory, rnd.choice([0, 4096]), length, fd)
 
     def virtual(self) -> None:
-        """A range of GPU addresses to map into."""
+        """A range of GPU addresses to map into: mostly lazy, else RM maps it all up front."""
         parent = self.handle(rm.DEVICE)
         size = self.rnd.choice([64 << 20, 1 << 30, 4096, self.rnd.getrandbits(64)])
-        status, h, _, _ = self.r.memory(rm.VIRTMEM, parent, size)
+        flags = self.rnd.choice([0, rm.ALLOC_FLAGS_LAZY, rm.ALLOC_FLAGS_LAZY])
+        status, h, _, _ = self.r.memory(rm.VIRTMEM, parent, size, flags=flags)
         self.keep(status, h, rm.VIRTMEM, parent)
 
     def dma(self) -> None:

@@ -8,12 +8,21 @@ from __future__ import annotations
 
 import errno
 import os
+import struct
 
 import pytest
 import rm
 from holder import killed_after
 from qgpu_sysfs import errno_of_write, gpu_dir, inst_dir, instance, read, wait_count, write
-from rm import DMA_OFFSET_FIXED, VIRTMEM, Rm, abi_at_least, dma_mappings
+from rm import (
+    ALLOC_FLAGS_LAZY,
+    ALLOC_FLAGS_VIRTUAL,
+    DMA_OFFSET_FIXED,
+    VIRTMEM,
+    Rm,
+    abi_at_least,
+    dma_mappings,
+)
 
 MIB = 1 << 20
 REGION = 2 * MIB
@@ -37,7 +46,8 @@ def setup(r: Rm, virt_size: int = 64 * MIB) -> tuple[int, int, int, int, int]:
     dev, _ = r.device()
     status, mem, _ = r.vidmem(dev, REGION)
     assert status == rm.OK
-    status, virt, _, base = r.memory(VIRTMEM, dev, virt_size)
+    # lazy: RM maps none of it up front, so only the mappings count
+    status, virt, _, base = r.memory(VIRTMEM, dev, virt_size, flags=ALLOC_FLAGS_LAZY)
     assert status == rm.OK
     return dev, mem, virt, base, (base + REGION - 1) & ~(REGION - 1)
 
@@ -196,3 +206,51 @@ def test_a_partial_unmap_that_splits_a_mapping_counts_both_pieces() -> None:
             assert mapped("mps") == 0
         finally:
             a.close()
+
+
+@pytest.mark.parametrize("how", ["alloc", "vid_heap"])
+def test_a_virtual_range_rm_maps_up_front_counts_its_span(how: str) -> None:
+    """Reserved without LAZY, RM allocates the page tables of a virtual range's whole span at
+    once (gvaspaceAlloc_IMPL(), 580.142): it counts as if mapped, the most its size may touch."""
+
+    def reserve(r: Rm, dev: int, size: int, flags: int = 0) -> tuple[int, int]:
+        if how == "alloc":
+            status, h, _, _ = r.memory(VIRTMEM, dev, size, flags=flags)
+            return status, h
+        buf = r.vid_heap(rm.NVOS32_ALLOC_SIZE, dev, size=size, flags=flags | ALLOC_FLAGS_VIRTUAL)
+        return struct.unpack_from("<I", buf, 20)[0], struct.unpack_from("<I", buf, 44)[0]
+
+    with instance("mpv", opts="mem=64M mapped=16M") as d:
+        a = Rm(dev=d)
+        try:
+            dev, _ = a.device()
+            status, lazy = reserve(a, dev, 1 << 30, ALLOC_FLAGS_LAZY)
+            assert status == rm.OK and mapped("mpv") == 0
+            status, virt = reserve(a, dev, 4 * MIB)
+            assert status == rm.OK
+            assert mapped("mpv") == 3 * REGION  # 4M may touch 3 regions
+            assert reserve(a, dev, 10 * MIB)[0] == rm.NO_MEMORY  # 6 more do not fit in 5
+            assert mapped("mpv") == 3 * REGION
+            status, small = reserve(a, dev, 8 * MIB)
+            assert status == rm.OK and mapped("mpv") == 8 * REGION
+            free = a.free if how == "alloc" else lambda h: vid_heap_free(a, dev, h)
+            assert free(virt) == rm.OK
+            assert mapped("mpv") == 5 * REGION
+            assert a.free(dev) == rm.OK  # the rest goes with the device
+            assert mapped("mpv") == 0
+            assert lazy and small
+        finally:
+            a.close()
+
+        def hold() -> None:
+            r = Rm(dev=d)
+            assert reserve(r, r.device()[0], 4 * MIB)[0] == rm.OK
+
+        with killed_after(hold):
+            assert mapped("mpv") == 3 * REGION
+        wait_count("mpv", "mapped_current", 0)
+
+
+def vid_heap_free(r: Rm, dev: int, hmemory: int) -> int:
+    buf = r.vid_heap(rm.NVOS32_FREE, dev, hmemory=hmemory)
+    return int(struct.unpack_from("<I", buf, 20)[0])

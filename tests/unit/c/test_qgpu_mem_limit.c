@@ -5,6 +5,7 @@
  */
 #include "tap.h"
 #include "nvrm/nvrm_abi.h"
+#include "qgpu_create_parse.h"
 #include "qgpu_mem_limit.h"
 
 #define KIB 1024ULL
@@ -167,4 +168,19 @@ TEST(mapped_units)
 	EXPECT_EQ(qgpu_mapped_units_most(~0ULL), ~0ULL);
 	EXPECT_TRUE(qgpu_mapped_units_most(4096) >= qgpu_mapped_units(2 * mib - 4096, 4096));
 	EXPECT_TRUE(qgpu_mapped_units_most(3 * mib) >= qgpu_mapped_units(mib + 4096, 3 * mib));
+}
+
+/* A virtual range RM maps up front counts its span; a lazy or externally managed one nothing. */
+TEST(mapped_virtual_units)
+{
+	const u64 mib = 1ULL << 20;
+
+	EXPECT_EQ(qgpu_mapped_virtual_units(0, 4 * mib), 3);
+	EXPECT_EQ(qgpu_mapped_virtual_units(NVRM_ALLOC_FLAGS_VIRTUAL, 4 * mib), 3);
+	EXPECT_EQ(qgpu_mapped_virtual_units(NVRM_ALLOC_FLAGS_LAZY, 4 * mib), 0);
+	EXPECT_EQ(qgpu_mapped_virtual_units(NVRM_ALLOC_FLAGS_EXTERNALLY_MANAGED, 1ULL << 40), 0);
+	EXPECT_EQ(qgpu_mapped_virtual_units(0, 0), 0);
+	EXPECT_EQ(qgpu_mapped_virtual_units(0, 1ULL << 30), 513);
+	/* more than any GPU's address space: one past the limit, never a wrapped count */
+	EXPECT_EQ(qgpu_mapped_virtual_units(0, ~0ULL), (u64)QGPU_MAPPED_UNITS_LIMIT + 1);
 }
