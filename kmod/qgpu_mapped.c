@@ -71,9 +71,10 @@
  * Sealed (DOC: sealed forwarding), RM reads qgpu's copy, and qgpu follows what RM wrote back.
  * Unsealed, qgpu believes a call only if the tenant's parameters read the same after it and the
  * status says NV_OK; a map it cannot believe stays counted until the file goes, an unmap it
- * cannot believe lets nothing go, and so does a virtual range the tenant's memory says failed.
- * A sibling thread that changes the parameters between qgpu's read and RM's, and back, can still
- * map more than qgpu counts.
+ * cannot believe lets nothing go, and a virtual range the tenant's memory says failed stays
+ * counted until the file goes. A sibling thread that changes the parameters between qgpu's read
+ * and RM's, and back, can still map more than qgpu counts; so can one that changes a virtual
+ * range's parameters where the params seal is missing (``seal_params: -``).
  *
  * Not counted: UVM's external mappings (UVM_MAP_EXTERNAL_ALLOCATION), whose page tables UVM
  * allocates; CPU mappings (RM_MAP_MEMORY), which map no GPU addresses; a VA space's own root and
