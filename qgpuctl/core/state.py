@@ -92,10 +92,7 @@ class InstanceState:
     @property
     def sysmem_text(self) -> str | None:
         """The system-memory limit as the kernel and the policy file spell it; None: no knob."""
-        if self.sysmem_max is None:
-            return None
-        limit = self.sysmem_limit
-        return "max" if limit is None else format_size(limit)
+        return _size_text(self.sysmem_max)
 
     @property
     def mapped_limit(self) -> int | None:
@@ -105,10 +102,7 @@ class InstanceState:
     @property
     def mapped_text(self) -> str | None:
         """The mapping bound as the kernel and the policy file spell it; None: no knob."""
-        if self.mapped_max is None:
-            return None
-        limit = self.mapped_limit
-        return "max" if limit is None else format_size(limit)
+        return _size_text(self.mapped_max)
 
     @property
     def rm_objects_bound(self) -> str:
@@ -228,6 +222,14 @@ def _int(text: str | None) -> int | None:
         return int(text, 10)
     except ValueError:
         return None
+
+
+def _size_text(knob: str | None) -> str | None:
+    """A size knob (bytes|max) as the kernel and the policy file spell it; None: no knob."""
+    if knob is None:
+        return None
+    size = _int(knob)
+    return "max" if size is None else format_size(size)
 
 
 def _float(text: str | None) -> float | None:
