@@ -76,8 +76,11 @@
  * and RM's, and back, can still map more than qgpu counts; so can one that changes a virtual
  * range's parameters where the params seal is missing (``seal_params: -``).
  *
- * Not counted: UVM's external mappings (UVM_MAP_EXTERNAL_ALLOCATION), whose page tables UVM
- * allocates; CPU mappings (RM_MAP_MEMORY), which map no GPU addresses; a VA space's own root and
+ * UVM's external mappings (UVM_MAP_EXTERNAL_ALLOCATION) count the same way, each in the regions
+ * its span touches: UVM keeps records and allocates page tables for them as RM does
+ * (qgpu_uvm_hold.c follows them).
+ *
+ * Not counted: CPU mappings (RM_MAP_MEMORY), which map no GPU addresses; a VA space's own root and
  * its server range (a few pages each, FERMI_VASPACE_A, which rm_objects_max bounds in number).
  * A virtual range RM frees with its VA space (resserv's dependants) keeps its count until its
  * handle is freed (RM leaves the handle, and frees it with NV_OK).
@@ -114,6 +117,22 @@ struct qgpu_mapped_map {
 static void qgpu_mapped_force(struct qgpu_instance *inst, u32 units)
 {
 	atomic_add(units, &inst->mapped.count);
+}
+
+/**
+ * qgpu_mapped_settle() - a call that reserved @reserved regions left @held more counted
+ * @inst: the instance
+ * @reserved: what the call reserved under the bound before it was forwarded
+ * @held: the change it made to what the instance's mappings count (negative where less is left)
+ *
+ * Whatever was made is counted, past the bound or not: it exists.
+ */
+void qgpu_mapped_settle(struct qgpu_instance *inst, u32 reserved, s64 held)
+{
+	if (held > (s64)reserved)
+		qgpu_mapped_force(inst, held - reserved);
+	else if (held < (s64)reserved)
+		qgpu_bound_put(&inst->mapped, reserved - held);
 }
 
 static void qgpu_mapped_drop(struct qgpu_mapped_map *map)

@@ -18,6 +18,7 @@ long qgpu_mapped_map_ioctl(struct qgpu_file *qf, unsigned int cmd, unsigned long
 long qgpu_mapped_unmap_ioctl(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, u32 size,
 			     bool compat);
 void qgpu_mapped_node_gone(struct qgpu_instance *inst, struct qgpu_rmnode *node);
+void qgpu_mapped_settle(struct qgpu_instance *inst, u32 reserved, s64 held);
 
 /**
  * struct qgpu_mapped_virtual - an NV50_MEMORY_VIRTUAL allocation in flight (qgpu_mapped.c)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * qgpu: video memory that UVM holds keeps its charge.
+ * qgpu: video memory that UVM holds keeps its charge, and what UVM maps counts against mapped_max.
  *
  * UVM_MAP_EXTERNAL_ALLOCATION has UVM duplicate the tenant's RM memory into UVM's own client
  * (kmod/nvrm/nvrm_uvm.h), and the duplicate lives until no part of the mapping is left, however
@@ -23,6 +23,15 @@
  * (microseconds) and back before qgpu's second read (docs/design/memory-limits.md, "UVM external
  * mappings").
  *
+ * Every mapping, of charged memory or not, also counts against ``mapped_max`` (DOC: GPU mappings)
+ * the 2 MiB regions its span touches, as an RM mapping does: for each, UVM keeps records in
+ * kernel memory no cgroup is charged for, and allocates page tables from the GPU's memory
+ * (uvm_page_table_range_vec_init(), a 4 KiB or 256 B table per 2 MiB region, 580.142), with no
+ * bound of its own. The regions are reserved before the map is forwarded, with those a mapping
+ * over a span may add by cutting an older one in two, and an unmap that cuts a hole reserves the
+ * same way; past the bound either answers NV_ERR_NO_MEMORY, UVM's answer when it cannot
+ * allocate them, and is not forwarded.
+ *
  * UVM_ALLOC_DEVICE_P2P, which duplicates memory too, is refused (qgpu_uvm_hold_ioctl()).
  *
  * Locking: the model is under the tracker's mutex, held across each forwarded call.
@@ -35,7 +44,9 @@
 
 #include "nvrm/nvrm_uvm.h"
 #include "qgpu_internal.h"
+#include "qgpu_mapped.h"
 #include "qgpu_mem.h"
+#include "qgpu_mem_limit.h"
 #include "qgpu_rmtrack.h"
 #include "qgpu_seal.h"
 #include "qgpu_uvm_hold.h"
@@ -50,36 +61,48 @@ struct qgpu_uvm_hold {
 	struct qgpu_mem_charge *charge;
 };
 
-/* A mapping, or what a partial unmap left of one, in a range's @maps */
+/*
+ * A mapping, or what a partial unmap left of one, in a range's @maps. It counts the 2 MiB regions
+ * its span touches against mapped_max (UVM's records and page tables for it); @hold is NULL for
+ * memory qgpu does not charge.
+ */
 struct qgpu_uvm_frag {
 	struct interval_tree_node it;
 	struct qgpu_uvm_hold *hold;
 };
 
-/* An external range as UVM has it, and the charged mappings in it */
+/* An external range as UVM has it, and the mappings in it */
 struct qgpu_uvm_range {
 	struct interval_tree_node it;
 	struct rb_root_cached maps;
 };
 
 /**
- * struct qgpu_uvm_model - what one VA-space file's UVM holds of the instance's memory
+ * struct qgpu_uvm_model - what one VA-space file's UVM holds of the instance's memory and maps
  * @ranges: external ranges (struct qgpu_uvm_range)
- * @pinned: charges of mappings qgpu could not place (struct qgpu_uvm_pin), kept to the end
+ * @pinned: mappings qgpu could not place (struct qgpu_uvm_pin), kept to the end
  */
 struct qgpu_uvm_model {
 	struct rb_root_cached ranges;
 	struct list_head pinned;
 };
 
+/* A mapping UVM may have made where qgpu cannot place it: its charge (or NULL) and regions */
 struct qgpu_uvm_pin {
 	struct list_head link;
 	struct qgpu_mem_charge *charge;
+	u32 units;
 };
+
+/* The 2 MiB regions [@start, @last] touches: what a fragment there counts. */
+static s64 qgpu_uvm_units(u64 start, u64 last)
+{
+	return qgpu_mapped_units(start, last - start + 1);
+}
 
 static void qgpu_uvm_hold_put(struct qgpu_uvm_hold *hold)
 {
-	if (--hold->ref)
+	if (!hold || --hold->ref)
 		return;
 	qgpu_mem_charge_put(hold->charge);
 	kfree(hold);
@@ -93,23 +116,37 @@ static struct qgpu_uvm_frag *qgpu_uvm_frag_new(u64 start, u64 last, struct qgpu_
 		f->it.start = start;
 		f->it.last = last;
 		f->hold = hold;
+		if (hold)
+			hold->ref++;
 	}
 	return f;
 }
 
 /*
- * UVM unmapped [start, last]: fragments there go, and those only partly inside keep their parts
- * outside. Out of memory for a part, the whole fragment stays: its charge is kept, not lost.
+ * UVM unmaps [start, last] of @maps: fragments there go, and those only partly inside keep their
+ * parts outside. Return: the change in the regions the fragments count (more where a hole cuts
+ * one region in two). With @apply false nothing changes: the same sum, for the bound before the
+ * call. Out of memory for a part, the whole fragment stays, still counted: kept, not lost.
  */
-static void qgpu_uvm_unmap_span(struct rb_root_cached *maps, u64 start, u64 last)
+static s64 qgpu_uvm_unmap_span(struct rb_root_cached *maps, u64 start, u64 last, bool apply)
 {
 	struct interval_tree_node *it, *next;
+	s64 change = 0;
 
 	for (it = interval_tree_iter_first(maps, start, last); it; it = next) {
 		struct qgpu_uvm_frag *f = container_of(it, struct qgpu_uvm_frag, it);
 		struct qgpu_uvm_frag *left = NULL, *right = NULL;
+		s64 parts = 0;
 
 		next = interval_tree_iter_next(it, start, last);
+		if (it->start < start)
+			parts += qgpu_uvm_units(it->start, start - 1);
+		if (it->last > last)
+			parts += qgpu_uvm_units(last + 1, it->last);
+		if (!apply) {
+			change += parts - qgpu_uvm_units(it->start, it->last);
+			continue;
+		}
 		if (it->start < start) {
 			left = qgpu_uvm_frag_new(it->start, start - 1, f->hold);
 			if (!left)
@@ -118,22 +155,22 @@ static void qgpu_uvm_unmap_span(struct rb_root_cached *maps, u64 start, u64 last
 		if (it->last > last) {
 			right = qgpu_uvm_frag_new(last + 1, it->last, f->hold);
 			if (!right) {
+				if (left)
+					qgpu_uvm_hold_put(left->hold);
 				kfree(left);
 				continue;
 			}
 		}
+		change += parts - qgpu_uvm_units(it->start, it->last);
 		interval_tree_remove(it, maps);
-		if (left) {
-			f->hold->ref++;
+		if (left)
 			interval_tree_insert(&left->it, maps);
-		}
-		if (right) {
-			f->hold->ref++;
+		if (right)
 			interval_tree_insert(&right->it, maps);
-		}
 		qgpu_uvm_hold_put(f->hold);
 		kfree(f);
 	}
+	return change;
 }
 
 static struct qgpu_uvm_range *to_range(struct interval_tree_node *it)
@@ -141,11 +178,14 @@ static struct qgpu_uvm_range *to_range(struct interval_tree_node *it)
 	return it ? container_of(it, struct qgpu_uvm_range, it) : NULL;
 }
 
-static void qgpu_uvm_range_free(struct qgpu_uvm_model *m, struct qgpu_uvm_range *r)
+/* UVM frees range @r: every mapping in it goes. Return: the change in the regions counted. */
+static s64 qgpu_uvm_range_free(struct qgpu_uvm_model *m, struct qgpu_uvm_range *r)
 {
-	qgpu_uvm_unmap_span(&r->maps, 0, ULONG_MAX);
+	s64 change = qgpu_uvm_unmap_span(&r->maps, 0, ULONG_MAX, true);
+
 	interval_tree_remove(&r->it, &m->ranges);
 	kfree(r);
+	return change;
 }
 
 static struct qgpu_uvm_model *qgpu_uvm_model(struct qgpu_rmtrack *t)
@@ -160,35 +200,12 @@ static struct qgpu_uvm_model *qgpu_uvm_model(struct qgpu_rmtrack *t)
 	return t->uvm;
 }
 
-/*
- * UVM mapped charged memory at [base, last] of the range holding @base: record it, taking over
- * the reference to @c. False when qgpu cannot place it (no such range in the model, or out of
- * memory): the caller pins the charge instead.
- */
-static bool qgpu_uvm_mapped(struct qgpu_uvm_model *m, u64 base, u64 last,
-			    struct qgpu_mem_charge *c)
+/* The range of the model that holds all of [@base, @last], or NULL */
+static struct qgpu_uvm_range *qgpu_uvm_range_of(struct qgpu_uvm_model *m, u64 base, u64 last)
 {
 	struct interval_tree_node *it = interval_tree_iter_first(&m->ranges, base, base);
-	struct qgpu_uvm_range *r;
-	struct qgpu_uvm_hold *hold;
-	struct qgpu_uvm_frag *f;
 
-	if (!it || it->last < last)
-		return false;
-	r = to_range(it);
-	hold = kzalloc(sizeof(*hold), GFP_KERNEL_ACCOUNT);
-	if (!hold)
-		return false;
-	hold->ref = 1;
-	hold->charge = c;
-	f = qgpu_uvm_frag_new(base, last, hold);
-	if (!f) {
-		kfree(hold);
-		return false;
-	}
-	qgpu_uvm_unmap_span(&r->maps, base, last);	/* UVM unmaps what was there first */
-	interval_tree_insert(&f->it, &r->maps);
-	return true;
+	return it && it->last >= last ? to_range(it) : NULL;
 }
 
 /**
@@ -200,15 +217,19 @@ void qgpu_uvm_release(struct qgpu_rmtrack *t)
 	struct qgpu_uvm_model *m = t->uvm;
 	struct interval_tree_node *it;
 	struct qgpu_uvm_pin *pin, *tmp;
+	s64 change = 0;
 
 	if (!m)
 		return;
 	while ((it = interval_tree_iter_first(&m->ranges, 0, ULONG_MAX)))
-		qgpu_uvm_range_free(m, to_range(it));
+		change += qgpu_uvm_range_free(m, to_range(it));
 	list_for_each_entry_safe(pin, tmp, &m->pinned, link) {
-		qgpu_mem_charge_put(pin->charge);
+		change -= pin->units;
+		if (pin->charge)
+			qgpu_mem_charge_put(pin->charge);
 		kfree(pin);
 	}
+	qgpu_mapped_settle(t->inst, 0, change);
 	kfree(m);
 	t->uvm = NULL;
 }
@@ -252,10 +273,125 @@ static bool qgpu_uvm_believed(struct qgpu_file *qf, unsigned long arg, const voi
 	return true;
 }
 
+/* A call past mapped_max (@what, for the operator): UVM's answer when it cannot allocate */
+static long qgpu_uvm_refused(struct qgpu_file *qf, unsigned long arg, u32 status_off,
+			     const char *what)
+{
+	qgpu_mem_call_refused(qf->inst, what);
+	return put_user(NVRM_ERR_NO_MEMORY, (u32 __user *)(arg + status_off)) ? -EFAULT : 0;
+}
+
+/**
+ * struct qgpu_uvm_map_call - an UVM_MAP_EXTERNAL_ALLOCATION qgpu follows
+ * @base: the mapping's first address, as qgpu read it
+ * @last: its last address (valid when @span_ok)
+ * @span_ok: a span UVM may map
+ * @units: the regions the mapping counts
+ * @reserved: what was reserved for it under mapped_max before it was forwarded
+ * @frag: its fragment, made before the call; @frag->hold is its charge's, or NULL
+ * @pin: where it goes if qgpu cannot place it
+ */
+struct qgpu_uvm_map_call {
+	u64 base, last;
+	bool span_ok;
+	u32 units, reserved;
+	struct qgpu_uvm_frag *frag;
+	struct qgpu_uvm_pin *pin;
+};
+
 /*
- * UVM_MAP_EXTERNAL_ALLOCATION: the instance's clients only; charged memory holds its charge.
- * Sealed (DOC: sealed forwarding), UVM maps what qgpu read and its handler's status is the truth;
- * unsealed, qgpu believes only a call whose parameters read the same after it as before.
+ * UVM made the mapping: record it in its range, where UVM unmapped what was there first, or pin
+ * it where qgpu cannot place it. Either way it counts, and @call->frag and @call->pin are used.
+ */
+static void qgpu_uvm_mapped(struct qgpu_rmtrack *t, struct qgpu_uvm_map_call *call, bool placed)
+{
+	struct qgpu_uvm_model *m = t->uvm;
+	struct qgpu_uvm_range *r;
+	s64 change;
+
+	r = placed && call->span_ok ? qgpu_uvm_range_of(m, call->base, call->last) : NULL;
+	if (r) {
+		change = qgpu_uvm_unmap_span(&r->maps, call->base, call->last, true);
+		interval_tree_insert(&call->frag->it, &r->maps);
+		qgpu_mapped_settle(t->inst, call->reserved, change + call->units);
+		kfree(call->pin);
+		call->frag = NULL;
+		call->pin = NULL;
+		return;
+	}
+	/* Not vouched for: UVM may hold it, so it stays until the VA space goes. */
+	call->pin->charge = call->frag->hold ? call->frag->hold->charge : NULL;
+	call->pin->units = call->units;
+	list_add(&call->pin->link, &m->pinned);
+	qgpu_mapped_settle(t->inst, call->reserved, call->units);
+	kfree(call->frag->hold);
+	kfree(call->frag);
+	call->frag = NULL;
+	call->pin = NULL;
+}
+
+/*
+ * Before UVM_MAP_EXTERNAL_ALLOCATION is forwarded: the fragment and pin it may need, and its
+ * regions reserved. Return: NVRM_OK, or the status to answer instead (nothing reserved then).
+ */
+static u32 qgpu_uvm_map_prepare(struct qgpu_file *qf, struct qgpu_uvm_map_call *call,
+				const u64 head[2], struct qgpu_mem_charge *c)
+{
+	struct qgpu_uvm_model *m = qgpu_uvm_model(qf->track);
+	struct qgpu_uvm_hold *hold = NULL;
+	struct qgpu_uvm_range *r;
+	s64 want;
+
+	call->base = head[0];
+	call->span_ok = qgpu_uvm_span_ok(head[0], head[1]);
+	call->last = call->span_ok ? head[0] + head[1] - 1 : head[0];
+	want = call->span_ok ? qgpu_uvm_units(call->base, call->last) : 0;
+	/* Longer than any memory a GPU has: UVM refuses it for the memory's size */
+	if (want > QGPU_MAPPED_UNITS_LIMIT)
+		return NVRM_ERR_INVALID_OFFSET;
+	call->units = want;
+	call->pin = kzalloc(sizeof(*call->pin), GFP_KERNEL_ACCOUNT);
+	if (c) {
+		hold = kzalloc(sizeof(*hold), GFP_KERNEL_ACCOUNT);
+		if (hold)
+			hold->charge = c;
+	}
+	call->frag = (!c || hold) ? qgpu_uvm_frag_new(call->base, call->last, hold) : NULL;
+	if (!m || !call->pin || !call->frag) {
+		kfree(call->frag);
+		kfree(hold);
+		kfree(call->pin);
+		return NVRM_ERR_NO_MEMORY;
+	}
+	/* UVM unmaps what the span covers first: a mapping cut in two may count a region more */
+	r = call->span_ok ? qgpu_uvm_range_of(m, call->base, call->last) : NULL;
+	if (r)
+		want += qgpu_uvm_unmap_span(&r->maps, call->base, call->last, false);
+	call->reserved = want > 0 ? want : 0;
+	if (call->reserved && !qgpu_bound_reserve(&qf->inst->mapped, call->reserved)) {
+		kfree(call->frag);
+		kfree(hold);
+		kfree(call->pin);
+		qgpu_mem_call_refused(qf->inst, "a UVM mapping past mapped_max");
+		return NVRM_ERR_NO_MEMORY;
+	}
+	return NVRM_OK;
+}
+
+/* The call was not made, or UVM mapped nothing: what was prepared goes. */
+static void qgpu_uvm_map_undo(struct qgpu_instance *inst, struct qgpu_uvm_map_call *call)
+{
+	qgpu_bound_put(&inst->mapped, call->reserved);
+	kfree(call->frag->hold);
+	kfree(call->frag);
+	kfree(call->pin);
+}
+
+/*
+ * UVM_MAP_EXTERNAL_ALLOCATION: the instance's clients only; charged memory holds its charge, and
+ * every mapping counts against mapped_max. Sealed (DOC: sealed forwarding), UVM maps what qgpu
+ * read and its handler's status is the truth; unsealed, qgpu believes only a call whose
+ * parameters read the same after it as before.
  */
 static long qgpu_uvm_map_external(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
 				  bool compat)
@@ -267,10 +403,9 @@ static long qgpu_uvm_map_external(struct qgpu_file *qf, unsigned int cmd, unsign
 	u32 status_off = tail_off + offsetof(struct nvrm_uvm_map_external_tail, rm_status);
 	struct nvrm_uvm_map_external_tail tail, tail_after;
 	struct qgpu_rmtrack *t = qf->track;
-	struct qgpu_uvm_pin *pin = NULL;
+	struct qgpu_uvm_map_call call;
 	struct qgpu_mem_charge *c;
-	struct qgpu_uvm_model *m;
-	bool known, sealed;
+	bool known, sealed, placed;
 	u64 head[2];	/* base, length */
 	u32 status;
 	u8 *params;
@@ -295,95 +430,101 @@ static long qgpu_uvm_map_external(struct qgpu_file *qf, unsigned int cmd, unsign
 	c = qgpu_mem_charge_of(qf->inst, tail.hclient, tail.hmemory, &known);
 	if (!known) {
 		/* Another instance's client, or none: as UVM answers for a client it cannot see */
-		mutex_unlock(&t->lock);
-		kfree(params);
-		return put_user(NVRM_ERR_INVALID_CLIENT, (u32 __user *)(arg + status_off)) ?
-		       -EFAULT : 0;
+		status = NVRM_ERR_INVALID_CLIENT;
+		goto out_answer;
 	}
-	/* ORDER: where to keep the charge first; without it, UVM is not asked to hold anything. */
-	if (c) {
-		m = qgpu_uvm_model(t);
-		pin = kzalloc(sizeof(*pin), GFP_KERNEL_ACCOUNT);
-		if (!m || !pin) {
-			ret = -ENOMEM;
-			goto out_put;
-		}
+	/* ORDER: where to keep the charge and the count first; without it, UVM is asked nothing. */
+	status = qgpu_uvm_map_prepare(qf, &call, head, c);
+	if (status) {
+		if (c)
+			qgpu_mem_charge_put(c);
+		goto out_answer;
 	}
 	ret = qgpu_forward_uvm_sealed(qf->real, cmd, arg, compat, params, size, status_off, &status,
 				      &sealed);
-	if (!c)
-		goto out_unlock;
 	/*
 	 * Sealed, the handler's status says what UVM did, whatever the ioctl returns: a mapping
 	 * made whose parameters could not be copied back to the tenant still holds the memory.
 	 */
-	if (sealed && status != NVRM_OK)
-		goto out_put;	/* UVM mapped nothing, and holds nothing */
-	if (sealed && qgpu_uvm_span_ok(head[0], head[1]) &&
-	    qgpu_uvm_mapped(m, head[0], head[0] + head[1] - 1, c))
+	if (sealed && status != NVRM_OK) {
+		qgpu_uvm_map_undo(qf->inst, &call);	/* UVM mapped nothing, and holds nothing */
+		if (c)
+			qgpu_mem_charge_put(c);
 		goto out_unlock;
-	if (!sealed && !ret && qgpu_uvm_span_ok(head[0], head[1]) &&
+	}
+	placed = sealed;
+	if (!sealed && !ret && call.span_ok &&
 	    qgpu_uvm_believed(qf, arg, head, sizeof(head), status_off) &&
 	    qgpu_uvm_read(arg + tail_off, &tail_after, sizeof(tail_after))) {
-		if (tail_after.hclient != tail.hclient || tail_after.hmemory != tail.hmemory)
+		placed = tail_after.hclient == tail.hclient && tail_after.hmemory == tail.hmemory;
+		if (!placed)
 			qgpu_uvm_raced(qf);
-		else if (qgpu_uvm_mapped(m, head[0], head[0] + head[1] - 1, c))
-			goto out_unlock;
 	}
-	/* Not vouched for: UVM may hold it, so the charge stays until the VA space goes. */
-	pin->charge = c;
-	list_add(&pin->link, &m->pinned);
-	pin = NULL;
-	goto out_unlock;
-out_put:
-	qgpu_mem_charge_put(c);
+	qgpu_uvm_mapped(t, &call, placed);
 out_unlock:
 	mutex_unlock(&t->lock);
-	kfree(pin);
 	kfree(params);
 	return ret;
+out_answer:
+	mutex_unlock(&t->lock);
+	kfree(params);
+	return put_user(status, (u32 __user *)(arg + status_off)) ? -EFAULT : 0;
 }
 
 /*
  * A range call UVM is believed to have made (@p: base and length, or the GPU's UUID): the same in
  * the model. A range it cannot add leaves mappings there to be pinned: nothing is lost.
+ * Return: the change in the regions the model's mappings count.
  */
-static void qgpu_uvm_range_done(struct qgpu_rmtrack *t, unsigned int cmd, const u64 p[2])
+static s64 qgpu_uvm_range_done(struct qgpu_rmtrack *t, unsigned int cmd, const u64 p[2])
 {
 	struct qgpu_uvm_model *m = t->uvm;
 	struct qgpu_uvm_range *r;
+	s64 change = 0;
 
 	switch (cmd) {
 	case NVRM_UVM_CREATE_EXTERNAL_RANGE:
 		m = qgpu_uvm_model(t);
 		if (!m || !qgpu_uvm_span_ok(p[0], p[1]) ||
 		    interval_tree_iter_first(&m->ranges, p[0], p[0] + p[1] - 1))
-			return;
+			return 0;
 		r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
 		if (!r)
-			return;
+			return 0;
 		r->it.start = p[0];
 		r->it.last = p[0] + p[1] - 1;
 		r->maps = RB_ROOT_CACHED;
 		interval_tree_insert(&r->it, &m->ranges);
-		return;
+		return 0;
 	case NVRM_UVM_UNMAP_EXTERNAL:	/* one GPU per instance: the UUID changes nothing here */
 		r = m && qgpu_uvm_span_ok(p[0], p[1]) ?
 		    to_range(interval_tree_iter_first(&m->ranges, p[0], p[0])) : NULL;
-		if (r)
-			qgpu_uvm_unmap_span(&r->maps, p[0], p[0] + p[1] - 1);
-		return;
+		return r ? qgpu_uvm_unmap_span(&r->maps, p[0], p[0] + p[1] - 1, true) : 0;
 	case NVRM_UVM_FREE:
 		r = m ? to_range(interval_tree_iter_first(&m->ranges, p[0], p[0])) : NULL;
-		if (r && r->it.start == p[0])
-			qgpu_uvm_range_free(m, r);
-		return;
+		return r && r->it.start == p[0] ? qgpu_uvm_range_free(m, r) : 0;
 	default:	/* UNREGISTER_GPU(_VASPACE) of the instance's one GPU: every mapping goes */
 		for (r = m ? to_range(interval_tree_iter_first(&m->ranges, 0, ULONG_MAX)) : NULL; r;
 		     r = to_range(interval_tree_iter_next(&r->it, 0, ULONG_MAX)))
-			qgpu_uvm_unmap_span(&r->maps, 0, ULONG_MAX);
-		return;
+			change += qgpu_uvm_unmap_span(&r->maps, 0, ULONG_MAX, true);
+		return change;
 	}
+}
+
+/*
+ * What UVM_UNMAP_EXTERNAL of @p (base, length) may add: a hole cut in one region of a mapping
+ * leaves UVM two records, as qgpu counts them. Tracker's lock held.
+ */
+static u32 qgpu_uvm_unmap_grows(struct qgpu_rmtrack *t, const u64 p[2])
+{
+	struct qgpu_uvm_range *r;
+	s64 change;
+
+	if (!t->uvm || !qgpu_uvm_span_ok(p[0], p[1]))
+		return 0;
+	r = to_range(interval_tree_iter_first(&t->uvm->ranges, p[0], p[0]));
+	change = r ? qgpu_uvm_unmap_span(&r->maps, p[0], p[0] + p[1] - 1, false) : 0;
+	return change > 0 ? change : 0;
 }
 
 /*
@@ -394,7 +535,7 @@ static long qgpu_uvm_range_call(struct qgpu_file *qf, unsigned int cmd, unsigned
 				bool compat)
 {
 	struct qgpu_rmtrack *t = qf->track;
-	u32 size, same, status_off, status;
+	u32 size, same, status_off, status, grows = 0;
 	u64 params[5];	/* the largest: UNMAP_EXTERNAL, 40 B */
 	bool sealed, done;
 	long ret;
@@ -425,14 +566,19 @@ static long qgpu_uvm_range_call(struct qgpu_file *qf, unsigned int cmd, unsigned
 	if (!qgpu_uvm_read(arg, params, size))
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
 	mutex_lock(&t->lock);
+	if (cmd == NVRM_UVM_UNMAP_EXTERNAL)
+		grows = qgpu_uvm_unmap_grows(t, params);
+	if (grows && !qgpu_bound_reserve(&qf->inst->mapped, grows)) {
+		mutex_unlock(&t->lock);
+		return qgpu_uvm_refused(qf, arg, status_off, "a UVM mapping split past mapped_max");
+	}
 	ret = qgpu_forward_uvm_sealed(qf->real, cmd, arg, compat, params, size, status_off, &status,
 				      &sealed);
 	if (sealed)
 		done = status == NVRM_OK;	/* what UVM did, as for a mapping */
 	else
 		done = !ret && qgpu_uvm_believed(qf, arg, params, same, status_off);
-	if (done)
-		qgpu_uvm_range_done(t, cmd, params);
+	qgpu_mapped_settle(qf->inst, grows, done ? qgpu_uvm_range_done(t, cmd, params) : 0);
 	mutex_unlock(&t->lock);
 	return ret;
 }

@@ -254,3 +254,77 @@ def test_a_virtual_range_rm_maps_up_front_counts_its_span(how: str) -> None:
 def vid_heap_free(r: Rm, dev: int, hmemory: int) -> int:
     buf = r.vid_heap(rm.NVOS32_FREE, dev, hmemory=hmemory)
     return int(struct.unpack_from("<I", buf, 20)[0])
+
+
+UVM_BASE = 0x7F0000000000
+BIG = 64 * 1024  # a big page: what UVM maps 64 KiB-aligned video memory with
+
+
+def test_uvm_mappings_count_against_the_bound(seal_mode: str) -> None:
+    """UVM_MAP_EXTERNAL_ALLOCATION makes UVM keep records and allocate page tables for the span as
+    RM_MAP_MEMORY_DMA does: each mapping counts the regions it touches, a mapping over a span
+    replaces what was there, a hole cut in one region counts both pieces, and past the bound the
+    call answers NV_ERR_NO_MEMORY without reaching UVM."""
+    from qgpu_netlink import next_event
+
+    from qgpuctl.backends.netlink import QgpuEventSocket
+
+    with instance("mpu", opts="mem=64M mapped=8M") as d, instance("mpv", opts="mem=64M") as o:
+        sock = QgpuEventSocket()
+        a, b = Rm(dev=d), Rm(dev=o)
+        sa = sb = None
+        try:
+            dev, _ = a.device()
+            sa = rm.UvmSpace(a, dev, f"{d}/nvidia-uvm")
+            status, mem, _ = a.vidmem(dev, 2 * MIB)
+            assert status == rm.OK
+            assert rm.uvm_create_range(sa.fd, UVM_BASE, 64 * MIB) == rm.OK
+            assert mapped("mpu") == 0  # a range alone maps nothing
+            # 256 KiB in each of four regions fills 8M, however little it maps
+            for i in range(4):
+                assert sa.map(UVM_BASE + i * 2 * REGION, 4 * BIG, a.client, mem) == rm.OK
+            assert mapped("mpu") == 4 * REGION
+            # past the bound: refused before UVM, which would have held the memory
+            status, other, _ = a.vidmem(dev, MIB)
+            assert status == rm.OK
+            held = int(read(inst_dir("mpu") / "mem_current"))
+            assert sa.map(UVM_BASE + 8 * REGION, PAGE, a.client, other) == rm.NO_MEMORY
+            ev = next_event(sock, "refused")
+            assert (ev.instance, ev.gpu, ev.pid) == ("mpu", 0, os.getpid())
+            assert "mapped_max" in ev.detail
+            assert a.free(other) == rm.OK
+            assert int(read(inst_dir("mpu") / "mem_current")) == held - MIB  # UVM held none
+            assert mapped("mpu") == 4 * REGION
+            # a mapping over a span replaces what UVM had there: it fits at the bound
+            assert sa.map(UVM_BASE, 4 * BIG, a.client, mem) == rm.OK
+            assert mapped("mpu") == 4 * REGION
+            # a hole in one region leaves UVM two records there: the second must fit (UVM
+            # splits a mapping only at its page size, 64 KiB here)
+            hole = UVM_BASE + BIG
+            assert sa.unmap(hole, BIG) == rm.NO_MEMORY
+            write(inst_dir("mpu") / "mapped_max", "10M")
+            assert sa.unmap(hole, BIG) == rm.OK
+            assert mapped("mpu") == 5 * REGION
+            assert sa.unmap(UVM_BASE, 4 * BIG) == rm.OK  # both pieces
+            assert mapped("mpu") == 3 * REGION
+            # the other instance is not bound by it
+            devb, _ = b.device()
+            sb = rm.UvmSpace(b, devb, f"{o}/nvidia-uvm")
+            status, memb, _ = b.vidmem(devb, MIB)
+            assert status == rm.OK
+            assert rm.uvm_create_range(sb.fd, UVM_BASE, 64 * MIB) == rm.OK
+            for i in range(6):
+                assert sb.map(UVM_BASE + i * REGION, PAGE, b.client, memb) == rm.OK
+            assert mapped("mpv") == 6 * REGION
+            # UVM_FREE of the range takes every mapping in it
+            assert rm.uvm_free(sa.fd, UVM_BASE) == rm.OK
+            assert mapped("mpu") == 0
+        finally:
+            for s in (sa, sb):
+                if s:
+                    s.close()
+            a.close()
+            b.close()
+            sock.close()
+        wait_count("mpu", "mapped_current", 0)
+        wait_count("mpv", "mapped_current", 0)

@@ -28,6 +28,7 @@ from qgpu_sysfs import (
     instance,
     read,
     uvm_mmap_errno,
+    wait_count,
     write,
 )
 from qgpu_sysfs import mem_current as current
@@ -40,6 +41,11 @@ LOAD = PROJECT / "build" / "bin" / "nvsim-load"
 
 def knob(name: str, attr: str) -> str:
     return read(inst_dir(name) / attr)
+
+
+def mapped_bytes(name: str) -> int:
+    """What the instance's GPU mappings count against mapped_max (kmod/qgpu_mapped.c)."""
+    return int(knob(name, "mapped_current"))
 
 
 def wait_current(name: str, n: int, seconds: float = 5) -> int:
@@ -1122,11 +1128,14 @@ def test_uvm_letting_go_uncharges(how: str) -> None:
 
             with child_holding(hold):
                 assert current("uvmk") == 4 * MIB
+                assert mapped_bytes("uvmk") == 4 * MIB
             assert wait_current("uvmk", 0) == 0
+            wait_count("uvmk", "mapped_current", 0)
         return
     with uvm_space("uvm2") as (r, sub, s):
         map_and_free_handle(r, sub, s, 4 * MIB)
         assert current("uvm2") == 4 * MIB
+        assert mapped_bytes("uvm2") == 4 * MIB  # two 2 MiB regions, against mapped_max
         if how == "free range":
             assert rm.uvm_free(s.fd, UVM_BASE) == rm.OK
         elif how == "unregister vaspace":
@@ -1136,6 +1145,7 @@ def test_uvm_letting_go_uncharges(how: str) -> None:
             s.close()
             s.fd = os.open("/dev/null", os.O_RDONLY)  # for the context's close
         assert wait_current("uvm2", 0) == 0
+        wait_count("uvm2", "mapped_current", 0)
 
 
 def test_uvm_refuses_another_instances_client() -> None:
@@ -1181,6 +1191,14 @@ def test_uvm_holds_follow_random_maps_unmaps_and_frees() -> None:
             alive = set(handles.values())
             alive |= {a for frags in ranges.values() for _, _, a in frags}
             return sum(sizes[a] for a in alive)
+
+        def regions() -> int:
+            """What the mappings count against mapped_max: the 2 MiB regions each piece touches."""
+            return sum(
+                (last >> 21) - (start >> 21) + 1
+                for frags in ranges.values()
+                for start, last, _ in frags
+            )
 
         def unmap(base: int, start: int, last: int) -> None:
             kept = []
@@ -1231,10 +1249,12 @@ def test_uvm_holds_follow_random_maps_unmaps_and_frees() -> None:
                 assert r.free(h) == rm.OK
                 del handles[h]
             assert current("uvmprop") == held(), (step, op)
+            assert mapped_bytes("uvmprop") == regions() * slot, (step, op)
         s.close()  # UVM lets go of every mapping: the live handles' charges are what is left
         s.fd = os.open("/dev/null", os.O_RDONLY)  # for the context's close
         ranges.clear()
         assert wait_current("uvmprop", held()) == held()
+        wait_count("uvmprop", "mapped_current", 0)
         for h in handles:
             assert r.free(h) == rm.OK
         assert current("uvmprop") == 0
