@@ -552,9 +552,9 @@ static long qgpu_uvm_range_call(struct qgpu_file *qf, unsigned int cmd, unsigned
 		status_off = offsetof(struct nvrm_uvm_unmap_external, rm_status);
 		break;
 	case NVRM_UVM_FREE:
-		same = 8;
-		size = sizeof(struct nvrm_uvm_free);
-		status_off = offsetof(struct nvrm_uvm_free, rm_status);
+		size = nvrm_uvm_free_size(qf->inst->gpu->abi.major);	/* with the length to 580 */
+		status_off = size - 2 * sizeof(u32);
+		same = status_off;
 		break;
 	default:	/* UNREGISTER_GPU, UNREGISTER_GPU_VASPACE: the UUID, then the status */
 		same = 16;

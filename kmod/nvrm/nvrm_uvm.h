@@ -227,7 +227,7 @@ struct nvrm_uvm_unmap_external {
 };
 
 /*
- * UVM_ALLOC_DEVICE_P2P_PARAMS, 56 B (uvm_va_range_device_p2p.c; in 580 and 595): a range of the
+ * UVM_ALLOC_DEVICE_P2P_PARAMS, 56 B (uvm_va_range_device_p2p.c; 565.57.01 on): a range of the
  * GPU's memory for peer DMA (GPUDirect Storage's kernel path), which duplicates hMemory as MAP
  * does and holds it until UVM_FREE of the range or the GPU's unregistration. Checks: base, offset
  * and length page-aligned, non-zero, not wrapping (NV_ERR_INVALID_ARGUMENT); the GPU registered
@@ -236,7 +236,7 @@ struct nvrm_uvm_unmap_external {
  * (NV_ERR_UVM_ADDRESS_IN_USE).
  */
 #define NVRM_UVM_ALLOC_DEVICE_P2P		78u
-#define NVRM_UVM_ALLOC_DEVICE_P2P_SINCE		580u
+#define NVRM_UVM_ALLOC_DEVICE_P2P_SINCE		565u
 struct nvrm_uvm_alloc_device_p2p {
 	u64 base;			/* @0 */
 	u64 length;			/* @8 */
@@ -248,12 +248,32 @@ struct nvrm_uvm_alloc_device_p2p {
 	u32 rm_status;			/* @52 */
 };
 
-/* UVM_FREE_PARAMS, 16 B: base must start a range (NV_ERR_INVALID_ADDRESS otherwise). */
-struct nvrm_uvm_free {
+/*
+ * UVM_FREE_PARAMS (uvm_ioctl.h). Through 580.x, 24 B with the range's length: uvm_free() refuses a
+ * base or length that is not 4 KiB-aligned, zero or wrapping, and any span but a whole range's,
+ * with NV_ERR_INVALID_ADDRESS (uvm_map_external.c to 550, uvm_va_range.c 560-580.142). From
+ * 590.44.01, 16 B: the base alone, which must start a range (NV_ERR_INVALID_ADDRESS otherwise).
+ */
+#define NVRM_UVM_FREE_BASE_ONLY_SINCE	590u
+struct nvrm_uvm_free_v525 {
+	u64 base;		/* @0 */
+	u64 length;		/* @8 */
+	u32 rm_status;		/* @16 */
+	u8 _pad0[4];
+};
+
+struct nvrm_uvm_free_v590 {
 	u64 base;		/* @0 */
 	u32 rm_status;		/* @8 */
 	u8 _pad0[4];
 };
+
+/* The size of UVM_FREE_PARAMS for driver branch @major; rmStatus is its last word but one. */
+static inline u32 nvrm_uvm_free_size(u32 major)
+{
+	return major >= NVRM_UVM_FREE_BASE_ONLY_SINCE ? sizeof(struct nvrm_uvm_free_v590) :
+	       sizeof(struct nvrm_uvm_free_v525);
+}
 
 /* Where the tail of UVM_MAP_EXTERNAL_ALLOCATION_PARAMS sits for a table of @gpus entries. */
 #define NVRM_UVM_MAP_EXT_TAIL_OFFSET(gpus) \
@@ -271,7 +291,9 @@ NVRM_ASSERT_SIZE(struct nvrm_uvm_create_external_range, NVRM_UVM_CREATE_EXTERNAL
 NVRM_ASSERT_SIZE(struct nvrm_uvm_gpu_mapping_attributes, 36);
 NVRM_ASSERT_SIZE(struct nvrm_uvm_map_external_tail, 24);
 NVRM_ASSERT_SIZE(struct nvrm_uvm_unmap_external, 40);
-NVRM_ASSERT_SIZE(struct nvrm_uvm_free, 16);
+NVRM_ASSERT_SIZE(struct nvrm_uvm_free_v525, 24);
+NVRM_ASSERT_OFFSET(struct nvrm_uvm_free_v525, rm_status, 16);
+NVRM_ASSERT_SIZE(struct nvrm_uvm_free_v590, 16);
 NVRM_ASSERT_SIZE(struct nvrm_uvm_alloc_device_p2p, 56);
 NVRM_ASSERT_OFFSET(struct nvrm_uvm_alloc_device_p2p, rm_status, 52);
 /* The tail's fields land where nvrm_abi.h's facts put them in both layouts. */

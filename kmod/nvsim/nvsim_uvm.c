@@ -243,7 +243,8 @@ static bool nvsim_uvm_cmd_layout(unsigned int cmd, u32 *size, u32 *status_off, b
 		NVSIM_UVM_LAYOUT(nvrm_uvm_unmap_external);
 		return true;
 	case NVRM_UVM_FREE:
-		NVSIM_UVM_LAYOUT(nvrm_uvm_free);
+		*size = nvrm_uvm_free_size(nvsim_abi.major);
+		*status_off = *size - 2 * sizeof(u32);
 		return true;
 	case NVRM_UVM_ALLOC_DEVICE_P2P:
 		if (nvsim_abi.major < NVRM_UVM_ALLOC_DEVICE_P2P_SINCE)

@@ -454,13 +454,21 @@ err_put:
 	return status;
 }
 
-/* UVM_FREE (uvm_free): of the range types, nvsim has external and device-P2P ranges. */
+/*
+ * UVM_FREE (uvm_free): of the range types, nvsim has external and device-P2P ranges. Through 580
+ * the call names the whole range, base and length; from 590 the base alone (nvrm_uvm.h).
+ */
 u32 nvsim_uvm_free(struct nvsim_uvm_file *uf, void *params)
 {
-	struct nvrm_uvm_free *p = params;
-	struct interval_tree_node *it = interval_tree_iter_first(&uf->ranges, p->base, p->base);
+	struct nvrm_uvm_free_v525 *old = params;
+	u64 base = old->base;	/* @0 in both layouts */
+	struct interval_tree_node *it = interval_tree_iter_first(&uf->ranges, base, base);
 
-	if (!it || it->start != p->base)
+	if (nvsim_abi.major < NVRM_UVM_FREE_BASE_ONLY_SINCE &&
+	    (nvsim_uvm_span_invalid(base, old->length) ||
+	     (it && it->last != base + old->length - 1)))
+		return NVRM_ERR_INVALID_ADDRESS;
+	if (!it || it->start != base)
 		return NVRM_ERR_INVALID_ADDRESS;
 	nvsim_uvm_range_destroy(uf, container_of(it, struct nvsim_uvm_range, it));
 	return NVRM_OK;

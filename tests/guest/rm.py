@@ -765,14 +765,15 @@ PAGE_TABLE_NOT_AVAIL = 0x5D
 WARN_NOTHING_TO_DO = 0x10006
 
 
-# Commands whose rmStatus is followed by padding to 8 bytes, and where it sits.
-_UVM_STATUS_OFFSET = {0x30000001: 8, 34: 8, 66: 32, 73: 16, 27: 48}
+# Commands whose rmStatus is followed by padding to 8 bytes, and where it sits (UVM_FREE's, 34,
+# moves with the version: its params' last u32 but one).
+_UVM_STATUS_OFFSET = {0x30000001: 8, 66: 32, 73: 16, 27: 48}
 
 
 def uvm_ioctl(fd: int, cmd: int, buf: bytearray) -> int:
     """A UVM ioctl; returns rmStatus (the last u32 of buf, or of its 8-byte-aligned part)."""
     fcntl.ioctl(fd, cmd, buf, True)
-    off = _UVM_STATUS_OFFSET.get(cmd, len(buf) - 4)
+    off = len(buf) - 8 if cmd == 34 else _UVM_STATUS_OFFSET.get(cmd, len(buf) - 4)
     return int(struct.unpack_from("<I", buf, off)[0])
 
 
@@ -884,8 +885,17 @@ def nvsim_p2pdma(on: bool = True) -> contextlib.AbstractContextManager[None]:
     return nvsim_switch("p2pdma", on)
 
 
-def uvm_free(fd: int, base: int) -> int:
-    return uvm_ioctl(fd, UVM_FREE, bytearray(struct.pack("<QI4x", base, 0)))
+def uvm_free_params(base: int, length: int) -> bytearray:
+    """UVM_FREE_PARAMS: through 580 the base and length of the range (24 B), from 590.44.01 the
+    base alone (16 B; nvrm_uvm.h). rmStatus starts as a value UVM never answers: UVM writes it."""
+    if abi_at_least((590,)):
+        return bytearray(struct.pack("<QI4x", base, 0xFFFFFFFF))
+    return bytearray(struct.pack("<QQI4x", base, length, 0xFFFFFFFF))
+
+
+def uvm_free(fd: int, base: int, length: int) -> int:
+    """UVM_FREE of the range at `base`, `length` bytes long."""
+    return uvm_ioctl(fd, UVM_FREE, uvm_free_params(base, length))
 
 
 class UvmSpace:

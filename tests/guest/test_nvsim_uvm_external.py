@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 import rm
+from kernel import reload_modules
 from rm import Rm, UvmSpace
 
 MIB = 1 << 20
@@ -32,10 +33,10 @@ def test_external_ranges(space: tuple[Rm, int, UvmSpace]) -> None:
     assert rm.uvm_create_range(s.fd, BASE, MIB) == rm.OK
     assert rm.uvm_create_range(s.fd, BASE + MIB - 4096, MIB) == rm.UVM_ADDRESS_IN_USE
     assert rm.uvm_create_range(s.fd, BASE + MIB, MIB) == rm.OK  # adjacent is fine
-    assert rm.uvm_free(s.fd, BASE + 4096) == rm.INVALID_ADDRESS  # not a range's start
-    assert rm.uvm_free(s.fd, BASE) == rm.OK
-    assert rm.uvm_free(s.fd, BASE) == rm.INVALID_ADDRESS
-    assert rm.uvm_free(s.fd, BASE + MIB) == rm.OK
+    assert rm.uvm_free(s.fd, BASE + 4096, MIB) == rm.INVALID_ADDRESS  # not a range's start
+    assert rm.uvm_free(s.fd, BASE, MIB) == rm.OK
+    assert rm.uvm_free(s.fd, BASE, MIB) == rm.INVALID_ADDRESS
+    assert rm.uvm_free(s.fd, BASE + MIB, MIB) == rm.OK
 
 
 def test_map_checks_in_the_real_order(space: tuple[Rm, int, UvmSpace]) -> None:
@@ -96,7 +97,7 @@ def test_what_else_lets_the_memory_go(how: str) -> None:
         assert r.free(mem) == rm.OK
         assert r.fb_free_bytes(sub) < free0 - size2
         if how == "free range":
-            assert rm.uvm_free(s.fd, BASE) == rm.OK
+            assert rm.uvm_free(s.fd, BASE, 2 * MIB) == rm.OK
         elif how == "map over":
             assert s.map(BASE, 2 * MIB, r.client, mem2) == rm.OK
         elif how == "unregister vaspace":
@@ -171,5 +172,30 @@ def test_device_p2p_ranges_hold_their_memory(space: tuple[Rm, int, UvmSpace]) ->
     assert s.map(BASE, 2 * MIB, r.client, mem) == rm.INVALID_ADDRESS  # not an external range
     assert r.free(mem) == rm.OK
     assert r.fb_free_bytes(sub) == free0 - size  # the range holds it
-    assert rm.uvm_free(s.fd, BASE) == rm.OK
+    assert rm.uvm_free(s.fd, BASE, 2 * MIB) == rm.OK
     assert r.fb_free_bytes(sub) == free0
+
+
+@pytest.mark.usefixtures("default_modules")
+@pytest.mark.parametrize("version", ["580.95.05", "595.45.04"])
+def test_uvm_free_names_the_whole_range_until_590(version: str) -> None:
+    """UVM_FREE_PARAMS carries the range's length through 580 (24 B), and uvm_free() frees only a
+    whole range; from 590.44.01 it is the base alone (16 B). rm.uvm_free() speaks the layout of
+    the version loaded."""
+    reload_modules(f"abi_version={version}")
+    r = Rm()
+    dev, _ = r.device()
+    s = UvmSpace(r, dev)
+    try:
+        assert rm.uvm_create_range(s.fd, BASE, 2 * MIB) == rm.OK
+        if not rm.abi_at_least((590,)):
+            assert rm.uvm_free(s.fd, BASE, MIB) == rm.INVALID_ADDRESS  # part of it
+            assert rm.uvm_free(s.fd, BASE, 4 * MIB) == rm.INVALID_ADDRESS
+            assert rm.uvm_free(s.fd, BASE, 2 * MIB + 1) == rm.INVALID_ADDRESS
+            assert rm.uvm_free(s.fd, BASE, 0) == rm.INVALID_ADDRESS
+        assert rm.uvm_free(s.fd, BASE + 4096, 2 * MIB) == rm.INVALID_ADDRESS
+        assert rm.uvm_free(s.fd, BASE, 2 * MIB) == rm.OK
+        assert rm.uvm_free(s.fd, BASE, 2 * MIB) == rm.INVALID_ADDRESS  # gone
+    finally:
+        s.close()
+        r.close()

@@ -317,7 +317,7 @@ def test_uvm_mappings_count_against_the_bound(seal_mode: str) -> None:
                 assert sb.map(UVM_BASE + i * REGION, PAGE, b.client, memb) == rm.OK
             assert mapped("mpv") == 6 * REGION
             # UVM_FREE of the range takes every mapping in it
-            assert rm.uvm_free(sa.fd, UVM_BASE) == rm.OK
+            assert rm.uvm_free(sa.fd, UVM_BASE, 64 * MIB) == rm.OK
             assert mapped("mpu") == 0
         finally:
             for s in (sa, sb):

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 import rm
-from kernel import PROJECT
+from kernel import PROJECT, reload_modules
 from qgpu_sysfs import (
     errno_of_write,
     gpu_dir,
@@ -1117,7 +1117,7 @@ def test_memory_uvm_maps_stays_charged_until_uvm_lets_it_go() -> None:
 
 
 @pytest.mark.parametrize("how", ["free range", "unregister vaspace", "close", "kill"])
-def test_uvm_letting_go_uncharges(how: str) -> None:
+def test_uvm_letting_go_uncharges(seal_mode: str, how: str) -> None:
     if how == "kill":
         with instance("uvmk", opts="mem=8M") as d:
 
@@ -1137,7 +1137,7 @@ def test_uvm_letting_go_uncharges(how: str) -> None:
         assert current("uvm2") == 4 * MIB
         assert mapped_bytes("uvm2") == 4 * MIB  # two 2 MiB regions, against mapped_max
         if how == "free range":
-            assert rm.uvm_free(s.fd, UVM_BASE) == rm.OK
+            assert rm.uvm_free(s.fd, UVM_BASE, 4 * MIB) == rm.OK
         elif how == "unregister vaspace":
             buf = bytearray(s.uuid + bytes(4))
             assert rm.uvm_ioctl(s.fd, rm.UVM_UNREGISTER_GPU_VASPACE, buf) == rm.OK
@@ -1146,6 +1146,26 @@ def test_uvm_letting_go_uncharges(how: str) -> None:
             s.fd = os.open("/dev/null", os.O_RDONLY)  # for the context's close
         assert wait_current("uvm2", 0) == 0
         wait_count("uvm2", "mapped_current", 0)
+
+
+@pytest.mark.usefixtures("default_modules")
+@pytest.mark.parametrize("version", ["580.95.05", "595.45.04"])
+def test_uvm_free_in_each_layout_lets_go(version: str) -> None:
+    """UVM_FREE names the range's base and length through 580 (24 B) and the base alone from 590
+    (16 B): qgpu forwards, seals and follows the layout of the driver it runs on, so a tenant's
+    free works and what the range held goes."""
+    if version != rm.param("abi_version"):
+        reload_modules(f"abi_version={version}")
+    with uvm_space("uvmf") as (r, sub, s):
+        map_and_free_handle(r, sub, s, 4 * MIB)
+        assert (current("uvmf"), mapped_bytes("uvmf")) == (4 * MIB, 4 * MIB)
+        buf = rm.uvm_free_params(UVM_BASE, 4 * MIB)
+        want = rm.uvm_free_params(UVM_BASE, 4 * MIB)
+        struct.pack_into("<I", want, len(want) - 8, rm.OK)
+        assert rm.uvm_ioctl(s.fd, rm.UVM_FREE, buf) == rm.OK
+        assert buf == want  # the status where the tenant's layout has it, and nothing else
+        assert (current("uvmf"), mapped_bytes("uvmf")) == (0, 0)
+        assert rm.uvm_free(s.fd, UVM_BASE, 4 * MIB) == rm.INVALID_ADDRESS  # gone
 
 
 def test_uvm_refuses_another_instances_client() -> None:
@@ -1242,7 +1262,7 @@ def test_uvm_holds_follow_random_maps_unmaps_and_frees() -> None:
                 unmap(base, start, start + length - 1)
             elif op == "free range" and ranges:
                 base = rnd.choice(sorted(ranges))
-                assert rm.uvm_free(s.fd, base) == rm.OK
+                assert rm.uvm_free(s.fd, base, slot) == rm.OK
                 del ranges[base]
             elif op == "free" and handles:
                 h = rnd.choice(sorted(handles))

@@ -290,7 +290,7 @@ def test_a_uvm_mapping_rewritten_to_other_memory_keeps_what_uvm_holds_charged() 
                         assert libc.ioctl(s.fd, cmd, ctypes.c_void_p(ctypes.addressof(req))) == 0
                     assert r.free(a) == rm.OK and r.free(b) == rm.OK
                     assert current("sealu") == held(), f"round {i}: UVM holds what is not charged"
-                    assert rm.uvm_free(s.fd, base) == rm.OK
+                    assert rm.uvm_free(s.fd, base, 2 * MIB) == rm.OK
                     assert current("sealu") == held() == 0, f"round {i}: after the range went"
             finally:
                 s.close()
@@ -403,7 +403,7 @@ def test_a_uvm_mapping_whose_results_cannot_be_copied_back_keeps_its_memory_char
                         assert ctypes.get_errno() == errno.EFAULT
                     assert r.free(hmem) == rm.OK
                     assert current("sealm") == held() == MIB, f"round {i}: UVM's hold"
-                    assert rm.uvm_free(s.fd, base) == rm.OK
+                    assert rm.uvm_free(s.fd, base, 2 * MIB) == rm.OK
                     assert current("sealm") == held() == 0, f"round {i}: after the range went"
             finally:
                 s.close()
