@@ -76,9 +76,11 @@
  * and RM's, and back, can still map more than qgpu counts; so can one that changes a virtual
  * range's parameters where the params seal is missing (``seal_params: -``).
  *
- * UVM's external mappings (UVM_MAP_EXTERNAL_ALLOCATION) count the same way, each in the regions
- * its span touches: UVM keeps records and allocates page tables for them as RM does
- * (qgpu_uvm_hold.c follows them).
+ * UVM's external mappings (UVM_MAP_EXTERNAL_ALLOCATION, and UVM_MAP_EXTERNAL_SPARSE's of no
+ * memory) count the same way, each in the regions its span touches, and so does each
+ * UVM_MAP_DYNAMIC_PARALLELISM_REGION: UVM keeps records and allocates page tables for them as RM
+ * does (qgpu_uvm_hold.c follows them). UVM_ALLOC_SEMAPHORE_POOL's page tables are not counted: the
+ * pool is system memory charged to the caller's memory cgroup, 512 times what its tables take.
  *
  * Not counted: CPU mappings (RM_MAP_MEMORY), which map no GPU addresses; a VA space's own root and
  * its server range (a few pages each, FERMI_VASPACE_A, which rm_objects_max bounds in number).

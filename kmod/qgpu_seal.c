@@ -100,6 +100,8 @@ enum qgpu_seal_site {
 	QGPU_SEAL_UVM_FREE,
 	QGPU_SEAL_UVM_UNREGISTER_GPU,
 	QGPU_SEAL_UVM_UNREGISTER_GPU_VASPACE,
+	QGPU_SEAL_UVM_MAP_EXTERNAL_SPARSE,
+	QGPU_SEAL_UVM_MAP_DYNAMIC_PARALLELISM_REGION,
 	QGPU_SEAL_UVM_REGISTER_GPU,
 	QGPU_SEAL_UVM_REGISTER_GPU_VASPACE,
 	QGPU_SEAL_UVM_REGISTER_CHANNEL,
@@ -120,6 +122,8 @@ static const struct {
 	{ "uvm_api_free", NVRM_UVM_FREE },
 	{ "uvm_api_unregister_gpu", NVRM_UVM_UNREGISTER_GPU },
 	{ "uvm_api_unregister_gpu_va_space", NVRM_UVM_UNREGISTER_GPU_VASPACE },
+	{ "uvm_api_map_external_sparse", NVRM_UVM_MAP_EXTERNAL_SPARSE },
+	{ "uvm_api_map_dynamic_parallelism_region", NVRM_UVM_MAP_DYNAMIC_PARALLELISM_REGION },
 	/* the ones that name an RM client (qgpu_clients.c) */
 	{ "uvm_api_register_gpu", NVRM_UVM_REGISTER_GPU },
 	{ "uvm_api_register_gpu_va_space", NVRM_UVM_REGISTER_GPU_VASPACE },

@@ -30,7 +30,9 @@
  * bound of its own. The regions are reserved before the map is forwarded, with those a mapping
  * over a span may add by cutting an older one in two, and an unmap that cuts a hole reserves the
  * same way; past the bound either answers NV_ERR_NO_MEMORY, UVM's answer when it cannot
- * allocate them, and is not forwarded.
+ * allocate them, and is not forwarded. A sparse mapping (UVM_MAP_EXTERNAL_SPARSE) is a mapping of
+ * no memory and counts the same; a dynamic-parallelism region (UVM_MAP_DYNAMIC_PARALLELISM_REGION)
+ * is a range of one GPU page, whose page tables count until UVM_FREE of it or the VA space's end.
  *
  * UVM_ALLOC_DEVICE_P2P, which duplicates memory too, is refused (qgpu_uvm_hold_ioctl()).
  *
@@ -71,10 +73,15 @@ struct qgpu_uvm_frag {
 	struct qgpu_uvm_hold *hold;
 };
 
-/* An external range as UVM has it, and the mappings in it */
+/*
+ * An external range as UVM has it, and the mappings in it; or a dynamic-parallelism region, a
+ * range of one GPU page with no mappings, whose page tables count @sked_units.
+ */
 struct qgpu_uvm_range {
 	struct interval_tree_node it;
 	struct rb_root_cached maps;
+	u32 sked_units;
+	bool sked;
 };
 
 /**
@@ -181,7 +188,7 @@ static struct qgpu_uvm_range *to_range(struct interval_tree_node *it)
 /* UVM frees range @r: every mapping in it goes. Return: the change in the regions counted. */
 static s64 qgpu_uvm_range_free(struct qgpu_uvm_model *m, struct qgpu_uvm_range *r)
 {
-	s64 change = qgpu_uvm_unmap_span(&r->maps, 0, ULONG_MAX, true);
+	s64 change = qgpu_uvm_unmap_span(&r->maps, 0, ULONG_MAX, true) - r->sked_units;
 
 	interval_tree_remove(&r->it, &m->ranges);
 	kfree(r);
@@ -200,12 +207,12 @@ static struct qgpu_uvm_model *qgpu_uvm_model(struct qgpu_rmtrack *t)
 	return t->uvm;
 }
 
-/* The range of the model that holds all of [@base, @last], or NULL */
+/* The external range of the model that holds all of [@base, @last], or NULL */
 static struct qgpu_uvm_range *qgpu_uvm_range_of(struct qgpu_uvm_model *m, u64 base, u64 last)
 {
 	struct interval_tree_node *it = interval_tree_iter_first(&m->ranges, base, base);
 
-	return it && it->last >= last ? to_range(it) : NULL;
+	return it && it->last >= last && !to_range(it)->sked ? to_range(it) : NULL;
 }
 
 /**
@@ -472,6 +479,119 @@ out_answer:
 }
 
 /*
+ * UVM_MAP_EXTERNAL_SPARSE: a mapping of no memory, with page tables all the same (64 KiB pages for
+ * the whole span), counted and followed as UVM_MAP_EXTERNAL_ALLOCATION's are.
+ */
+static long qgpu_uvm_map_sparse(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
+				bool compat)
+{
+	const u32 status_off = offsetof(struct nvrm_uvm_unmap_external, rm_status);
+	struct nvrm_uvm_unmap_external p;	/* the same layout */
+	struct qgpu_rmtrack *t = qf->track;
+	struct qgpu_uvm_map_call call;
+	u64 head[2];	/* base, length */
+	bool sealed, placed;
+	u32 status;
+	long ret;
+
+	if (!qgpu_uvm_read(arg, &p, sizeof(p)))
+		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	head[0] = p.base;
+	head[1] = p.length;
+	mutex_lock(&t->lock);
+	status = qgpu_uvm_map_prepare(qf, &call, head, NULL);
+	if (status) {
+		mutex_unlock(&t->lock);
+		return put_user(status, (u32 __user *)(arg + status_off)) ? -EFAULT : 0;
+	}
+	ret = qgpu_forward_uvm_sealed(qf->real, cmd, arg, compat, &p, sizeof(p), status_off,
+				      &status, &sealed);
+	if (sealed && status != NVRM_OK) {
+		qgpu_uvm_map_undo(qf->inst, &call);
+	} else {
+		placed = sealed || (!ret && call.span_ok &&
+				    qgpu_uvm_believed(qf, arg, head, sizeof(head), status_off));
+		qgpu_uvm_mapped(t, &call, placed);
+	}
+	mutex_unlock(&t->lock);
+	return ret;
+}
+
+/*
+ * UVM_MAP_DYNAMIC_PARALLELISM_REGION: a range of its own, whose page tables count the regions of
+ * its page until UVM_FREE of it or the VA space's end. Reserved before it is forwarded.
+ */
+static long qgpu_uvm_map_sked(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
+			      bool compat)
+{
+	const u32 status_off = offsetof(struct nvrm_uvm_unmap_external, rm_status);
+	struct nvrm_uvm_unmap_external p;	/* the same layout */
+	struct qgpu_rmtrack *t = qf->track;
+	struct qgpu_uvm_range *r;
+	struct qgpu_uvm_model *m;
+	struct qgpu_uvm_pin *pin;
+	bool sealed, made;
+	u32 status, units;
+	u64 want = 0;
+	long ret;
+
+	if (!qgpu_uvm_read(arg, &p, sizeof(p)))
+		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);
+	if (qgpu_uvm_span_ok(p.base, p.length))
+		want = qgpu_uvm_units(p.base, p.base + p.length - 1);
+	/* No GPU has a page that large: UVM refuses the length */
+	if (want > QGPU_MAPPED_UNITS_LIMIT)
+		return put_user(NVRM_ERR_INVALID_ADDRESS, (u32 __user *)(arg + status_off)) ?
+		       -EFAULT : 0;
+	units = want;
+	mutex_lock(&t->lock);
+	m = qgpu_uvm_model(t);
+	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
+	pin = kzalloc(sizeof(*pin), GFP_KERNEL_ACCOUNT);
+	if (!m || !r || !pin) {
+		status = NVRM_ERR_NO_MEMORY;
+		goto out_answer;
+	}
+	if (units && !qgpu_bound_reserve(&qf->inst->mapped, units)) {
+		qgpu_mem_call_refused(qf->inst, "a UVM dynamic-parallelism region past mapped_max");
+		status = NVRM_ERR_NO_MEMORY;
+		goto out_answer;
+	}
+	ret = qgpu_forward_uvm_sealed(qf->real, cmd, arg, compat, &p, sizeof(p), status_off,
+				      &status, &sealed);
+	if (sealed)
+		made = status == NVRM_OK;
+	else
+		made = !ret && qgpu_uvm_believed(qf, arg, &p, 16, status_off);
+	if (sealed && !made) {
+		qgpu_bound_put(&qf->inst->mapped, units);	/* UVM made nothing */
+	} else if (made && units &&
+		   !interval_tree_iter_first(&m->ranges, p.base, p.base + p.length - 1)) {
+		r->it.start = p.base;
+		r->it.last = p.base + p.length - 1;
+		r->maps = RB_ROOT_CACHED;
+		r->sked = true;
+		r->sked_units = units;
+		interval_tree_insert(&r->it, &m->ranges);
+		r = NULL;
+	} else if (units) {
+		/* Not vouched for, or where the model has another range: kept to the end */
+		pin->units = units;
+		list_add(&pin->link, &m->pinned);
+		pin = NULL;
+	}
+	mutex_unlock(&t->lock);
+	kfree(r);
+	kfree(pin);
+	return ret;
+out_answer:
+	mutex_unlock(&t->lock);
+	kfree(r);
+	kfree(pin);
+	return put_user(status, (u32 __user *)(arg + status_off)) ? -EFAULT : 0;
+}
+
+/*
  * A range call UVM is believed to have made (@p: base and length, or the GPU's UUID): the same in
  * the model. A range it cannot add leaves mappings there to be pinned: nothing is lost.
  * Return: the change in the regions the model's mappings count.
@@ -612,6 +732,12 @@ bool qgpu_uvm_hold_ioctl(struct qgpu_file *qf, unsigned int cmd, unsigned long a
 		return true;
 	case NVRM_UVM_MAP_EXTERNAL_ALLOCATION:
 		*ret = qgpu_uvm_map_external(qf, cmd, arg, compat);
+		return true;
+	case NVRM_UVM_MAP_EXTERNAL_SPARSE:
+		*ret = qgpu_uvm_map_sparse(qf, cmd, arg, compat);
+		return true;
+	case NVRM_UVM_MAP_DYNAMIC_PARALLELISM_REGION:
+		*ret = qgpu_uvm_map_sked(qf, cmd, arg, compat);
 		return true;
 	case NVRM_UVM_CREATE_EXTERNAL_RANGE:
 	case NVRM_UVM_UNMAP_EXTERNAL:

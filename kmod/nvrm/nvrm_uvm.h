@@ -134,6 +134,31 @@ NVRM_ASSERT_SIZE(struct nvrm_uvm_pageable_mem_access, 8);
  */
 #define NVRM_UVM_UNREGISTER_GPU_VASPACE		26u
 #define NVRM_UVM_UNMAP_EXTERNAL			66u
+
+/*
+ * Two more commands have UVM allocate page tables for a span the caller names, and take
+ * UVM_UNMAP_EXTERNAL_PARAMS's layout (base, length, gpuUuid, rmStatus; uvm_ioctl.h, the same in
+ * 525.147.05-595.45.04; struct nvrm_uvm_unmap_external):
+ *
+ * UVM_MAP_EXTERNAL_SPARSE (uvm_map_external_sparse(), uvm_map_external.c): a sparse mapping of a
+ * span of an external range, with 64 KiB pages. Checks, in order: base and length 64 KiB-aligned,
+ * non-zero, not wrapping, and in one external range (NV_ERR_INVALID_ADDRESS); the GPU registered
+ * with a GPU VA space (NV_ERR_INVALID_DEVICE; so too a GPU without sparse mappings, Maxwell, until
+ * 595). What the span mapped before is unmapped first, as for UVM_MAP_EXTERNAL_ALLOCATION, and
+ * the sparse mapping is a mapping like the others: unmapped, split, mapped over and freed the
+ * same ways, holding no memory.
+ *
+ * UVM_MAP_DYNAMIC_PARALLELISM_REGION (uvm_map_sked_reflected_range(), uvm_va_range.c): a range of
+ * its own, one GPU page. Checks, in order: base and length 4 KiB-aligned, non-zero, not wrapping
+ * (NV_ERR_INVALID_ADDRESS); the GPU registered with a GPU VA space (NV_ERR_INVALID_DEVICE); the
+ * length a page size the GPU has (4K, 64K, 2M, 512M from Ampere) and the base aligned to it
+ * (NV_ERR_INVALID_ADDRESS); the span free of every other range (NV_ERR_UVM_ADDRESS_IN_USE). The
+ * range lives until UVM_FREE of it or the VA space's end (the GPU VA space's going clears its
+ * entry and leaves the range).
+ */
+#define NVRM_UVM_MAP_DYNAMIC_PARALLELISM_REGION	65u
+#define NVRM_UVM_MAP_EXTERNAL_SPARSE		74u
+#define NVRM_UVM_SPARSE_PAGE_SIZE		0x10000ull	/* UVM_PAGE_SIZE_64K */
 #define NVRM_ERR_UVM_ADDRESS_IN_USE		0x00000068u	/* nvstatuscodes.h */
 
 /*

@@ -240,6 +240,8 @@ static bool nvsim_uvm_cmd_layout(unsigned int cmd, u32 *size, u32 *status_off, b
 		*status_off = *size - sizeof(u32);
 		return true;
 	case NVRM_UVM_UNMAP_EXTERNAL:
+	case NVRM_UVM_MAP_EXTERNAL_SPARSE:
+	case NVRM_UVM_MAP_DYNAMIC_PARALLELISM_REGION:
 		NVSIM_UVM_LAYOUT(nvrm_uvm_unmap_external);
 		return true;
 	case NVRM_UVM_FREE:
@@ -303,6 +305,10 @@ static u32 nvsim_uvm_call(struct file *file, unsigned int cmd, void *params)
 		return uvm_api_map_external_allocation(params, file);
 	case NVRM_UVM_UNMAP_EXTERNAL:
 		return uvm_api_unmap_external(params, file);
+	case NVRM_UVM_MAP_EXTERNAL_SPARSE:
+		return uvm_api_map_external_sparse(params, file);
+	case NVRM_UVM_MAP_DYNAMIC_PARALLELISM_REGION:
+		return uvm_api_map_dynamic_parallelism_region(params, file);
 	case NVRM_UVM_FREE:
 		return uvm_api_free(params, file);
 	case NVRM_UVM_ALLOC_DEVICE_P2P:

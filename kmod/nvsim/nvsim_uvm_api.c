@@ -63,6 +63,18 @@ noinline u32 uvm_api_unmap_external(void *params, struct file *filp)
 	return nvsim_uvm_unmap_external(nvsim_uvm_of(filp), params);
 }
 
+/* UVM_MAP_EXTERNAL_SPARSE (uvm_map_external.c) */
+noinline u32 uvm_api_map_external_sparse(void *params, struct file *filp)
+{
+	return nvsim_uvm_map_external_sparse(nvsim_uvm_of(filp), params);
+}
+
+/* UVM_MAP_DYNAMIC_PARALLELISM_REGION (uvm_va_range.c) */
+noinline u32 uvm_api_map_dynamic_parallelism_region(void *params, struct file *filp)
+{
+	return nvsim_uvm_map_dynamic_parallelism_region(nvsim_uvm_of(filp), params);
+}
+
 /* UVM_FREE (uvm_map_external.c) */
 noinline u32 uvm_api_free(void *params, struct file *filp)
 {

@@ -52,14 +52,17 @@ struct nvsim_uvm_map {
 };
 
 /**
- * struct nvsim_uvm_range - an external range, or a device-P2P range
+ * struct nvsim_uvm_range - an external range, a device-P2P range, or a dynamic-parallelism region
  * @it: its span in the VA space's @ranges
  * @p2p: a device-P2P range: one mapping, on its GPU, for all of it; not external
- * @maps: per GPU index, the mappings in it
+ * @sked: a dynamic-parallelism region (UVM_VA_RANGE_TYPE_SKED_REFLECTED): no mappings; not
+ *	external
+ * @maps: per GPU index, the mappings in it (a sparse one holds nothing)
  */
 struct nvsim_uvm_range {
 	struct interval_tree_node it;
 	bool p2p;
+	bool sked;
 	struct rb_root_cached maps[NVSIM_MAX_GPUS];
 };
 
@@ -81,7 +84,8 @@ static void nvsim_uvm_hold_release(struct kref *ref)
 static void nvsim_uvm_map_free(struct rb_root_cached *maps, struct nvsim_uvm_map *map)
 {
 	interval_tree_remove(&map->it, maps);
-	kref_put(&map->hold->ref, nvsim_uvm_hold_release);
+	if (map->hold)
+		kref_put(&map->hold->ref, nvsim_uvm_hold_release);
 	kfree(map);
 }
 
@@ -122,11 +126,13 @@ static u32 nvsim_uvm_unmap_span(struct rb_root_cached *maps, u64 start, u64 last
 			}
 		}
 		if (left) {
-			kref_get(&map->hold->ref);
+			if (map->hold)
+				kref_get(&map->hold->ref);
 			interval_tree_insert(&left->it, maps);
 		}
 		if (right) {
-			kref_get(&map->hold->ref);
+			if (map->hold)
+				kref_get(&map->hold->ref);
 			interval_tree_insert(&right->it, maps);
 		}
 		nvsim_uvm_map_free(maps, map);
@@ -165,7 +171,8 @@ static struct nvsim_uvm_range *nvsim_uvm_range_of(struct nvsim_uvm_file *uf, u64
 	struct interval_tree_node *it = interval_tree_iter_first(&uf->ranges, base, base);
 
 	if (!it || base + length - 1 > it->last ||
-	    container_of(it, struct nvsim_uvm_range, it)->p2p)
+	    container_of(it, struct nvsim_uvm_range, it)->p2p ||
+	    container_of(it, struct nvsim_uvm_range, it)->sked)
 		return NULL;
 	return container_of(it, struct nvsim_uvm_range, it);
 }
@@ -237,6 +244,8 @@ void nvsim_uvm_gpu_unmapped(struct nvsim_uvm_file *uf, unsigned int gpu, bool re
 	for (it = interval_tree_iter_first(&uf->ranges, 0, ULONG_MAX); it; it = next) {
 		next = interval_tree_iter_next(it, 0, ULONG_MAX);
 		range = container_of(it, struct nvsim_uvm_range, it);
+		if (range->sked)
+			continue;	/* its entry is cleared; the range stays until UVM_FREE */
 		if (!range->p2p)
 			nvsim_uvm_unmap_all(&range->maps[gpu]);
 		else if (registration && !RB_EMPTY_ROOT(&range->maps[gpu].rb_root))
@@ -411,6 +420,66 @@ u32 nvsim_uvm_unmap_external(struct nvsim_uvm_file *uf, void *params)
 				    p->base + p->length - 1);
 }
 
+/* UVM_MAP_EXTERNAL_SPARSE (uvm_map_external_sparse(), checks in nvrm_uvm.h) */
+u32 nvsim_uvm_map_external_sparse(struct nvsim_uvm_file *uf, void *params)
+{
+	struct nvrm_uvm_unmap_external *p = params;	/* the same layout */
+	struct nvsim_uvm_range *range;
+	struct nvsim_uvm_map *map;
+	struct nvsim_gpu *gpu;
+	u32 status;
+
+	/* uvm_api_range_invalid_64k() */
+	if (nvsim_uvm_span_invalid(p->base, p->length) ||
+	    !IS_ALIGNED(p->base, NVRM_UVM_SPARSE_PAGE_SIZE) ||
+	    !IS_ALIGNED(p->length, NVRM_UVM_SPARSE_PAGE_SIZE))
+		return NVRM_ERR_INVALID_ADDRESS;
+	range = nvsim_uvm_range_of(uf, p->base, p->length);
+	if (!range)
+		return NVRM_ERR_INVALID_ADDRESS;
+	gpu = nvsim_uvm_gpu_by_uuid(p->gpu_uuid);
+	if (!gpu || !test_bit(gpu->index, uf->gpu_va_space))
+		return NVRM_ERR_INVALID_DEVICE;
+	status = nvsim_uvm_unmap_span(&range->maps[gpu->index], p->base,
+				      p->base + p->length - 1);
+	if (status)
+		return status;
+	map = nvsim_uvm_map_new(p->base, p->base + p->length - 1, NULL);
+	if (!map)
+		return NVRM_ERR_NO_MEMORY;
+	interval_tree_insert(&map->it, &range->maps[gpu->index]);
+	return NVRM_OK;
+}
+
+/* The GPU page sizes of nvsim's GPU, a Hopper: 4K, 64K, 2M, 512M (uvm_ampere_mmu.c). */
+static bool nvsim_uvm_page_size_ok(u64 size)
+{
+	return size == SZ_4K || size == SZ_64K || size == SZ_2M || size == SZ_512M;
+}
+
+/* UVM_MAP_DYNAMIC_PARALLELISM_REGION (uvm_map_sked_reflected_range(), checks in nvrm_uvm.h) */
+u32 nvsim_uvm_map_dynamic_parallelism_region(struct nvsim_uvm_file *uf, void *params)
+{
+	struct nvrm_uvm_unmap_external *p = params;	/* the same layout */
+	struct nvsim_uvm_range *range;
+	struct nvsim_gpu *gpu;
+
+	if (nvsim_uvm_span_invalid(p->base, p->length))
+		return NVRM_ERR_INVALID_ADDRESS;
+	gpu = nvsim_uvm_gpu_by_uuid(p->gpu_uuid);
+	if (!gpu || !test_bit(gpu->index, uf->gpu_va_space))
+		return NVRM_ERR_INVALID_DEVICE;
+	if (!nvsim_uvm_page_size_ok(p->length) || !IS_ALIGNED(p->base, p->length))
+		return NVRM_ERR_INVALID_ADDRESS;
+	if (interval_tree_iter_first(&uf->ranges, p->base, p->base + p->length - 1))
+		return NVRM_ERR_UVM_ADDRESS_IN_USE;
+	range = nvsim_uvm_range_new(uf, p->base, p->length);
+	if (!range)
+		return NVRM_ERR_NO_MEMORY;
+	range->sked = true;
+	return NVRM_OK;
+}
+
 /* UVM_ALLOC_DEVICE_P2P (uvm_api_alloc_device_p2p) */
 u32 nvsim_uvm_alloc_device_p2p(struct nvsim_uvm_file *uf, void *params)
 {
@@ -455,8 +524,9 @@ err_put:
 }
 
 /*
- * UVM_FREE (uvm_free): of the range types, nvsim has external and device-P2P ranges. Through 580
- * the call names the whole range, base and length; from 590 the base alone (nvrm_uvm.h).
+ * UVM_FREE (uvm_free): of the range types, nvsim has external, device-P2P and sked-reflected
+ * ones. Through 580 the call names the whole range, base and length; from 590 the base alone
+ * (nvrm_uvm.h).
  */
 u32 nvsim_uvm_free(struct nvsim_uvm_file *uf, void *params)
 {

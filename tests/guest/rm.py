@@ -767,7 +767,7 @@ WARN_NOTHING_TO_DO = 0x10006
 
 # Commands whose rmStatus is followed by padding to 8 bytes, and where it sits (UVM_FREE's, 34,
 # moves with the version: its params' last u32 but one).
-_UVM_STATUS_OFFSET = {0x30000001: 8, 66: 32, 73: 16, 27: 48}
+_UVM_STATUS_OFFSET = {0x30000001: 8, 65: 32, 66: 32, 73: 16, 74: 32, 27: 48}
 
 
 def uvm_ioctl(fd: int, cmd: int, buf: bytearray) -> int:
@@ -853,6 +853,21 @@ def uvm_unmap_external(fd: int, base: int, length: int, uuid: bytes) -> int:
     return uvm_ioctl(
         fd, UVM_UNMAP_EXTERNAL, bytearray(struct.pack("<QQ", base, length) + uuid + bytes(8))
     )
+
+
+UVM_MAP_DYNAMIC_PARALLELISM_REGION, UVM_MAP_EXTERNAL_SPARSE = 65, 74
+
+
+def uvm_map_sparse(fd: int, base: int, length: int, uuid: bytes) -> int:
+    """UVM_MAP_EXTERNAL_SPARSE: page tables and sparse entries for a span of an external range."""
+    params = bytearray(struct.pack("<QQ", base, length) + uuid + bytes(8))
+    return uvm_ioctl(fd, UVM_MAP_EXTERNAL_SPARSE, params)
+
+
+def uvm_map_dp_region(fd: int, base: int, length: int, uuid: bytes) -> int:
+    """UVM_MAP_DYNAMIC_PARALLELISM_REGION: a range of its own, one GPU page."""
+    params = bytearray(struct.pack("<QQ", base, length) + uuid + bytes(8))
+    return uvm_ioctl(fd, UVM_MAP_DYNAMIC_PARALLELISM_REGION, params)
 
 
 UVM_ALLOC_DEVICE_P2P = 78

@@ -199,3 +199,64 @@ def test_uvm_free_names_the_whole_range_until_590(version: str) -> None:
     finally:
         s.close()
         r.close()
+
+
+def test_sparse_mappings(space: tuple[Rm, int, UvmSpace]) -> None:
+    """UVM_MAP_EXTERNAL_SPARSE maps a span of an external range with 64 KiB pages and no memory,
+    with uvm_map_external_sparse()'s checks in its order; it is a mapping like the others."""
+    r, sub, s = space
+    big = 64 * 1024
+
+    def sparse(base: int = BASE, length: int = 2 * MIB, uuid: bytes = s.uuid) -> int:
+        return rm.uvm_map_sparse(s.fd, base, length, uuid)
+
+    assert sparse() == rm.INVALID_ADDRESS  # no range yet
+    assert rm.uvm_create_range(s.fd, BASE, 4 * MIB) == rm.OK
+    assert sparse(base=BASE + 4096) == rm.INVALID_ADDRESS  # 64 KiB-aligned only
+    assert sparse(length=big + 4096) == rm.INVALID_ADDRESS
+    assert sparse(length=0) == rm.INVALID_ADDRESS
+    assert sparse(base=BASE + 3 * MIB) == rm.INVALID_ADDRESS  # past the range
+    assert sparse(uuid=bytes(16)) == rm.INVALID_DEVICE
+    assert sparse() == rm.OK
+    assert sparse(base=BASE + MIB) == rm.OK  # over part of the first: UVM unmaps that first
+    # memory mapped over a sparse span holds as before; the sparse parts hold nothing
+    free0 = r.fb_free_bytes(sub)
+    status, mem, size = r.vidmem(sub, MIB)
+    assert status == rm.OK
+    assert s.map(BASE + MIB, MIB, r.client, mem) == rm.OK
+    assert r.free(mem) == rm.OK
+    assert r.fb_free_bytes(sub) == free0 - size
+    assert s.unmap(BASE, 4 * MIB) == rm.OK
+    assert r.fb_free_bytes(sub) == free0
+    assert sparse() == rm.OK
+    assert rm.uvm_free(s.fd, BASE, 4 * MIB) == rm.OK
+
+
+def test_dynamic_parallelism_regions(space: tuple[Rm, int, UvmSpace]) -> None:
+    """UVM_MAP_DYNAMIC_PARALLELISM_REGION makes a range of its own, one GPU page, with
+    uvm_map_sked_reflected_range()'s checks in its order; UVM_FREE frees it."""
+    r, sub, s = space
+
+    def dp(base: int = BASE, length: int = 2 * MIB, uuid: bytes = s.uuid) -> int:
+        return rm.uvm_map_dp_region(s.fd, base, length, uuid)
+
+    assert dp(base=BASE + 1) == rm.INVALID_ADDRESS
+    assert dp(uuid=bytes(16)) == rm.INVALID_DEVICE
+    assert dp(length=3 * 64 * 1024) == rm.INVALID_ADDRESS  # not a page size
+    assert dp(length=4 * MIB) == rm.INVALID_ADDRESS
+    assert dp(base=BASE + 64 * 1024) == rm.INVALID_ADDRESS  # not aligned to its page
+    assert dp() == rm.OK
+    assert dp() == rm.UVM_ADDRESS_IN_USE
+    assert rm.uvm_create_range(s.fd, BASE, 4 * MIB) == rm.UVM_ADDRESS_IN_USE
+    assert dp(base=BASE + 2 * MIB, length=64 * 1024) == rm.OK
+    status, mem, _ = r.vidmem(sub, MIB)
+    assert status == rm.OK
+    assert s.map(BASE, MIB, r.client, mem) == rm.INVALID_ADDRESS  # not an external range
+    assert rm.uvm_map_sparse(s.fd, BASE, MIB, s.uuid) == rm.INVALID_ADDRESS
+    # the GPU VA space's going leaves the range
+    buf = bytearray(s.uuid + bytes(4))
+    assert rm.uvm_ioctl(s.fd, rm.UVM_UNREGISTER_GPU_VASPACE, buf) == rm.OK
+    assert rm.uvm_create_range(s.fd, BASE, 4 * MIB) == rm.UVM_ADDRESS_IN_USE
+    assert rm.uvm_free(s.fd, BASE, 2 * MIB) == rm.OK
+    assert rm.uvm_free(s.fd, BASE + 2 * MIB, 64 * 1024) == rm.OK
+    assert rm.uvm_create_range(s.fd, BASE, 4 * MIB) == rm.OK

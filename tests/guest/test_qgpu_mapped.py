@@ -328,3 +328,42 @@ def test_uvm_mappings_count_against_the_bound(seal_mode: str) -> None:
             sock.close()
         wait_count("mpu", "mapped_current", 0)
         wait_count("mpv", "mapped_current", 0)
+
+
+def test_uvm_sparse_mappings_and_dynamic_parallelism_regions_count(seal_mode: str) -> None:
+    """UVM_MAP_EXTERNAL_SPARSE has UVM allocate page tables for its whole span, and each
+    UVM_MAP_DYNAMIC_PARALLELISM_REGION for one page of a range of its own: both count against
+    mapped_max, past it answer NV_ERR_NO_MEMORY without reaching UVM, and go when UVM lets them
+    go."""
+    with instance("mpd", opts="mem=64M mapped=8M") as d:
+        a = Rm(dev=d)
+        s = None
+        try:
+            dev, _ = a.device()
+            s = rm.UvmSpace(a, dev, f"{d}/nvidia-uvm")
+            assert rm.uvm_create_range(s.fd, UVM_BASE, 64 * MIB) == rm.OK
+            assert rm.uvm_map_sparse(s.fd, UVM_BASE, 2 * REGION, s.uuid) == rm.OK
+            assert mapped("mpd") == 2 * REGION
+            assert rm.uvm_map_sparse(s.fd, UVM_BASE + 8 * MIB, 6 * MIB, s.uuid) == rm.NO_MEMORY
+            assert mapped("mpd") == 2 * REGION
+            if seal_mode == "sealed":  # unsealed, a failure qgpu cannot believe stays counted
+                assert rm.uvm_map_sparse(s.fd, UVM_BASE + PAGE, BIG, s.uuid) == rm.INVALID_ADDRESS
+                assert mapped("mpd") == 2 * REGION
+            # each region a range of its own, one page, counted until UVM_FREE
+            dp = UVM_BASE + 128 * MIB
+            assert rm.uvm_map_dp_region(s.fd, dp, REGION, s.uuid) == rm.OK
+            assert rm.uvm_map_dp_region(s.fd, dp + 2 * REGION, BIG, s.uuid) == rm.OK
+            assert mapped("mpd") == 4 * REGION
+            assert rm.uvm_map_dp_region(s.fd, dp + 4 * REGION, BIG, s.uuid) == rm.NO_MEMORY
+            assert rm.uvm_free(s.fd, dp, REGION) == rm.OK
+            assert mapped("mpd") == 3 * REGION
+            # unmapping part of the sparse mapping lets its region go; freeing the range the rest
+            assert s.unmap(UVM_BASE + REGION, REGION) == rm.OK
+            assert mapped("mpd") == 2 * REGION
+            assert rm.uvm_free(s.fd, UVM_BASE, 64 * MIB) == rm.OK
+            assert mapped("mpd") == REGION  # the region left
+        finally:
+            if s:
+                s.close()
+            a.close()
+        wait_count("mpd", "mapped_current", 0)  # the VA space's end takes the region

@@ -1196,25 +1196,29 @@ def test_uvm_device_p2p_is_refused_as_without_p2pdma() -> None:
 
 
 def test_uvm_holds_follow_random_maps_unmaps_and_frees() -> None:
-    """Property test: random allocations, external ranges, mappings, partial unmaps, range frees
-    and handle frees in one VA space. At every step mem_current equals what a model of UVM says is
-    held: each allocation whose handle lives or that some part of a mapping still maps."""
+    """Property test: random allocations, external ranges, mappings (sparse ones too), partial
+    unmaps, range frees, handle frees and dynamic-parallelism regions in one VA space. At every
+    step mem_current equals what a model of UVM says is held: each allocation whose handle lives or
+    that some part of a mapping still maps; and mapped_current the 2 MiB regions each piece of a
+    mapping touches, and the regions' pages."""
     rnd = random.Random(5)
     slot = 2 * MIB
     with uvm_space("uvmprop", limit="mem=64M") as (r, sub, s):
         sizes: dict[int, int] = {}  # allocation id -> bytes charged
         handles: dict[int, int] = {}  # live handle -> allocation id
         ranges: dict[int, list[tuple[int, int, int]]] = {}  # base -> [(start, last, alloc id)]
+        dps: set[int] = set()  # dynamic-parallelism regions, one 2 MiB page each
+        sparse = -1  # the alloc id of a sparse mapping: no memory
         next_id = 0
 
         def held() -> int:
             alive = set(handles.values())
-            alive |= {a for frags in ranges.values() for _, _, a in frags}
+            alive |= {a for frags in ranges.values() for _, _, a in frags if a != sparse}
             return sum(sizes[a] for a in alive)
 
         def regions() -> int:
             """What the mappings count against mapped_max: the 2 MiB regions each piece touches."""
-            return sum(
+            return len(dps) + sum(
                 (last >> 21) - (start >> 21) + 1
                 for frags in ranges.values()
                 for start, last, _ in frags
@@ -1233,7 +1237,9 @@ def test_uvm_holds_follow_random_maps_unmaps_and_frees() -> None:
             ranges[base] = kept
 
         for step in range(300):
-            op = rnd.choice(["alloc", "range", "map", "map", "unmap", "free range", "free"])
+            op = rnd.choice(
+                ["alloc", "range", "map", "map", "sparse", "unmap", "free range", "free", "dp"]
+            )
             if op == "alloc" and held() + slot <= 48 * MIB:
                 before = current("uvmprop")
                 status, h, _ = r.vidmem(sub, rnd.choice([1, 2, 4]) * 256 * 1024)
@@ -1254,6 +1260,21 @@ def test_uvm_holds_follow_random_maps_unmaps_and_frees() -> None:
                 assert s.map(start, length, r.client, h) == rm.OK, step
                 unmap(base, start, start + length - 1)
                 ranges[base].append((start, start + length - 1, handles[h]))
+            elif op == "sparse" and ranges:
+                base = rnd.choice(sorted(ranges))
+                length = rnd.choice([64, 128, 256]) * 1024
+                start = base + rnd.randrange(0, slot - length + 1, 64 * 1024)
+                assert rm.uvm_map_sparse(s.fd, start, length, s.uuid) == rm.OK, step
+                unmap(base, start, start + length - 1)
+                ranges[base].append((start, start + length - 1, sparse))
+            elif op == "dp":
+                base = UVM_BASE + (16 + rnd.randrange(4)) * slot
+                if base in dps:
+                    assert rm.uvm_free(s.fd, base, slot) == rm.OK
+                    dps.remove(base)
+                else:
+                    assert rm.uvm_map_dp_region(s.fd, base, slot, s.uuid) == rm.OK
+                    dps.add(base)
             elif op == "unmap" and ranges:
                 base = rnd.choice(sorted(ranges))
                 length = rnd.choice([64, 192, 512]) * 1024
@@ -1273,6 +1294,7 @@ def test_uvm_holds_follow_random_maps_unmaps_and_frees() -> None:
         s.close()  # UVM lets go of every mapping: the live handles' charges are what is left
         s.fd = os.open("/dev/null", os.O_RDONLY)  # for the context's close
         ranges.clear()
+        dps.clear()
         assert wait_current("uvmprop", held()) == held()
         wait_count("uvmprop", "mapped_current", 0)
         for h in handles:
