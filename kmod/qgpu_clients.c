@@ -122,7 +122,7 @@ bool qgpu_clients_control(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 	*ret = 0;
 	if (!f || c->finn_serialized)
 		status = NVRM_ERR_NOT_SUPPORTED;
-	else if (!c->params_ptr || c->params_size != f->size)
+	else if (!c->params_ptr || c->params_size != nvrm_clients_size(f, qf->inst->gpu->abi.major))
 		status = NVRM_ERR_INVALID_PARAM_STRUCT;
 	else
 		status = NVRM_OK;

@@ -36,7 +36,8 @@
  * - CARD_INFO: answered by qgpu from what the backend reported at load: the instance's GPU alone,
  *   in slot 0, with minor_number 0; the other slots zeroed. Size and device checks as the
  *   driver's (-EINVAL). Never forwarded, so the other GPUs are never written to tenant memory.
- *   RM_CONTROL of NV0000 GPU_GET_ATTACHED_IDS and GPU_GET_PROBED_IDS likewise (qgpu_gpu_ids()).
+ *   RM_CONTROL of NV0000 GPU_GET_ATTACHED_IDS and GPU_GET_PROBED_IDS likewise (qgpu_gpu_ids();
+ *   PROBED_IDS in the driver's layout: 384 B with a flag word per GPU listed from 580).
  * - ATTACH_GPUS_TO_FD: every id must be the instance's GPU's gpu_id (-EINVAL otherwise), and the
  *   driver takes no other GPU even where a sibling thread rewrites the ids after the check (a
  *   probe on nvidia_dev_get, DOC: sealed forwarding; netlink ``refused``). The ids
@@ -252,7 +253,7 @@ static bool qgpu_gpu_ids(struct qgpu_file *qf, const struct nvrm_control *c, uns
 		size = sizeof(struct nvrm_nv0000_gpu_get_attached_ids);
 		break;
 	case NVRM_CTRL_CMD_NV0000_GPU_GET_PROBED_IDS:
-		size = sizeof(ids);
+		size = nvrm_nv0000_probed_ids_size(qf->inst->gpu->abi.major);
 		break;
 	default:
 		return false;
@@ -268,6 +269,18 @@ static bool qgpu_gpu_ids(struct qgpu_file *qf, const struct nvrm_control *c, uns
 	mutex_unlock(&qf->track->lock);
 	if (status == NVRM_OK && (c->finn_serialized || c->params_size != size || !c->params_ptr))
 		status = NVRM_ERR_INVALID_PARAM_STRUCT;
+	/*
+	 * 580+: a flag word for the GPU listed (a discrete GPU: no SOC display), and the caller's
+	 * own words in the rest, as RM leaves them.
+	 */
+	if (status == NVRM_OK && size > offsetof(typeof(ids), gpu_flags) &&
+	    copy_from_user(ids.gpu_flags,
+			   u64_to_user_ptr(c->params_ptr + offsetof(typeof(ids), gpu_flags)),
+			   sizeof(ids.gpu_flags))) {
+		*ret = -EFAULT;
+		return true;
+	}
+	ids.gpu_flags[0] = 0;
 	if (status == NVRM_OK && copy_to_user(u64_to_user_ptr(c->params_ptr), &ids, size)) {
 		*ret = -EFAULT;
 		return true;

@@ -1301,10 +1301,25 @@ struct nvrm_nv0000_gpu_get_attached_ids {	/* 128 B; list ends at INVALID_ID */
 	u32 gpu_ids[NVRM_NV0000_GPU_MAX_ATTACHED_GPUS];
 };
 
-struct nvrm_nv0000_gpu_get_probed_ids {		/* 256 B; each list ends at INVALID_ID */
+/*
+ * NV0000_CTRL_GPU_GET_PROBED_IDS_PARAMS (ctrl0000gpu.h): 256 B to 575.x; 384 B from 580.65.06,
+ * with gpuFlags[] @256, a flag word for each valid gpuIds entry (bit 0 SOC display) and the
+ * caller's own values left in the rest (gpumgrGetProbedGpuIds(), gpu_mgr.c, 580.142).
+ */
+#define NVRM_NV0000_GPU_PROBED_IDS_FLAGS_SINCE		580u
+struct nvrm_nv0000_gpu_get_probed_ids {		/* each list ends at INVALID_ID */
 	u32 gpu_ids[NVRM_NV0000_GPU_MAX_PROBED_GPUS];		/* @0 */
 	u32 excluded_gpu_ids[NVRM_NV0000_GPU_MAX_PROBED_GPUS];	/* @128 */
+	u32 gpu_flags[NVRM_NV0000_GPU_MAX_PROBED_GPUS];		/* @256, 580+ */
 };
+
+/* The size of GET_PROBED_IDS's parameters for driver branch @major. */
+static inline u32 nvrm_nv0000_probed_ids_size(u32 major)
+{
+	return major >= NVRM_NV0000_GPU_PROBED_IDS_FLAGS_SINCE ?
+	       sizeof(struct nvrm_nv0000_gpu_get_probed_ids) :
+	       offsetof(struct nvrm_nv0000_gpu_get_probed_ids, gpu_flags);
+}
 
 struct nvrm_nv0000_gpu_get_id_info_v2 {		/* 32 B */
 	u32 gpu_id;		/* @0 IN */
@@ -1403,7 +1418,11 @@ struct nvrm_fifo_disable_channels {
 #define NVRM_CTRL_CMD_GR_CTXSW_ZCULL_MODE		0x20801205u	/* 16 B: hShareClient@4 */
 #define NVRM_CTRL_CMD_GR_CTXSW_ZCULL_BIND		0x20801208u	/* 24 B: hClient@0 */
 #define NVRM_CTRL_CMD_GR_CTXSW_PM_BIND			0x20801209u	/* 40 B: hClient@0 */
-#define NVRM_CTRL_CMD_GR_CTXSW_PREEMPTION_BIND		0x20801211u	/* 112 B: hClient@4 */
+/* PREEMPTION_BIND: 104 B to 560, 112 B from 565.57.01 (9 vMemPtrs, not 8); hClient@4 in both */
+#define NVRM_CTRL_CMD_GR_CTXSW_PREEMPTION_BIND		0x20801211u
+#define NVRM_GR_CTXSW_PREEMPTION_BIND_SIZE_V525		104u
+#define NVRM_GR_CTXSW_PREEMPTION_BIND_SIZE_V565		112u
+#define NVRM_GR_CTXSW_PREEMPTION_BIND_V565_SINCE	565u
 #define NVRM_CTRL_CMD_GR_CTXSW_SETUP_BIND		0x2080123Au	/* 16 B: hClient@0 */
 /* ctrl208f/ctrl208ffifo.h (NV20_SUBDEVICE_DIAG), ctrl503c.h (NV50_THIRD_PARTY_P2P) */
 #define NVRM_CTRL_CMD_NV208F_FIFO_GET_CHANNEL_STATE	0x208F0403u	/* 16 B: hClient@4 */

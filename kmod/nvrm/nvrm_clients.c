@@ -34,7 +34,11 @@ static const struct {
 	{ NVRM_CTRL_CMD_GR_CTXSW_ZCULL_MODE, ONE(16, 4) },
 	{ NVRM_CTRL_CMD_GR_CTXSW_ZCULL_BIND, ONE(24, 0) },
 	{ NVRM_CTRL_CMD_GR_CTXSW_PM_BIND, ONE(40, 0) },
-	{ NVRM_CTRL_CMD_GR_CTXSW_PREEMPTION_BIND, ONE(112, 4) },
+	{ NVRM_CTRL_CMD_GR_CTXSW_PREEMPTION_BIND,
+	  { .size = NVRM_GR_CTXSW_PREEMPTION_BIND_SIZE_V565,
+	    .since = NVRM_GR_CTXSW_PREEMPTION_BIND_V565_SINCE,
+	    .size_before = NVRM_GR_CTXSW_PREEMPTION_BIND_SIZE_V525, .off = 4,
+	    .count_off = NVRM_CLIENTS_ONE, .max = 1, .off2 = NVRM_CLIENTS_NONE } },
 	{ NVRM_CTRL_CMD_GR_CTXSW_SETUP_BIND, ONE(16, 0) },
 	{ NVRM_CTRL_CMD_NV208F_FIFO_GET_CHANNEL_STATE, ONE(16, 4) },
 	{ NVRM_CTRL_CMD_NV503C_REGISTER_PID, ONE(4, 0) },
@@ -72,6 +76,18 @@ const struct nvrm_client_fields *nvrm_control_client_fields(u32 cmd)
 		if (nvrm_control_clients[i].cmd == cmd)
 			return &nvrm_control_clients[i].f;
 	return NULL;
+}
+
+/**
+ * nvrm_clients_size() - the size of a parameter struct that names clients, for a driver branch
+ * @f: where it names them
+ * @major: the driver's branch (525, 580, ...)
+ *
+ * Return: the size RM takes there.
+ */
+u32 nvrm_clients_size(const struct nvrm_client_fields *f, u32 major)
+{
+	return f->since && major < f->since ? f->size_before : f->size;
 }
 
 /**

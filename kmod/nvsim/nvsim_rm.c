@@ -759,8 +759,14 @@ static u32 nvsim_ctrl_gpu_get_probed_ids(const struct nvsim_caller *caller,
 {
 	struct nvrm_nv0000_gpu_get_probed_ids *p = buf;
 
+	unsigned int i;
+
 	nvsim_gpu_id_list(p->gpu_ids, ARRAY_SIZE(p->gpu_ids));
 	memset(p->excluded_gpu_ids, 0xff, sizeof(p->excluded_gpu_ids));
+	/* 580+: no SOC display on any GPU listed; the caller's words stay in the rest */
+	if (nvsim_abi.major >= NVRM_NV0000_GPU_PROBED_IDS_FLAGS_SINCE)
+		for (i = 0; i < nvsim_num_gpus && i < ARRAY_SIZE(p->gpu_flags); i++)
+			p->gpu_flags[i] = 0;
 	return NVRM_OK;
 }
 
@@ -779,7 +785,7 @@ static const struct nvsim_control nvsim_core_controls[] = {
 	{ NVRM_CTRL_CMD_NV0000_GPU_GET_ATTACHED_IDS, NVRM_CLASS_NV01_ROOT_CLIENT,
 	  sizeof(struct nvrm_nv0000_gpu_get_attached_ids), nvsim_ctrl_gpu_get_attached_ids },
 	{ NVRM_CTRL_CMD_NV0000_GPU_GET_PROBED_IDS, NVRM_CLASS_NV01_ROOT_CLIENT,
-	  sizeof(struct nvrm_nv0000_gpu_get_probed_ids), nvsim_ctrl_gpu_get_probed_ids },
+	  0, nvsim_ctrl_gpu_get_probed_ids },
 };
 
 static const unsigned int nvsim_core_num_controls = ARRAY_SIZE(nvsim_core_controls);
@@ -831,6 +837,8 @@ static u32 nvsim_control_size(const struct nvsim_control *ctrl)
 	case NVRM_CTRL_CMD_NVA06C_GPFIFO_SCHEDULE:
 	case NVRM_CTRL_CMD_NVA06F_GPFIFO_SCHEDULE:
 		return nvsim_abi.gpfifo_schedule_size;
+	case NVRM_CTRL_CMD_NV0000_GPU_GET_PROBED_IDS:
+		return nvrm_nv0000_probed_ids_size(nvsim_abi.major);
 	default:
 		return ctrl->size;
 	}

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 import rm
+from kernel import reload_modules
 from qgpu_sysfs import instance
 from rm import Rm
 from test_qgpu_forward import stall_first_touch
@@ -270,6 +271,31 @@ def test_controls_naming_another_client_never_reach_rm(xfer: bool) -> None:
                 )
             finally:
                 other.close()
+
+
+@pytest.mark.usefixtures("default_modules")
+@pytest.mark.parametrize("version", ["560.35.03", "580.95.05"])
+def test_preemption_bind_takes_its_size_at_the_drivers_version(version: str) -> None:
+    """NV2080_CTRL_GR_CTXSW_PREEMPTION_BIND_PARAMS is 104 B to 560 and 112 B from 565.57.01 (a
+    ninth vMemPtrs entry; hClient@4 in both): qgpu checks the client of the size the driver takes,
+    forwards the tenant's own, and answers any other size as RM does."""
+    if version != rm.param("abi_version"):
+        reload_modules(f"abi_version={version}")
+    size, wrong = (112, 104) if rm.abi_at_least((565,)) else (104, 112)
+    with instance("clpb", opts="mem=64M") as d:
+        r, foreign = Rm(dev=d), Rm()
+        try:
+            _, sub = r.device()
+            own = bytearray(size)
+            struct.pack_into("<I", own, 4, r.client)
+            assert r.control(sub, PREEMPTION_BIND, own) == rm.NOT_SUPPORTED  # nvsim's answer
+            other = bytearray(size)
+            struct.pack_into("<I", other, 4, foreign.client)
+            assert r.control(sub, PREEMPTION_BIND, other) == rm.INVALID_CLIENT
+            assert r.control(sub, PREEMPTION_BIND, bytearray(wrong)) == rm.INVALID_PARAM_STRUCT
+        finally:
+            r.close()
+            foreign.close()
 
 
 def test_a_parent_client_rewritten_after_the_check_never_reaches_rm() -> None:

@@ -640,25 +640,39 @@ def gpu_ids(
     return status, upto_invalid(words[:32]), upto_invalid(words[32:])
 
 
+def probed_flags(r: Rm, size: int) -> list[int]:
+    """GET_PROBED_IDS's gpuFlags[] (580+) as RM wrote them over the caller's 0xAA bytes."""
+    buf = bytearray(b"\xaa" * size)
+    assert r.control(r.client, GET_PROBED_IDS, buf) == rm.OK
+    return list(struct.unpack_from("<32I", buf, 256))
+
+
 @pytest.mark.usefixtures("default_modules")
 def test_gpu_id_lists_name_only_the_instances_gpu() -> None:
     reload_modules("num_gpus=2")
+    # ctrl0000gpu.h: 580.65.06 appended gpuFlags[32], one word per GPU listed
+    probed, stale = (384, 256) if rm.abi_at_least((580,)) else (256, 384)
     direct = Rm(gpu=None)
     try:
         ids = [c[0] for c in rm.card_info(direct.ctl)]
         assert gpu_ids(direct, GET_ATTACHED_IDS, 128)[:2] == (rm.OK, ids)
-        assert gpu_ids(direct, GET_PROBED_IDS, 256) == (rm.OK, ids, [])
+        assert gpu_ids(direct, GET_PROBED_IDS, probed) == (rm.OK, ids, [])
+        if probed == 384:
+            assert probed_flags(direct, probed) == [0, 0] + [0xAAAAAAAA] * 30
     finally:
         direct.close()
     with instance("ids1", gpu=1) as d:
         r, other = Rm(gpu=None, dev=d), Rm(gpu=None, dev=d)
         try:
             assert gpu_ids(r, GET_ATTACHED_IDS, 128)[:2] == (rm.OK, [ids[1]])
-            assert gpu_ids(r, GET_PROBED_IDS, 256) == (rm.OK, [ids[1]], [])
+            assert gpu_ids(r, GET_PROBED_IDS, probed) == (rm.OK, [ids[1]], [])
+            if probed == 384:
+                assert probed_flags(r, probed) == [0] + [0xAAAAAAAA] * 31
             # RM's statuses where RM would refuse, and nothing written: a params struct of
-            # another size, a client of another file
-            status, words, _ = gpu_ids(r, GET_PROBED_IDS, 128)
-            assert (status, words) == (rm.INVALID_PARAM_STRUCT, [0xAAAAAAAA] * 32)
+            # another size (the other version's too), a client of another file
+            for size in (128, stale):
+                status, words, _ = gpu_ids(r, GET_PROBED_IDS, size)
+                assert (status, words) == (rm.INVALID_PARAM_STRUCT, [0xAAAAAAAA] * 32)
             status, words, _ = gpu_ids(r, GET_ATTACHED_IDS, 128, hclient=other.client)
             assert (status, words) == (rm.INVALID_CLIENT, [0xAAAAAAAA] * 32)
             # on an object that is not the client: left to RM, which has no such control there

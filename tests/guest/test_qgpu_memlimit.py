@@ -1195,7 +1195,7 @@ def test_uvm_device_p2p_is_refused_as_without_p2pdma() -> None:
         assert status == rm.OK
 
 
-def test_uvm_holds_follow_random_maps_unmaps_and_frees() -> None:
+def test_uvm_holds_follow_random_maps_unmaps_and_frees(seal_mode: str) -> None:
     """Property test: random allocations, external ranges, mappings (sparse ones too), partial
     unmaps, range frees, handle frees and dynamic-parallelism regions in one VA space. At every
     step mem_current equals what a model of UVM says is held: each allocation whose handle lives or

@@ -63,7 +63,7 @@ TEST(abi_struct_sizes)
 		SZ(struct nvrm_gpu_get_name_string, 132),
 		SZ(struct nvrm_gpu_get_gid_info, 268),
 		SZ(struct nvrm_nv0000_gpu_get_attached_ids, 128),
-		SZ(struct nvrm_nv0000_gpu_get_probed_ids, 256),
+		SZ(struct nvrm_nv0000_gpu_get_probed_ids, 384),
 		SZ(struct nvrm_nv0000_gpu_get_id_info_v2, 32),
 		SZ(struct nvrm_gpfifo_schedule, 3),
 		SZ(struct nvrm_tsg_timeslice, 8),
@@ -534,4 +534,14 @@ TEST(abi_attr_fields)
 	EXPECT_EQ(NVRM_FB_GET_INFO_V2_SIZE(NVRM_FB_INFO_MAX_LIST_SIZE_V545), 444);
 	EXPECT_EQ(NVRM_FB_GET_INFO_V2_SIZE(NVRM_FB_INFO_MAX_LIST_SIZE_V560), 460);
 	EXPECT_EQ(NVRM_FB_GET_INFO_V2_SIZE(NVRM_FB_INFO_MAX_LIST_SIZE_V580), 1028);
+}
+
+TEST(abi_probed_ids_grow_flags_in_580)
+{
+	/* ctrl0000gpu.h: gpuFlags[32] appended in 580.65.06 */
+	EXPECT_EQ(nvrm_nv0000_probed_ids_size(525), 256u);
+	EXPECT_EQ(nvrm_nv0000_probed_ids_size(575), 256u);
+	EXPECT_EQ(nvrm_nv0000_probed_ids_size(580), 384u);
+	EXPECT_EQ(nvrm_nv0000_probed_ids_size(595), 384u);
+	EXPECT_EQ(offsetof(struct nvrm_nv0000_gpu_get_probed_ids, gpu_flags), 256u);
 }

@@ -121,6 +121,25 @@ TEST(clients_single_fields_sit_where_the_audit_found_them)
 	}
 }
 
+TEST(clients_preemption_bind_grew_in_565)
+{
+	/* ctrl2080gr.h: vMemPtrs[] of 8 to 560.35.03, of 9 from 565.57.01 */
+	const struct nvrm_client_fields *f =
+		nvrm_control_client_fields(NVRM_CTRL_CMD_GR_CTXSW_PREEMPTION_BIND);
+
+	EXPECT_TRUE(f != NULL);
+	if (!f)
+		return;
+	EXPECT_EQ(nvrm_clients_size(f, 525), 104u);
+	EXPECT_EQ(nvrm_clients_size(f, 560), 104u);
+	EXPECT_EQ(nvrm_clients_size(f, 565), 112u);
+	EXPECT_EQ(nvrm_clients_size(f, 595), 112u);
+	/* the others take one size at every version */
+	f = nvrm_control_client_fields(NVRM_CTRL_CMD_GR_CTXSW_PM_BIND);
+	EXPECT_EQ(nvrm_clients_size(f, 525), 40u);
+	EXPECT_EQ(nvrm_clients_size(f, 595), 40u);
+}
+
 TEST(clients_controls_on_the_callers_own_objects_name_none)
 {
 	/* what CUDA issues (H200 traces): none of these carries another client */
