@@ -87,6 +87,40 @@ static u32 qgpu_kclient_alloc_locked(u32 hroot, u32 hparent, u32 hclass, void *p
 }
 
 /**
+ * qgpu_kclient_driver_version() - the backend driver's exact version, from a handshake it refuses
+ * @buf: where to write it
+ * @len: @buf's size
+ *
+ * nvidia_get_rm_ops() answers a version string it does not speak with its own, and nothing else,
+ * without a word in the log (nv-modeset-interface.c, 525-595). For the drivers that cannot be
+ * asked by CHECK_VERSION_STR (qgpu_probe.c).
+ *
+ * Context: process context (module init).
+ * Return: 0; -ENOENT when the backend exports no such interface; -EPROTO when it named none.
+ */
+int qgpu_kclient_driver_version(char *buf, size_t len)
+{
+	nvrm_kapi_get_rm_ops_fn get = NULL;
+	struct nvrm_kapi_rm_ops ops = { .version_string = "" };
+	const char *symbol = NULL;
+	unsigned int i;
+	int ret = -EPROTO;
+
+	for (i = 0; i < ARRAY_SIZE(qgpu_kclient_symbols) && !get; i++) {
+		symbol = qgpu_kclient_symbols[i];
+		get = (nvrm_kapi_get_rm_ops_fn)__symbol_get(symbol);
+	}
+	if (!get)
+		return -ENOENT;
+	if (get(&ops) != NVRM_OK && ops.version_string && ops.version_string[0]) {
+		strscpy(buf, ops.version_string, len);
+		ret = 0;
+	}
+	__symbol_put(symbol);
+	return ret;
+}
+
+/**
  * qgpu_kclient_init() - find the backend's kernel interface, shake hands, make the client
  * @abi: the backend's ABI (its version string must be the driver's exact version)
  *

@@ -14,6 +14,7 @@
 struct qgpu_gpu;
 
 int qgpu_kclient_init(const struct nvrm_abi *abi);
+int qgpu_kclient_driver_version(char *buf, size_t len);
 void qgpu_kclient_exit(void);
 bool qgpu_kclient_ready(void);
 const char *qgpu_kclient_source(void);

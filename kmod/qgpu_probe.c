@@ -23,6 +23,7 @@
 #include <linux/uaccess.h>
 
 #include "qgpu_internal.h"
+#include "qgpu_kclient.h"
 
 /* Layout of the probe's user pages: the escape's own struct, then what it points to. */
 #define QGPU_PROBE_PAGES	2
@@ -250,7 +251,11 @@ out_free_buf:
 	return status;
 }
 
-/* CHECK_VERSION_STR with cmd QUERY: the backend's driver version. */
+/*
+ * The backend's driver version: CHECK_VERSION_STR with cmd QUERY, from 530.30.02. Before, the same
+ * cmd ('2') is OVERRIDE, which succeeds and writes nothing (osapi.c, 525.147.05), and any check
+ * that fails logs an API mismatch; there the kernel-client handshake tells the version instead.
+ */
 static int qgpu_probe_version(struct qgpu_probe *p, char *version)
 {
 	struct nvrm_rm_api_version v = { .cmd = NVRM_RM_API_VERSION_CMD_QUERY };
@@ -261,7 +266,9 @@ static int qgpu_probe_version(struct qgpu_probe *p, char *version)
 		return ret;
 	v.version_string[sizeof(v.version_string) - 1] = '\0';
 	strscpy(version, v.version_string, NVRM_RM_API_VERSION_STRING_LENGTH);
-	return 0;
+	if (version[0])
+		return 0;
+	return qgpu_kclient_driver_version(version, NVRM_RM_API_VERSION_STRING_LENGTH);
 }
 
 /*

@@ -95,7 +95,10 @@
 #define NVRM_ESC_RM_EXPORT_OBJECT_TO_FD		0x5C	/* defined, not handled */
 #define NVRM_ESC_RM_IMPORT_OBJECT_FROM_FD	0x5D	/* defined, not handled */
 #define NVRM_ESC_RM_UPDATE_DEVICE_MAPPING_INFO	0x5E	/* NVOS56 */
-/* 0x5F: RM_NVLOG_CTRL in 525.147.05 and 535.x; RM_LOCKLESS_DIAGNOSTIC (ctl only) in 545-595. */
+/*
+ * 0x5F: RM_NVLOG_CTRL in 525.125.06-525.147.05 and 535.43.08+ (not in earlier 525, 530 or
+ * 535.43.02); RM_LOCKLESS_DIAGNOSTIC (ctl only) in 545-595.
+ */
 #define NVRM_ESC_RM_NVLOG_CTRL			0x5F
 #define NVRM_ESC_RM_LOCKLESS_DIAGNOSTIC		0x5F
 
@@ -192,7 +195,8 @@ struct nvrm_status_code {
 #define NVRM_RM_API_VERSION_STRING_LENGTH	64
 #define NVRM_RM_API_VERSION_CMD_STRICT		0u
 #define NVRM_RM_API_VERSION_CMD_RELAXED		0x31u	/* '1' */
-#define NVRM_RM_API_VERSION_CMD_QUERY		0x32u	/* '2' */
+#define NVRM_RM_API_VERSION_CMD_QUERY		0x32u	/* '2', from 530.30.02; OVERRIDE in 525.x */
+#define NVRM_RM_API_VERSION_CMD_QUERY_SINCE	530u
 #define NVRM_RM_API_VERSION_REPLY_UNRECOGNIZED	0u
 #define NVRM_RM_API_VERSION_REPLY_RECOGNIZED	1u
 struct nvrm_rm_api_version {
@@ -800,15 +804,16 @@ struct nvrm_unix_event {
 #define NVRM_ATTR2_PAGE_SIZE_HUGE_DEFAULT	0u
 #define NVRM_ATTR2_PAGE_SIZE_HUGE_2MB		1u
 #define NVRM_ATTR2_PAGE_SIZE_HUGE_512MB		2u
-#define NVRM_ATTR2_PAGE_SIZE_HUGE_256GB		3u
+#define NVRM_ATTR2_PAGE_SIZE_HUGE_256GB		3u	/* 560.28.03+ */
 
 /*
  * What RM honours in NV_MEMORY_ALLOCATION_PARAMS and NVOS32 AllocSize only for a caller of kernel
  * privilege (nvos.h; standard_mem.c stdmemValidateParams() and video_mem.c vidmemConstruct_IMPL();
  * read at 580.142, the same at 595.45.04). A user's call through the ioctl path is
  * RS_PRIV_LEVEL_USER or USER_ROOT; qgpu's kernel client is always RS_PRIV_LEVEL_KERNEL:
- * - NVOS32_ATTR_ALLOCATE_FROM_RESERVED_HEAP (attr 14:14): a user's is ignored; a kernel caller
- *   gets RM's reserved heap (outside PMA and the MIG partition's heap).
+ * - NVOS32_ATTR_ALLOCATE_FROM_RESERVED_HEAP (attr 14:14, 545.23.06+; the bit is undefined before,
+ *   where clearing it changes nothing): a user's is ignored; a kernel caller gets RM's reserved
+ *   heap (outside PMA and the MIG partition's heap).
  * - NVOS32_ATTR2_PAGE_OFFLINING_OFF (attr2 19:19, alias BLACKLIST_OFF): a user gets
  *   NV_ERR_INSUFFICIENT_PERMISSIONS (release builds); a kernel caller may get retired pages.
  * - internalflags (NV_MEMORY_ALLOCATION_PARAMS only; VID_HEAP_CONTROL zeroes it): any non-zero
@@ -834,7 +839,8 @@ struct nvrm_unix_event {
 #define NVRM_ALLOC_FLAGS_SPARSE			0x04000000u
 
 /*
- * 6. Class ids (src/common/sdk/nvidia/inc/class/clXXXX.h; values stable 525-595)
+ * 6. Class ids (src/common/sdk/nvidia/inc/class/clXXXX.h; values stable 525-595 where defined:
+ *    NV_MEMORY_EXPORT from 545, FABRIC_IMPORT_V2, FABRIC_IMPORTED_REF and IMEX_SESSION from 550)
  */
 #define NVRM_CLASS_NV01_ROOT			0x0000u	/* cl0000.h; forced to ROOT_CLIENT */
 #define NVRM_CLASS_NV01_ROOT_NON_PRIV		0x0001u	/* cl0001.h; forced to ROOT_CLIENT */
@@ -866,7 +872,7 @@ struct nvrm_unix_event {
  */
 #define NVRM_NV0005_NOTIFY_INDEX_INDEX		0x0000FFFFu
 #define NVRM_NV2080_NOTIFIERS_GRAPHICS		12u
-#define NVRM_NV2080_NOTIFIERS_MAXCOUNT		199u	/* 595 (grows by release) */
+#define NVRM_NV2080_NOTIFIERS_MAXCOUNT		199u	/* 590-595 (grows by release) */
 
 /* Memory classes */
 #define NVRM_CLASS_NV01_MEMORY_SYSTEM		0x003Eu	/* cl003e.h, sysmem */
@@ -1401,7 +1407,10 @@ struct nvrm_fifo_disable_channels {
  * and kernel RM checks no named client against the caller (the GSP-routed ones go to the firmware
  * as they are). qgpu keeps a tenant to its own clients in them (nvrm_clients.c).
  */
-/* ctrl2080fifo.h, 595 (0x2080111C 595 only) */
+/*
+ * ctrl2080fifo.h, 595 (0x2080111C 595 only; DISABLE_CHANNELS_FOR_KEY_ROTATION from 550, the two
+ * UNIQUE_ID controls from 570: older drivers refuse them themselves)
+ */
 /* 520 B: numChannels@0, hClientList[64]@4 */
 #define NVRM_CTRL_CMD_FIFO_DISABLE_CHANNELS_FOR_KEY_ROTATION 0x2080111Au
 #define NVRM_CTRL_CMD_FIFO_ROTATE_KEYS			0x2080111Cu	/* 520 B: as above */
@@ -1423,7 +1432,7 @@ struct nvrm_fifo_disable_channels {
 #define NVRM_GR_CTXSW_PREEMPTION_BIND_SIZE_V525		104u
 #define NVRM_GR_CTXSW_PREEMPTION_BIND_SIZE_V565		112u
 #define NVRM_GR_CTXSW_PREEMPTION_BIND_V565_SINCE	565u
-#define NVRM_CTRL_CMD_GR_CTXSW_SETUP_BIND		0x2080123Au	/* 16 B: hClient@0 */
+#define NVRM_CTRL_CMD_GR_CTXSW_SETUP_BIND		0x2080123Au	/* 550+; 16 B: hClient@0 */
 /* ctrl208f/ctrl208ffifo.h (NV20_SUBDEVICE_DIAG), ctrl503c.h (NV50_THIRD_PARTY_P2P) */
 #define NVRM_CTRL_CMD_NV208F_FIFO_GET_CHANNEL_STATE	0x208F0403u	/* 16 B: hClient@4 */
 #define NVRM_CTRL_CMD_NV503C_REGISTER_PID		0x503C0106u	/* 4 B: hClient@0 */

@@ -32,7 +32,7 @@ struct nvrm_client_get_addr_space_type {
 #define NVRM_ADDR_SPACE_TYPE_VIDMEM	2u
 #define NVRM_ADDR_SPACE_TYPE_REGMEM	3u
 #define NVRM_ADDR_SPACE_TYPE_FABRIC	4u
-#define NVRM_ADDR_SPACE_TYPE_FABRIC_MC	5u	/* 545-595 */
+#define NVRM_ADDR_SPACE_TYPE_FABRIC_MC	5u	/* 580.65.06-595 */
 
 /* NV0000_CTRL_CLIENT_GET_HANDLE_INFO_PARAMS, 16 B (data is a union of NvHandle and NvU64) */
 struct nvrm_client_get_handle_info {

@@ -22,7 +22,8 @@
  *     in 525-575 and 72 B in 580-595; params always start at 8. Callers allocate the 72 B below.
  *   - open_gpu/close_gpu gained a third argument (NvBool reset_aware) in 595.44.02.
  *   - nvidia_modeset_callbacks_t gained remove/probe in 580.94.06 and 580.105.08+ (not in
- *     580.95.05); nv_gpu_info_t gained needs_numa_setup@11 in 580. Neither is used by qgpu.
+ *     580.95.05); nv_gpu_info_t gained needs_numa_setup@12 in 580.94.02 and is_soc_disp@13 in
+ *     595.44.02 (session 27's compiled audit of every tag). Neither is used by qgpu.
  *   The handshake itself is unchanged: version_string must equal the driver's NV_VERSION_STRING
  *   exactly (strcmp); otherwise the driver writes its own version_string back and returns
  *   NV_ERR_GENERIC without filling anything else.
@@ -83,9 +84,10 @@ struct nvrm_kapi_gpu_info {
 	u8 pci_bus;		/* @8 */
 	u8 pci_slot;		/* @9 */
 	u8 pci_function;	/* @10 */
-	u8 needs_numa_setup;	/* @11, 580-595 (is_soc_disp here before 580) */
-	u8 is_soc_disp;		/* @12, 580-595 */
-	u8 _pad0[3];
+	u8 _pad0;		/* @11 */
+	u8 needs_numa_setup;	/* @12, 580.94.02-595 */
+	u8 is_soc_disp;		/* @13, 595.44.02+ */
+	u8 _pad1[2];
 	u64 os_device_ptr;	/* @16 struct device * */
 };
 

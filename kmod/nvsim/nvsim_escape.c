@@ -57,9 +57,10 @@ static int nvsim_card_info(struct file *file, void *params, u32 size)
 }
 
 /*
- * CHECK_VERSION_STR (ctl only), RmPerformVersionCheck: QUERY returns the version; RELAXED compares
- * up to the first '.'; anything else is STRICT, a full compare. A mismatch writes the driver's
- * version back and fails the call. The reply is always RECOGNIZED.
+ * CHECK_VERSION_STR (ctl only), RmPerformVersionCheck: QUERY returns the version (530+; in 525
+ * the same cmd is OVERRIDE, which succeeds and writes nothing); RELAXED compares up to the first
+ * '.'; anything else is STRICT, a full compare. A mismatch writes the driver's version back and
+ * fails the call. The reply is always RECOGNIZED.
  */
 static int nvsim_check_version(struct file *file, void *params, u32 size)
 {
@@ -70,8 +71,11 @@ static int nvsim_check_version(struct file *file, void *params, u32 size)
 	if (!nvsim_file(file)->is_ctl || size != sizeof(*v))
 		return -EINVAL;
 	v->reply = NVRM_RM_API_VERSION_REPLY_RECOGNIZED;
-	if (v->cmd == NVRM_RM_API_VERSION_CMD_QUERY)
+	if (v->cmd == NVRM_RM_API_VERSION_CMD_QUERY) {
+		if (nvsim_abi.major < NVRM_RM_API_VERSION_CMD_QUERY_SINCE)
+			return 0;	/* OVERRIDE: no check, nothing written */
 		goto reply_version;
+	}
 
 	v->version_string[sizeof(v->version_string) - 1] = '\0';
 	if (v->cmd == NVRM_RM_API_VERSION_CMD_RELAXED)

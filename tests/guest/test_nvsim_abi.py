@@ -42,6 +42,23 @@ def test_check_version_query_strict_relaxed_and_mismatch() -> None:
         os.close(fd)
 
 
+@pytest.mark.usefixtures("default_modules")
+def test_check_version_has_no_query_in_525() -> None:
+    """nv-ioctl.h, 525.x: '2' is NV_RM_API_VERSION_CMD_OVERRIDE, which succeeds and writes no
+    version (osapi.c); QUERY takes the same number from 530.30.02."""
+    reload_modules("abi_version=525.60.13")
+    fd = os.open("/dev/nvidiactl", os.O_RDWR)
+    try:
+        buf = bytearray(struct.pack("<II64s", ord("2"), 0, b""))
+        rm.ioctl(fd, rm.CHECK_VERSION_STR, buf)
+        assert struct.unpack_from("<I", buf, 4)[0] == 1  # RECOGNIZED
+        assert buf[8:] == bytes(64)  # nothing written
+        buf = bytearray(struct.pack("<II64s", ord("1"), 0, b"525."))
+        rm.ioctl(fd, rm.CHECK_VERSION_STR, buf)  # RELAXED: the branch matches
+    finally:
+        os.close(fd)
+
+
 def test_card_info_lists_the_gpu_and_checks_size_and_device() -> None:
     ctl = os.open("/dev/nvidiactl", os.O_RDWR)
     gpu = os.open("/dev/nvidia0", os.O_RDWR)

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 import rm
 from kernel import PROJECT, dmesg, reload_modules
-from qgpu_sysfs import gpu_dir, instance, read
+from qgpu_sysfs import gpu_dir, inst_dir, instance, read
 from rm import Rm
 
 LOAD = PROJECT / "build" / "bin" / "nvsim-load"
@@ -681,6 +681,20 @@ def test_gpu_id_lists_name_only_the_instances_gpu() -> None:
         finally:
             r.close()
             other.close()
+
+
+@pytest.mark.usefixtures("default_modules")
+def test_a_525_driver_is_known_by_its_version() -> None:
+    """A 525 driver cannot be asked its version by CHECK_VERSION_STR (QUERY's '2' is OVERRIDE
+    there, which writes nothing): qgpu asks the kernel-client handshake instead, so the GPU has
+    its ABI, the kernel client is made and instances can be created."""
+    reload_modules("abi_version=525.60.13")
+    assert read(gpu_dir() / "driver_version") == "525.60.13"
+    assert read(gpu_dir() / "driver_supported") == "1"
+    status = Path("/proc/qgpu/status").read_text()
+    assert "rm_client: nvsim_get_rm_ops" in status  # the handshake took the exact version
+    with instance("v525", opts="mem=8M"):
+        assert read(inst_dir("v525") / "mem_max") == str(8 << 20)
 
 
 @pytest.mark.usefixtures("default_modules")
