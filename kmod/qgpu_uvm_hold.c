@@ -289,7 +289,7 @@ static long qgpu_uvm_refused(struct qgpu_file *qf, unsigned long arg, u32 status
 }
 
 /**
- * struct qgpu_uvm_map_call - an UVM_MAP_EXTERNAL_ALLOCATION qgpu follows
+ * struct qgpu_uvm_map_call - a UVM mapping qgpu follows (UVM_MAP_EXTERNAL_ALLOCATION or _SPARSE)
  * @base: the mapping's first address, as qgpu read it
  * @last: its last address (valid when @span_ok)
  * @span_ok: a span UVM may map
@@ -338,8 +338,9 @@ static void qgpu_uvm_mapped(struct qgpu_rmtrack *t, struct qgpu_uvm_map_call *ca
 }
 
 /*
- * Before UVM_MAP_EXTERNAL_ALLOCATION is forwarded: the fragment and pin it may need, and its
- * regions reserved. Return: NVRM_OK, or the status to answer instead (nothing reserved then).
+ * Before a UVM mapping is forwarded: the fragment and pin it may need, and its regions reserved
+ * (@c: the memory's charge, NULL for memory qgpu does not charge). Return: NVRM_OK, or the status
+ * to answer instead (nothing reserved then).
  */
 static u32 qgpu_uvm_map_prepare(struct qgpu_file *qf, struct qgpu_uvm_map_call *call,
 				const u64 head[2], struct qgpu_mem_charge *c)
