@@ -86,6 +86,19 @@ static u32 qgpu_kclient_alloc_locked(u32 hroot, u32 hparent, u32 hclass, void *p
 	return a.status;
 }
 
+/* The backend's handshake function, a module reference held; @symbol set to its name. */
+static nvrm_kapi_get_rm_ops_fn qgpu_kclient_get_ops_fn(const char **symbol)
+{
+	nvrm_kapi_get_rm_ops_fn get = NULL;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(qgpu_kclient_symbols) && !get; i++) {
+		*symbol = qgpu_kclient_symbols[i];
+		get = (nvrm_kapi_get_rm_ops_fn)__symbol_get(*symbol);
+	}
+	return get;
+}
+
 /**
  * qgpu_kclient_driver_version() - the backend driver's exact version, from a handshake it refuses
  * @buf: where to write it
@@ -100,16 +113,11 @@ static u32 qgpu_kclient_alloc_locked(u32 hroot, u32 hparent, u32 hclass, void *p
  */
 int qgpu_kclient_driver_version(char *buf, size_t len)
 {
-	nvrm_kapi_get_rm_ops_fn get = NULL;
 	struct nvrm_kapi_rm_ops ops = { .version_string = "" };
 	const char *symbol = NULL;
-	unsigned int i;
+	nvrm_kapi_get_rm_ops_fn get = qgpu_kclient_get_ops_fn(&symbol);
 	int ret = -EPROTO;
 
-	for (i = 0; i < ARRAY_SIZE(qgpu_kclient_symbols) && !get; i++) {
-		symbol = qgpu_kclient_symbols[i];
-		get = (nvrm_kapi_get_rm_ops_fn)__symbol_get(symbol);
-	}
 	if (!get)
 		return -ENOENT;
 	if (get(&ops) != NVRM_OK && ops.version_string && ops.version_string[0]) {
@@ -130,15 +138,10 @@ int qgpu_kclient_driver_version(char *buf, size_t len)
  */
 int qgpu_kclient_init(const struct nvrm_abi *abi)
 {
-	nvrm_kapi_get_rm_ops_fn get = NULL;
 	const char *symbol = NULL;
-	unsigned int i;
+	nvrm_kapi_get_rm_ops_fn get = qgpu_kclient_get_ops_fn(&symbol);
 	u32 status, hclient = 0;
 
-	for (i = 0; i < ARRAY_SIZE(qgpu_kclient_symbols) && !get; i++) {
-		symbol = qgpu_kclient_symbols[i];
-		get = (nvrm_kapi_get_rm_ops_fn)__symbol_get(symbol);
-	}
 	if (!get)
 		return -ENOENT;
 

@@ -193,10 +193,7 @@ static void qgpu_mapped_made(struct qgpu_rmtrack *t, const struct nvrm_dma_map *
 
 	if (units > QGPU_MAPPED_UNITS_LIMIT)	/* RM wrote back what it cannot have mapped */
 		units = reserved;
-	if (units > reserved)
-		qgpu_mapped_force(inst, units - reserved);
-	else if (units < reserved)
-		qgpu_bound_put(&inst->mapped, reserved - units);
+	qgpu_mapped_settle(inst, reserved, units);
 	node[QGPU_MAPPED_MAPPER] = qgpu_rmtrack_find(t, p->hclient, p->hdma);
 	node[QGPU_MAPPED_MEMORY] = qgpu_rmtrack_find(t, p->hclient, p->hmemory);
 	node[QGPU_MAPPED_CONTEXT] = qgpu_rmtrack_find(t, p->hclient, p->hdevice);

@@ -280,12 +280,10 @@ static bool qgpu_uvm_believed(struct qgpu_file *qf, unsigned long arg, const voi
 	return true;
 }
 
-/* A call past mapped_max (@what, for the operator): UVM's answer when it cannot allocate */
-static long qgpu_uvm_refused(struct qgpu_file *qf, unsigned long arg, u32 status_off,
-			     const char *what)
+/* Answer a call qgpu does not forward: @status in its rmStatus, as UVM writes it. */
+static long qgpu_uvm_answer(unsigned long arg, u32 status_off, u32 status)
 {
-	qgpu_mem_call_refused(qf->inst, what);
-	return put_user(NVRM_ERR_NO_MEMORY, (u32 __user *)(arg + status_off)) ? -EFAULT : 0;
+	return put_user(status, (u32 __user *)(arg + status_off)) ? -EFAULT : 0;
 }
 
 /**
@@ -476,7 +474,7 @@ out_unlock:
 out_answer:
 	mutex_unlock(&t->lock);
 	kfree(params);
-	return put_user(status, (u32 __user *)(arg + status_off)) ? -EFAULT : 0;
+	return qgpu_uvm_answer(arg, status_off, status);
 }
 
 /*
@@ -503,7 +501,7 @@ static long qgpu_uvm_map_sparse(struct qgpu_file *qf, unsigned int cmd, unsigned
 	status = qgpu_uvm_map_prepare(qf, &call, head, NULL);
 	if (status) {
 		mutex_unlock(&t->lock);
-		return put_user(status, (u32 __user *)(arg + status_off)) ? -EFAULT : 0;
+		return qgpu_uvm_answer(arg, status_off, status);
 	}
 	ret = qgpu_forward_uvm_sealed(qf->real, cmd, arg, compat, &p, sizeof(p), status_off,
 				      &status, &sealed);
@@ -542,8 +540,7 @@ static long qgpu_uvm_map_sked(struct qgpu_file *qf, unsigned int cmd, unsigned l
 		want = qgpu_uvm_units(p.base, p.base + p.length - 1);
 	/* No GPU has a page that large: UVM refuses the length */
 	if (want > QGPU_MAPPED_UNITS_LIMIT)
-		return put_user(NVRM_ERR_INVALID_ADDRESS, (u32 __user *)(arg + status_off)) ?
-		       -EFAULT : 0;
+		return qgpu_uvm_answer(arg, status_off, NVRM_ERR_INVALID_ADDRESS);
 	units = want;
 	mutex_lock(&t->lock);
 	m = qgpu_uvm_model(t);
@@ -589,7 +586,7 @@ out_answer:
 	mutex_unlock(&t->lock);
 	kfree(r);
 	kfree(pin);
-	return put_user(status, (u32 __user *)(arg + status_off)) ? -EFAULT : 0;
+	return qgpu_uvm_answer(arg, status_off, status);
 }
 
 /*
@@ -691,7 +688,8 @@ static long qgpu_uvm_range_call(struct qgpu_file *qf, unsigned int cmd, unsigned
 		grows = qgpu_uvm_unmap_grows(t, params);
 	if (grows && !qgpu_bound_reserve(&qf->inst->mapped, grows)) {
 		mutex_unlock(&t->lock);
-		return qgpu_uvm_refused(qf, arg, status_off, "a UVM mapping split past mapped_max");
+		qgpu_mem_call_refused(qf->inst, "a UVM mapping split past mapped_max");
+		return qgpu_uvm_answer(arg, status_off, NVRM_ERR_NO_MEMORY);
 	}
 	ret = qgpu_forward_uvm_sealed(qf->real, cmd, arg, compat, params, size, status_off, &status,
 				      &sealed);
@@ -727,9 +725,8 @@ bool qgpu_uvm_hold_ioctl(struct qgpu_file *qf, unsigned int cmd, unsigned long a
 		 * hosts' answer: followed like a mapping, its race would be one more way past the
 		 * limit. Drivers without the command answer the same (they know no 78).
 		 */
-		*ret = put_user(NVRM_ERR_NOT_SUPPORTED,
-				(u32 __user *)(arg + offsetof(struct nvrm_uvm_alloc_device_p2p,
-							      rm_status))) ? -EFAULT : 0;
+		*ret = qgpu_uvm_answer(arg, offsetof(struct nvrm_uvm_alloc_device_p2p, rm_status),
+				       NVRM_ERR_NOT_SUPPORTED);
 		return true;
 	case NVRM_UVM_MAP_EXTERNAL_ALLOCATION:
 		*ret = qgpu_uvm_map_external(qf, cmd, arg, compat);
