@@ -13,6 +13,7 @@
 #include <linux/uaccess.h>
 
 #include "qgpu_export.h"
+#include "qgpu_fabric.h"
 #include "qgpu_internal.h"
 #include "qgpu_kclient.h"
 #include "qgpu_mapped.h"
@@ -556,7 +557,8 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 	struct qgpu_rmtrack *t = qf->track;
 	struct qgpu_mapped_virtual virt = { };
 	struct qgpu_rmnode *node = NULL;
-	bool sealed, counted, made;
+	struct qgpu_fabric fab = { };
+	bool sealed, counted, made, holds;
 	struct qgpu_seal seal;
 	struct nvrm_alloc a;
 	void *cparams;
@@ -592,6 +594,8 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 	ret = qgpu_clients_alloc_begin(qf, &a, &seal, &cparams, &status);
 	if (!ret && !status && !cparams)	/* a virtual range names no client: its own seal */
 		status = qgpu_mapped_virtual_begin(qf, &a, &seal, &virt);
+	if (!ret && !status && !cparams && !virt.params)	/* nor does fabric memory */
+		status = qgpu_fabric_begin(qf, &a, &seal, &fab);
 	if (!ret && status)
 		ret = qgpu_rm_alloc_refuse(qf, arg, size, buf, status);
 	if (ret || status) {
@@ -619,16 +623,19 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 
 		qgpu_mapped_virtual_end(qf, &seal, &virt, rm_ok, !sealed && !ret);
 	}
+	qgpu_fabric_end(qf, &seal, &fab, qgpu_rm_alloc_ok(qf, ret, sealed, buf, size));
 	/* Sealed, what RM made is mirrored even where the copy to the tenant failed. */
 	made = (sealed || !ret) && qgpu_rm_alloc_result(qf, arg, size, buf, sealed, &hnew);
 	if (made) {
 		node = qgpu_rmtrack_add(t, a.hroot, a.hparent, hnew, a.hclass);
 		qgpu_mapped_virtual_made(t, node, virt.units);
 		virt.units = 0;
+		holds = !!fab.charge;
+		qgpu_fabric_made(&fab, node);
 		if (node) {
 			node->channel = counted;	/* the count is the node's from here */
 			qgpu_sched_rm_alloc(qf, node, &a);	/* channel groups, channels */
-		} else if (counted || qgpu_objects_bounded(qf->inst)) {
+		} else if (counted || holds || qgpu_objects_bounded(qf->inst)) {
 			done = qgpu_rm_alloc_uncounted(qf, arg, size, buf, &a, hnew, counted);
 			ret = ret ?: done;
 			goto out_unlock;
@@ -645,6 +652,7 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 	}
 	/* an unsealed virtual range the tenant's memory says failed: kept until the file goes */
 	qgpu_mapped_virtual_made(t, NULL, virt.units);
+	qgpu_fabric_made(&fab, NULL);	/* RM made nothing: nothing held */
 out_unlock:
 	qgpu_mem_alloc_end(qf->inst);
 out_settle:

@@ -5,3 +5,4 @@
  */
 #include "nvrm/nvrm_decode.c"
 #include "nvrm/nvrm_clients.c"
+#include "nvrm/nvrm_fabric.c"

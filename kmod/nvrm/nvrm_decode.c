@@ -824,6 +824,24 @@ bool nvrm_mem_alloc_is_vidmem(u32 attr, u32 flags)
 }
 
 /**
+ * nvrm_mem_alloc_page_size() - the GPU page size of video memory, as its attr asks
+ * @attr: NV_MEMORY_ALLOCATION_PARAMS.attr or NVOS32 attr (its PAGE_SIZE field)
+ *
+ * Return: 4 KiB, 2 MiB (huge) or 64 KiB (default and big).
+ */
+u64 nvrm_mem_alloc_page_size(u32 attr)
+{
+	switch (NVRM_ATTR_GET(attr, PAGE_SIZE)) {
+	case NVRM_ATTR_PAGE_SIZE_4KB:
+		return 4096;
+	case NVRM_ATTR_PAGE_SIZE_HUGE:
+		return 2ULL << 20;
+	default:
+		return 64ULL << 10;
+	}
+}
+
+/**
  * nvrm_mem_alloc_granule() - what RM rounds an allocation's size (and offset) up to
  * @attr: NV_MEMORY_ALLOCATION_PARAMS.attr or NVOS32 attr (its PAGE_SIZE field)
  * @flags: the matching flags (NVRM_ALLOC_FLAGS_*)
@@ -838,19 +856,8 @@ bool nvrm_mem_alloc_is_vidmem(u32 attr, u32 flags)
  */
 u64 nvrm_mem_alloc_granule(u32 attr, u32 flags, u64 alignment)
 {
-	u64 page;
+	u64 page = nvrm_mem_alloc_page_size(attr);
 
-	switch (NVRM_ATTR_GET(attr, PAGE_SIZE)) {
-	case NVRM_ATTR_PAGE_SIZE_4KB:
-		page = 4096;
-		break;
-	case NVRM_ATTR_PAGE_SIZE_HUGE:
-		page = 2ULL << 20;
-		break;
-	default:
-		page = 64ULL << 10;
-		break;
-	}
 	if ((flags & NVRM_ALLOC_FLAGS_ALIGNMENT_FORCE) && alignment > page &&
 	    !(alignment & (alignment - 1)))
 		page = alignment;

@@ -304,6 +304,7 @@ int nvrm_alloc_set_hnew(const struct nvrm_abi *abi, void *buf, u32 size, u32 hne
 
 /* Memory */
 bool nvrm_mem_alloc_is_vidmem(u32 attr, u32 flags);
+u64 nvrm_mem_alloc_page_size(u32 attr);
 u64 nvrm_mem_alloc_granule(u32 attr, u32 flags, u64 alignment);
 int nvrm_mem_alloc_decode(const struct nvrm_abi *abi, const void *buf, u32 size,
 			  struct nvrm_mem_alloc *out);

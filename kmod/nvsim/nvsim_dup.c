@@ -49,6 +49,7 @@ bool nvsim_class_can_copy(u32 hclass)
 	case NVRM_CLASS_TURING_USERMODE_A:
 	case NVRM_CLASS_AMPERE_USERMODE_A:
 	case NVRM_CLASS_HOPPER_USERMODE_A:
+	case NVRM_CLASS_NV_MEMORY_FABRIC:
 		return true;
 	default:
 		return false;

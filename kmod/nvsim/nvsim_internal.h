@@ -232,6 +232,7 @@ struct nvsim_backing {
  * @gpu_addr: where it sits in nvsim's GPU address space. nvsim models one identity address space
  *	per GPU: a memory object's GPU virtual address is @gpu_addr, so a channel's gpFifoOffset
  *	names the memory holding its ring directly (documented in kmod/nvsim/README.md).
+ * @page_size: its GPU page size, as the attr asked (what NV_MEMORY_FABRIC checks)
  * @backing: CPU-visible pages (NULL for virtual memory)
  * @owner_tgid: the process whose client allocated it (per-process usage)
  * @owner: the client that allocated it
@@ -246,6 +247,7 @@ struct nvsim_mem {
 	u64 fb_bytes;
 	u64 rsvd_bytes;
 	u64 gpu_addr;
+	u64 page_size;
 	struct nvsim_backing *backing;
 	pid_t owner_tgid;
 	struct nvsim_client *owner;
@@ -519,6 +521,7 @@ bool nv_is_gpu_accessible(struct nvsim_gpu *nv);
 /* nvsim_doorbell.c: the usermode object and its doorbell page */
 struct nvsim_doorbell;
 u32 nvsim_usermode_construct(struct nvsim_object *obj);
+u32 nvsim_fabric_construct(struct nvsim_object *obj, void *ap, u32 ap_size);
 struct nvsim_doorbell *nvsim_obj_doorbell(const struct nvsim_object *obj);
 struct nvsim_doorbell *nvsim_doorbell_get(struct nvsim_doorbell *db);
 void nvsim_doorbell_put(struct nvsim_doorbell *db);

@@ -238,6 +238,7 @@ u32 nvsim_mem_construct(struct nvsim_object *obj, void *ap, u32 ap_size, bool ke
 	mem->gpu = gpu;
 	mem->hclass = obj->hclass;
 	mem->size = size;
+	mem->page_size = nvrm_mem_alloc_page_size(m.attr);
 	mem->owner = obj->client;
 	mem->owner_obj = obj;
 	mem->owner_tgid = obj->client->tgid;

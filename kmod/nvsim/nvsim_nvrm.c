@@ -4,3 +4,4 @@
  * in Kbuild because an object may belong to one module only, and qgpu.ko links it too.
  */
 #include "nvrm/nvrm_decode.c"
+#include "nvrm/nvrm_fabric.c"

@@ -290,6 +290,7 @@ u32 nvsim_check_parent(u32 hclass, const struct nvsim_object *parent)
 		return p == NVRM_CLASS_KEPLER_CHANNEL_GROUP_A ?
 		       NVRM_OK : NVRM_ERR_INVALID_OBJECT_PARENT;
 	case NVRM_CLASS_HOPPER_USERMODE_A:
+	case NVRM_CLASS_NV_MEMORY_FABRIC:
 		return p == NVRM_CLASS_NV20_SUBDEVICE_0 ? NVRM_OK : NVRM_ERR_INVALID_OBJECT_PARENT;
 	case NVRM_CLASS_HOPPER_COMPUTE_A:
 	case NVRM_CLASS_HOPPER_DMA_COPY_A:
@@ -334,6 +335,8 @@ static u32 nvsim_construct(const struct nvsim_caller *caller, struct nvsim_objec
 		return nvsim_mem_construct(obj, ap, ap_size, caller->kernel);
 	case NVRM_CLASS_HOPPER_USERMODE_A:
 		return nvsim_usermode_construct(obj);
+	case NVRM_CLASS_NV_MEMORY_FABRIC:
+		return nvsim_fabric_construct(obj, ap, ap_size);
 	case NVRM_CLASS_NV01_EVENT_OS_EVENT:
 		return nvsim_event_construct(caller, obj, ap);
 	case NVRM_CLASS_KEPLER_CHANNEL_GROUP_A:

@@ -57,6 +57,9 @@ CREATE_EXPORT_OBJECT_FD, EXPORT_OBJECTS_TO_FD, IMPORT_OBJECTS_FROM_FD = 0x3D0A, 
 IMPORT_TYPE_NONE, IMPORT_TYPE_VIDMEM = 0, 1
 GPU_GET_PIDS, GPU_GET_PID_INFO = 0x2080018D, 0x2080018E
 OS_EVENT, TSG, MEMORY_VIRTUAL_0070 = 0x79, 0xA06C, 0x70
+MEMORY_FABRIC = 0xF8  # NV_MEMORY_FABRIC, under a subdevice
+FABRIC_FLEXIBLE, FABRIC_READ_ONLY = 0x1, 0x8  # NV00F8_ALLOC_FLAGS_*
+ATTR_PAGE_HUGE = 3 << 23  # NVOS32 ATTR PAGE_SIZE=HUGE (2 MiB)
 NVOS32_ALLOC_SIZE, NVOS32_FREE, NVOS32_INFO = 2, 3, 5
 
 # Status codes (nvstatuscodes.h)
@@ -893,6 +896,25 @@ def nvsim_switch(name: str, on: bool) -> Iterator[None]:
     finally:
         with open(knob, "w") as f:
             f.write(old)
+
+
+def nvsim_fabric(on: bool = True) -> contextlib.AbstractContextManager[None]:
+    """nvsim's GPUs on an NVLink fabric (NV_MEMORY_FABRIC works), or not, for the duration."""
+    return nvsim_switch("fabric", on)
+
+
+def fabric_params(
+    size: int,
+    hvidmem: int,
+    offset: int = 0,
+    page: int = 2 * 1024 * 1024,
+    flags: int = 0,
+    alignment: int = 0,
+) -> bytes:
+    """NV00F8_ALLOCATION_PARAMETERS in the layout of nvsim's ABI (40 B before 535, else 48 B)."""
+    if abi_at_least((535,)):
+        return struct.pack("<QQQI4xQII", alignment, size, page, flags, offset, hvidmem, 0)
+    return struct.pack("<QQIIQII", alignment, size, page, flags, offset, hvidmem, 0)
 
 
 def nvsim_p2pdma(on: bool = True) -> contextlib.AbstractContextManager[None]:

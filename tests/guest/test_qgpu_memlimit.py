@@ -744,6 +744,56 @@ def test_managed_refuse_from_create_has_no_window() -> None:
         assert read(inst_dir("uvmd") / "managed") == "allow"
 
 
+def test_fabric_memory_holds_the_charge_of_what_it_maps(seal_mode: str) -> None:
+    """A sticky NV_MEMORY_FABRIC object holds the video memory it names after every handle of the
+    tenant's to it is freed (RM keeps a duplicate), and its copies share the one charge. Forwarded
+    as any other class, the free uncharged memory RM still held: allocate the limit, give it a
+    fabric address, free it, and again."""
+    huge = rm.ATTR_PAGE_HUGE
+    with rm.nvsim_fabric(), instance("fab", opts="mem=8M") as d:
+        a = Rm(dev=d)
+        try:
+            dev, sub = a.device()
+            _, h, _ = a.vidmem(dev, 8 * MIB, attr=huge)
+            status, f = a.alloc(a.client, sub, rm.MEMORY_FABRIC, rm.fabric_params(2 * MIB, h))
+            assert status == rm.OK, hex(status)
+            status, copy = a.dup(sub, a.client, f)
+            assert status == rm.OK, hex(status)
+            assert a.free(h) == rm.OK
+            assert current("fab") == 8 * MIB
+            assert a.vidmem(dev, 2 * MIB, attr=huge)[0] == rm.NO_MEMORY  # the limit counts it
+            assert a.free(f) == rm.OK
+            assert current("fab") == 8 * MIB  # the copy holds it
+            assert a.free(copy) == rm.OK
+            assert current("fab") == 0
+            # freeing the subdevice frees its fabric objects, and what they held
+            _, h, _ = a.vidmem(dev, 4 * MIB, attr=huge)
+            status, sub2 = a.alloc(a.client, dev, rm.SUBDEVICE, bytes(4))
+            assert status == rm.OK
+            params = rm.fabric_params(4 * MIB, h)
+            assert a.alloc(a.client, sub2, rm.MEMORY_FABRIC, params)[0] == rm.OK
+            assert a.free(h) == rm.OK
+            assert current("fab") == 4 * MIB
+            assert a.free(sub2) == rm.OK
+            assert current("fab") == 0
+            # a flexible object, and one RM refuses, hold nothing
+            _, h, _ = a.vidmem(dev, 2 * MIB, attr=huge)
+            flexible = rm.fabric_params(2 * MIB, 0, flags=rm.FABRIC_FLEXIBLE)
+            assert a.alloc(a.client, sub, rm.MEMORY_FABRIC, flexible)[0] == rm.OK
+            too_long = rm.fabric_params(4 * MIB, h)
+            assert a.alloc(a.client, sub, rm.MEMORY_FABRIC, too_long)[0] == rm.INVALID_ARGUMENT
+            assert a.free(h) == rm.OK
+            assert current("fab") == 0
+            # the process's end lets go of what its objects held
+            _, h, _ = a.vidmem(dev, 2 * MIB, attr=huge)
+            assert a.alloc(a.client, sub, rm.MEMORY_FABRIC, rm.fabric_params(2 * MIB, h))[0] == 0
+            assert a.free(h) == rm.OK
+            assert current("fab") == 2 * MIB
+        finally:
+            a.close()
+        assert wait_current("fab", 0) == 0
+
+
 def test_exported_memory_stays_charged_until_rm_lets_it_go() -> None:
     """An export fd holds memory after every handle of the tenant's to it is freed; an import
     shares the one charge. Forwarded, the free uncharged memory RM still held."""
