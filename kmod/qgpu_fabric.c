@@ -22,8 +22,9 @@
  * the memory, with the memory's own handles gone or not. A flexible object names no memory; RM
  * maps memory into one later (NV00F8_CTRL_CMD_ATTACH_MEM) with an inter-mapping that it undoes
  * when the memory is freed, so it holds nothing. Without the probe (``seal=0``) RM reads the
- * tenant's parameters, and a sibling thread that changes the handle under the call makes the
- * object hold the charge of the memory qgpu read, not of what RM duplicated.
+ * tenant's parameters and qgpu reads RM's answer from them: a sibling thread that changes the
+ * handle under the call makes the object hold the charge of the memory qgpu read, not of what
+ * RM duplicated, and one that rewrites the status leaves the object holding none.
  */
 #include <linux/err.h>
 #include <linux/mutex.h>

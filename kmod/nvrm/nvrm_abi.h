@@ -1012,6 +1012,11 @@ struct nvrm_memory_virtual_alloc_params {
 #define NVRM_NV00F8_PAGE_SIZE_512M			0x20000000ull
 #define NVRM_NV00F8_PAGE_SIZE_256G			0x4000000000ull	/* 560.28.03-595 */
 #define NVRM_NV00F8_PAGE_SIZE_256G_SINCE		560u
+/*
+ * From 590.44.01 the page size is memmgrIsValidFlaPageSize_HAL()'s: 256 GiB on Blackwell only;
+ * 2 MiB and 512 MiB on Ampere, Ada and Hopper (g_mem_mgr_nvoc.c).
+ */
+#define NVRM_NV00F8_PAGE_SIZE_BY_GPU_SINCE		590u
 /* NV00F8_ALLOC_FLAGS_* (cl00f8.h, 525-595); FLEXIBLE_FLA is refused in 525 (mem_fabric.c) */
 #define NVRM_NV00F8_ALLOC_FLAGS_FLEXIBLE_FLA		0x1u
 #define NVRM_NV00F8_FLEXIBLE_SINCE			530u

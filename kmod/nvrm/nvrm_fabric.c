@@ -78,24 +78,35 @@ static bool nvrm_fabric_aligned(u64 v, u64 to)
 	return !(v & (to - 1));
 }
 
+/* 256 GiB pages: from 560 on every GPU; from 590 only where the GPU's HAL takes them. */
+static bool nvrm_fabric_page_size_ok(const struct nvrm_abi *abi, u64 page_size, bool gpu_256g)
+{
+	if (page_size == NVRM_NV00F8_PAGE_SIZE_2M || page_size == NVRM_NV00F8_PAGE_SIZE_512M)
+		return true;
+	if (page_size != NVRM_NV00F8_PAGE_SIZE_256G ||
+	    abi->major < NVRM_NV00F8_PAGE_SIZE_256G_SINCE)
+		return false;
+	return abi->major < NVRM_NV00F8_PAGE_SIZE_BY_GPU_SINCE || gpu_256g;
+}
+
 /**
  * nvrm_fabric_alloc_check() - RM's checks of the request before it looks at any handle
  * @abi: driver profile
  * @f: the decoded request
+ * @gpu_256g: the GPU takes 256 GiB fabric pages (Blackwell), which matters from 590
  *
  * In RM's order: the page size, the alignment and the size in pages, FLEXIBLE_FLA in 525,
- * READ_ONLY (release builds), and a flexible object that names memory.
+ * READ_ONLY (release builds), and a flexible object that names memory. The same order at every
+ * tag 525.47.04-595.45.04 (a compiled audit of each, session 28).
  *
  * Return: NV_OK or RM's status.
  */
-u32 nvrm_fabric_alloc_check(const struct nvrm_abi *abi, const struct nvrm_fabric_alloc *f)
+u32 nvrm_fabric_alloc_check(const struct nvrm_abi *abi, const struct nvrm_fabric_alloc *f,
+			    bool gpu_256g)
 {
 	bool flexible = f->alloc_flags & NVRM_NV00F8_ALLOC_FLAGS_FLEXIBLE_FLA;
 
-	if (f->page_size != NVRM_NV00F8_PAGE_SIZE_2M &&
-	    f->page_size != NVRM_NV00F8_PAGE_SIZE_512M &&
-	    (f->page_size != NVRM_NV00F8_PAGE_SIZE_256G ||
-	     abi->major < NVRM_NV00F8_PAGE_SIZE_256G_SINCE))
+	if (!nvrm_fabric_page_size_ok(abi, f->page_size, gpu_256g))
 		return NVRM_ERR_INVALID_ARGUMENT;
 	if (!nvrm_fabric_aligned(f->alignment, f->page_size) ||
 	    !nvrm_fabric_aligned(f->alloc_size, f->page_size))

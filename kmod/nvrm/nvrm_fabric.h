@@ -29,7 +29,8 @@ struct nvrm_fabric_alloc {
 int nvrm_fabric_alloc_decode(const struct nvrm_abi *abi, const void *buf, u32 size,
 			     struct nvrm_fabric_alloc *out);
 bool nvrm_fabric_holds_memory(const struct nvrm_fabric_alloc *f);
-u32 nvrm_fabric_alloc_check(const struct nvrm_abi *abi, const struct nvrm_fabric_alloc *f);
+u32 nvrm_fabric_alloc_check(const struct nvrm_abi *abi, const struct nvrm_fabric_alloc *f,
+			    bool gpu_256g);
 u32 nvrm_fabric_va_check(const struct nvrm_fabric_alloc *f);
 u32 nvrm_fabric_map_check(const struct nvrm_fabric_alloc *f, u64 phys_size, u64 phys_page);
 

@@ -7,7 +7,8 @@
  *   - no fabric (the GPU is on no NVLink fabric, or the fabric manager has not set it up):
  *     NV_ERR_NOT_SUPPORTED, what RM answers when the GPU has no fabric VA space. nvsim's GPUs have
  *     none unless the ``fabric`` parameter says so;
- *   - the request's own checks (nvrm_fabric_alloc_check());
+ *   - the request's own checks (nvrm_fabric_alloc_check()), for a Hopper GPU: 256 GiB pages
+ *     are refused from 590 as on every GPU before Blackwell;
  *   - a sticky object's memory: a handle of the caller's client (NV_ERR_OBJECT_NOT_FOUND), a
  *     memory object (NV_ERR_INVALID_OBJECT_HANDLE), video memory of this GPU in 2 MiB pages
  *     (NV_ERR_INVALID_ARGUMENT);
@@ -88,7 +89,7 @@ u32 nvsim_fabric_construct(struct nvsim_object *obj, void *ap, u32 ap_size)
 		return NVRM_ERR_INVALID_ARGUMENT;
 	if (!READ_ONCE(fabric))
 		return NVRM_ERR_NOT_SUPPORTED;
-	status = nvrm_fabric_alloc_check(&nvsim_abi, &req);
+	status = nvrm_fabric_alloc_check(&nvsim_abi, &req, false);	/* a Hopper GPU */
 	if (!status && nvrm_fabric_holds_memory(&req))
 		status = nvsim_fabric_phys(obj, req.hvidmem, &mem);
 	if (!status)

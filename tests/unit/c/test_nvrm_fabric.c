@@ -70,7 +70,7 @@ TEST(fabric_only_a_sticky_object_holds_memory)
 
 TEST(fabric_checks_come_in_rms_order)
 {
-	struct nvrm_abi abi, abi525, abi550;
+	struct nvrm_abi abi, abi525, abi550, abi595;
 	struct nvrm_fabric_alloc f = {
 		.alignment = 2 * MiB, .alloc_size = 2 * MiB, .page_size = 2 * MiB, .hvidmem = 1,
 	};
@@ -78,24 +78,27 @@ TEST(fabric_checks_come_in_rms_order)
 	ASSERT_EQ_INT(nvrm_abi_init(&abi, "580.142"), 0);
 	ASSERT_EQ_INT(nvrm_abi_init(&abi525, "525.147.05"), 0);
 	ASSERT_EQ_INT(nvrm_abi_init(&abi550, "550.163.01"), 0);
-	EXPECT_EQ(nvrm_fabric_alloc_check(&abi, &f), NVRM_OK);
+	ASSERT_EQ_INT(nvrm_abi_init(&abi595, "595.45.04"), 0);
+	EXPECT_EQ(nvrm_fabric_alloc_check(&abi, &f, false), NVRM_OK);
 	f.page_size = 1 * MiB;
-	EXPECT_EQ(nvrm_fabric_alloc_check(&abi, &f), NVRM_ERR_INVALID_ARGUMENT);
+	EXPECT_EQ(nvrm_fabric_alloc_check(&abi, &f, false), NVRM_ERR_INVALID_ARGUMENT);
 	f.page_size = 512 * MiB;	/* 2 MiB is not aligned to it */
-	EXPECT_EQ(nvrm_fabric_alloc_check(&abi, &f), NVRM_ERR_INVALID_ARGUMENT);
+	EXPECT_EQ(nvrm_fabric_alloc_check(&abi, &f, false), NVRM_ERR_INVALID_ARGUMENT);
 	f.page_size = NVRM_NV00F8_PAGE_SIZE_256G;
 	f.alignment = f.alloc_size = NVRM_NV00F8_PAGE_SIZE_256G;
-	EXPECT_EQ(nvrm_fabric_alloc_check(&abi, &f), NVRM_OK);
-	EXPECT_EQ(nvrm_fabric_alloc_check(&abi550, &f), NVRM_ERR_INVALID_ARGUMENT);
+	EXPECT_EQ(nvrm_fabric_alloc_check(&abi, &f, false), NVRM_OK);
+	EXPECT_EQ(nvrm_fabric_alloc_check(&abi550, &f, true), NVRM_ERR_INVALID_ARGUMENT);
+	EXPECT_EQ(nvrm_fabric_alloc_check(&abi595, &f, false), NVRM_ERR_INVALID_ARGUMENT);
+	EXPECT_EQ(nvrm_fabric_alloc_check(&abi595, &f, true), NVRM_OK);	/* Blackwell */
 	f.page_size = f.alignment = f.alloc_size = 2 * MiB;
 	f.alloc_flags = NVRM_NV00F8_ALLOC_FLAGS_READ_ONLY;
-	EXPECT_EQ(nvrm_fabric_alloc_check(&abi, &f), NVRM_ERR_NOT_SUPPORTED);
+	EXPECT_EQ(nvrm_fabric_alloc_check(&abi, &f, false), NVRM_ERR_NOT_SUPPORTED);
 	f.alloc_flags = NVRM_NV00F8_ALLOC_FLAGS_FLEXIBLE_FLA;
-	EXPECT_EQ(nvrm_fabric_alloc_check(&abi, &f), NVRM_ERR_NOT_SUPPORTED);	/* names memory */
-	EXPECT_EQ(nvrm_fabric_alloc_check(&abi525, &f), NVRM_ERR_INVALID_ARGUMENT);
+	EXPECT_EQ(nvrm_fabric_alloc_check(&abi, &f, false), NVRM_ERR_NOT_SUPPORTED);	/* names memory */
+	EXPECT_EQ(nvrm_fabric_alloc_check(&abi525, &f, false), NVRM_ERR_INVALID_ARGUMENT);
 	f.hvidmem = 0;
-	EXPECT_EQ(nvrm_fabric_alloc_check(&abi, &f), NVRM_OK);
-	EXPECT_EQ(nvrm_fabric_alloc_check(&abi525, &f), NVRM_ERR_INVALID_ARGUMENT);
+	EXPECT_EQ(nvrm_fabric_alloc_check(&abi, &f, false), NVRM_OK);
+	EXPECT_EQ(nvrm_fabric_alloc_check(&abi525, &f, false), NVRM_ERR_INVALID_ARGUMENT);
 }
 
 TEST(fabric_the_address_space_and_the_mapping_are_checked_after_the_memory)
