@@ -582,7 +582,7 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 		ret = qgpu_mem_rm_alloc(qf, cmd, arg, size, compat, &a);
 		goto out_unlock;
 	}
-	if (qgpu_mem_deviceless_refused(qf, a.hclass)) {
+	if (qgpu_mem_deviceless_refused(qf, a.hclass) || qgpu_mapped_alloc_refused(qf, a.hclass)) {
 		ret = qgpu_rm_alloc_refuse(qf, arg, size, buf, NVRM_ERR_NOT_SUPPORTED);
 		goto out_unlock;
 	}
@@ -976,6 +976,8 @@ static long qgpu_rm_control(struct qgpu_file *qf, unsigned int cmd, unsigned lon
 	if (qgpu_sched_is_schedule_control(&c))
 		return qgpu_sched_control(qf, cmd, arg, compat, &c);
 	if (qgpu_export_control(qf, &c, arg, &ret))
+		return ret;
+	if (qgpu_mapped_control(qf, &c, arg, &ret))
 		return ret;
 	if (!qgpu_control_fd(&c, &off, &wide))
 		return qgpu_forward_control(qf, cmd, arg, compat, &c, &status);

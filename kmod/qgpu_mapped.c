@@ -82,6 +82,14 @@
  * does (qgpu_uvm_hold.c follows them). UVM_ALLOC_SEMAPHORE_POOL's page tables are not counted: the
  * pool is system memory charged to the caller's memory cgroup, 512 times what its tables take.
  *
+ * NV_MEMORY_MAPPER (0xFE, any user from 560) maps and unmaps for its client from RM's work queue,
+ * through the same map as RM_MAP_MEMORY_DMA (memmapperExecuteMap(), 580.142), after the control
+ * that queued the operations has returned: qgpu sees neither the mappings nor their outcome. So
+ * where ``mapped_max`` bounds the instance, the class and NV00FE_CTRL_CMD_SUBMIT_OPERATIONS are
+ * answered NV_ERR_NOT_SUPPORTED, what every driver before 560 answers for the class by default,
+ * with the netlink event ``refused``; a mapper made while the knob was ``max`` gets no operation
+ * through once it is not. Unbounded, both are forwarded, and what a mapper maps is not counted.
+ *
  * Not counted: CPU mappings (RM_MAP_MEMORY), which map no GPU addresses; a VA space's own root and
  * its server range (a few pages each, FERMI_VASPACE_A, which rm_objects_max bounds in number).
  * A virtual range RM frees with its VA space (resserv's dependants) keeps its count until its
@@ -577,6 +585,49 @@ void qgpu_mapped_virtual_end(struct qgpu_file *qf, struct qgpu_seal *seal,
 		qgpu_bound_put(&qf->inst->mapped, v->units);
 		v->units = 0;
 	}
+}
+
+/* A memory mapper on an instance whose mappings are bounded: refused (see DOC: GPU mappings). */
+static bool qgpu_mapped_mapper_refused(struct qgpu_instance *inst, const char *what)
+{
+	if (!qgpu_bound_max(&inst->mapped))
+		return false;
+	qgpu_mem_call_refused(inst, what);
+	return true;
+}
+
+/**
+ * qgpu_mapped_alloc_refused() - whether an RM_ALLOC is of a memory mapper qgpu refuses
+ * @qf: the proxy ctl file
+ * @hclass: the class qgpu read (sealed, the class RM makes)
+ *
+ * Return: true when the call is to be answered NV_ERR_NOT_SUPPORTED, not forwarded.
+ */
+bool qgpu_mapped_alloc_refused(struct qgpu_file *qf, u32 hclass)
+{
+	return hclass == NVRM_CLASS_NV_MEMORY_MAPPER &&
+	       qgpu_mapped_mapper_refused(qf->inst, "NV_MEMORY_MAPPER under mapped_max");
+}
+
+/**
+ * qgpu_mapped_control() - answer a memory mapper's submission on a bounded instance
+ * @qf: the proxy ctl file
+ * @c: the decoded RM_CONTROL
+ * @arg: the tenant's NVOS54
+ * @ret: what the ioctl returns, when answered
+ *
+ * Return: true when qgpu answered the call (NV_ERR_NOT_SUPPORTED in its status).
+ */
+bool qgpu_mapped_control(struct qgpu_file *qf, const struct nvrm_control *c, unsigned long arg,
+			 long *ret)
+{
+	u32 __user *ustatus = (u32 __user *)(arg + offsetof(struct nvrm_nvos54, status));
+
+	if (c->cmd != NVRM_CTRL_CMD_NV00FE_SUBMIT_OPERATIONS ||
+	    !qgpu_mapped_mapper_refused(qf->inst, "NV_MEMORY_MAPPER operations, past mapped_max"))
+		return false;
+	*ret = put_user(NVRM_ERR_NOT_SUPPORTED, ustatus) ? -EFAULT : 0;
+	return true;
 }
 
 /**

@@ -7,6 +7,7 @@
 #include <linux/types.h>
 
 struct nvrm_alloc;
+struct nvrm_control;
 struct qgpu_file;
 struct qgpu_instance;
 struct qgpu_seal;
@@ -37,6 +38,9 @@ void qgpu_mapped_virtual_end(struct qgpu_file *qf, struct qgpu_seal *seal,
 u32 qgpu_mapped_virtual_reserve(struct qgpu_file *qf, u32 flags, u64 size, u32 *units);
 void qgpu_mapped_virtual_made(struct qgpu_rmtrack *t, struct qgpu_rmnode *node, u32 units);
 void qgpu_mapped_release(struct qgpu_rmtrack *t);
+bool qgpu_mapped_alloc_refused(struct qgpu_file *qf, u32 hclass);
+bool qgpu_mapped_control(struct qgpu_file *qf, const struct nvrm_control *c, unsigned long arg,
+			 long *ret);
 
 extern const struct attribute_group qgpu_mapped_instance_group;
 

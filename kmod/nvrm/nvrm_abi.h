@@ -889,6 +889,14 @@ struct nvrm_unix_event {
 #define NVRM_CLASS_NV_MEMORY_FABRIC_IMPORT_V2	0x00F9u	/* cl00f9.h */
 #define NVRM_CLASS_NV_MEMORY_FABRIC_IMPORTED_REF 0x00FBu /* cl00fb.h */
 #define NVRM_CLASS_NV_MEMORY_MULTICAST_FABRIC	0x00FDu	/* cl00fd.h */
+/*
+ * cl00fe.h: maps and unmaps GPU memory for its client from a work queue (mem_mapper.c). A stub
+ * answering NV_ERR_NOT_SUPPORTED through 545, behind the EnableMemoryMapperApi registry key
+ * (default off) in 550-555, working for any user from 560.28.03 to 595 (session 28, a helper).
+ */
+#define NVRM_CLASS_NV_MEMORY_MAPPER		0x00FEu
+/* ctrl00fe.h NV00FE_CTRL_CMD_SUBMIT_OPERATIONS: queues MAP, UNMAP and semaphore ops, 525-595 */
+#define NVRM_CTRL_CMD_NV00FE_SUBMIT_OPERATIONS	0x00FE0101u
 #define NVRM_CLASS_NV50_MEMORY_VIRTUAL		0x50A0u	/* cl50a0.h, GPU VA only */
 #define NVRM_CLASS_NV01_MEMORY_DEVICELESS	0x90CEu	/* cl90ce.h, sysmem */
 

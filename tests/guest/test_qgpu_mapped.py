@@ -91,6 +91,44 @@ def test_the_knob_and_create_key() -> None:
         assert not inst_dir("mpk3").exists()
 
 
+def test_a_memory_mapper_is_refused_where_mappings_are_bounded() -> None:
+    """NV_MEMORY_MAPPER maps for its client from RM's work queue after the control that queued the
+    operations returned, where qgpu sees neither: under ``mapped_max`` the class and its
+    submissions answer NV_ERR_NOT_SUPPORTED (what drivers before 560 answer for the class) with a
+    netlink ``refused``; unbounded, both reach the driver (nvsim does not model the class: it
+    answers NV_ERR_INVALID_CLASS, and NV_ERR_NOT_SUPPORTED for the control)."""
+    from qgpu_netlink import next_event
+
+    from qgpuctl.backends.netlink import QgpuEventSocket
+
+    mapper, submit = 0xFE, 0x00FE0101  # NV_MEMORY_MAPPER, NV00FE_CTRL_CMD_SUBMIT_OPERATIONS
+    params = struct.pack("<III4xQ", 0, 16, 0, 0)  # NV_MEMORY_MAPPER_ALLOCATION_PARAMS, 24 B
+    with instance("mmb", opts="mem=64M mapped=8M") as d, instance("mmu", opts="mem=64M") as e:
+        sock = QgpuEventSocket()
+        b, u = Rm(dev=d), Rm(dev=e)
+        try:
+            _, bsub = b.device()
+            _, usub = u.device()
+            assert u.alloc(u.client, usub, mapper, params)[0] == rm.INVALID_CLASS
+            assert u.control(usub, submit, bytearray(16)) == rm.NOT_SUPPORTED
+            assert b.alloc(b.client, bsub, mapper, params)[0] == rm.NOT_SUPPORTED
+            ev = next_event(sock, "refused")  # the first: the unbounded calls sent none
+            assert (ev.instance, ev.pid) == ("mmb", os.getpid())
+            assert "NV_MEMORY_MAPPER" in (ev.detail or "")
+            assert b.control(bsub, submit, bytearray(16)) == rm.NOT_SUPPORTED
+            ev = next_event(sock, "refused")
+            assert ev.instance == "mmb"
+            assert "NV_MEMORY_MAPPER operations" in (ev.detail or "")
+            # live: a mapper made while unbounded gets no operation through once bounded
+            write(inst_dir("mmu") / "mapped_max", "8M")
+            assert u.control(usub, submit, bytearray(16)) == rm.NOT_SUPPORTED
+            assert next_event(sock, "refused").instance == "mmu"
+        finally:
+            b.close()
+            u.close()
+            sock.close()
+
+
 @pytest.mark.parametrize("xfer", [False, True], ids=["direct", "xfer"])
 def test_the_bound_refuses_a_mapping_past_it(seal_mode: str, xfer: bool) -> None:
     from qgpu_netlink import next_event
