@@ -582,7 +582,8 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 		ret = qgpu_mem_rm_alloc(qf, cmd, arg, size, compat, &a);
 		goto out_unlock;
 	}
-	if (qgpu_mem_deviceless_refused(qf, a.hclass) || qgpu_mapped_alloc_refused(qf, a.hclass)) {
+	if (qgpu_mem_sysmem_class_refused(qf, a.hclass) ||
+	    qgpu_mapped_alloc_refused(qf, a.hclass)) {
 		ret = qgpu_rm_alloc_refuse(qf, arg, size, buf, NVRM_ERR_NOT_SUPPORTED);
 		goto out_unlock;
 	}

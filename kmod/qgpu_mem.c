@@ -94,7 +94,11 @@
  * back no size. What the OS layer rounds a contiguous allocation to was not read, and no traced
  * CUDA or PyTorch program made one, so qgpu does not charge it: an instance with a system-memory
  * limit refuses it (NV_ERR_NOT_SUPPORTED, and a netlink ``refused`` event), one without forwards
- * it. Unsealed (``seal=0``), a class rewritten to 0x90CE after qgpu looked reaches RM.
+ * it. The same holds for NV_MEMORY_EXTENDED_USER (0x42, 535-590), extended GPU memory (EGM) any
+ * user may allocate at a size of its choosing where the driver has EGM enabled: on a self-hosted
+ * GPU (Grace Hopper, Grace Blackwell) it is taken from the host's memory (egmmemConstruct_IMPL(),
+ * 580.142); without EGM RM refuses it (egmmemValidateParams()). Unsealed (``seal=0``), a class
+ * rewritten to either after qgpu looked reaches RM.
  */
 
 /**
@@ -230,19 +234,32 @@ void qgpu_mem_call_refused(struct qgpu_instance *inst, const char *what)
 }
 
 /**
- * qgpu_mem_deviceless_refused() - an RM_ALLOC of NV01_MEMORY_DEVICELESS on a limited instance
+ * qgpu_mem_sysmem_class_refused() - an RM_ALLOC of host memory qgpu does not charge, on an
+ * instance whose system memory is limited
  * @qf: the proxy ctl file
  * @hclass: the class qgpu read
  *
- * See DOC: system memory.
+ * NV01_MEMORY_DEVICELESS and NV_MEMORY_EXTENDED_USER; see DOC: system memory.
  *
  * Return: true (the operator told) when the call is to be refused with NV_ERR_NOT_SUPPORTED.
  */
-bool qgpu_mem_deviceless_refused(struct qgpu_file *qf, u32 hclass)
+bool qgpu_mem_sysmem_class_refused(struct qgpu_file *qf, u32 hclass)
 {
-	if (hclass != NVRM_CLASS_NV01_MEMORY_DEVICELESS || !READ_ONCE(qf->inst->mem.sys.max))
+	const char *what;
+
+	switch (hclass) {
+	case NVRM_CLASS_NV01_MEMORY_DEVICELESS:
+		what = "NV01_MEMORY_DEVICELESS, which sysmem_max cannot charge";
+		break;
+	case NVRM_CLASS_NV_MEMORY_EXTENDED_USER:
+		what = "NV_MEMORY_EXTENDED_USER (EGM), which sysmem_max cannot charge";
+		break;
+	default:
 		return false;
-	qgpu_mem_call_refused(qf->inst, "NV01_MEMORY_DEVICELESS, which sysmem_max cannot charge");
+	}
+	if (!READ_ONCE(qf->inst->mem.sys.max))
+		return false;
+	qgpu_mem_call_refused(qf->inst, what);
 	return true;
 }
 

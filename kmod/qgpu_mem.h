@@ -123,7 +123,7 @@ struct qgpu_mem_charge *qgpu_mem_charge_of(struct qgpu_instance *inst, u32 hclie
 					   bool *known);
 u64 qgpu_mem_card_fb_size(struct qgpu_instance *inst, u64 fb_size);
 void qgpu_mem_call_refused(struct qgpu_instance *inst, const char *what);
-bool qgpu_mem_deviceless_refused(struct qgpu_file *qf, u32 hclass);
+bool qgpu_mem_sysmem_class_refused(struct qgpu_file *qf, u32 hclass);
 int qgpu_mem_uvm_mmap(struct qgpu_file *qf, struct vm_area_struct *vma);
 
 #endif /* QGPU_MEM_H */

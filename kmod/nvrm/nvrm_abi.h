@@ -899,6 +899,7 @@ struct nvrm_unix_event {
 #define NVRM_CTRL_CMD_NV00FE_SUBMIT_OPERATIONS	0x00FE0101u
 #define NVRM_CLASS_NV50_MEMORY_VIRTUAL		0x50A0u	/* cl50a0.h, GPU VA only */
 #define NVRM_CLASS_NV01_MEMORY_DEVICELESS	0x90CEu	/* cl90ce.h, sysmem */
+#define NVRM_CLASS_NV_MEMORY_EXTENDED_USER	0x0042u	/* cl0042.h, EGM, 535-590 only */
 
 /* Address space, scheduling and work submission */
 #define NVRM_CLASS_FERMI_VASPACE_A		0x90F1u	/* cl90f1.h */

@@ -31,6 +31,8 @@ KIB, MIB = 1 << 10, 1 << 20
 PCI = rm.ATTR_LOCATION_PCI
 PAGE_4K = 1 << 23  # NVOS32 ATTR PAGE_SIZE=4KB
 DEVICELESS = 0x90CE  # NV01_MEMORY_DEVICELESS: system memory under the client itself
+EXTENDED_USER = 0x42  # NV_MEMORY_EXTENDED_USER: extended GPU memory (EGM), 535-590
+EGM_ATTR2_USE_EGM = 1 << 24  # NVOS32_ATTR2_USE_EGM_TRUE
 NO_MAP = 1 << 30  # NVOS02 FLAGS MAPPING=NO_MAP
 
 
@@ -254,6 +256,41 @@ def test_deviceless_memory_is_refused_where_system_memory_is_limited() -> None:
             assert "NV01_MEMORY_DEVICELESS" in (ev.detail or "")
             struct.pack_into("<I", params, 0, u.client)
             status, _ = u.alloc(u.client, u.client, DEVICELESS, bytes(params), hnew=0xDE000002)
+            assert status == rm.INVALID_CLASS
+        finally:
+            r.close()
+            u.close()
+            sock.close()
+
+
+def test_egm_memory_is_refused_where_system_memory_is_limited() -> None:
+    """NV_MEMORY_EXTENDED_USER (EGM, 535-590) is memory any client may allocate at its own size,
+    which on a self-hosted GPU with EGM enabled RM takes from the host's memory: a limited
+    instance refuses it before RM sees it (NV_ERR_NOT_SUPPORTED, and a netlink ``refused``); an
+    unlimited one forwards it (nvsim does not model the class: NV_ERR_INVALID_CLASS)."""
+    from qgpu_netlink import next_event
+
+    from qgpuctl.backends.netlink import QgpuEventSocket
+
+    params = bytearray(rm.MEM_PARAMS_SIZE)
+    struct.pack_into("<I", params, 24, rm.ATTR_LOCATION_PCI)
+    struct.pack_into("<I", params, 28, EGM_ATTR2_USE_EGM)
+    struct.pack_into("<Q", params, 64, 2 * MIB)
+    with instance("smeg", opts="mem=8M sysmem=1G") as d, instance("smeu", opts="mem=8M") as e:
+        sock = QgpuEventSocket()
+        r, u = Rm(dev=d), Rm(dev=e)
+        try:
+            dev, _ = r.device()
+            struct.pack_into("<I", params, 0, r.client)
+            status, _ = r.alloc(r.client, dev, EXTENDED_USER, bytes(params), hnew=0xE6000001)
+            assert status == rm.NOT_SUPPORTED
+            assert not rm_has(r, 0xE6000001)
+            ev = next_event(sock, "refused")
+            assert (ev.instance, ev.pid) == ("smeg", os.getpid())
+            assert "NV_MEMORY_EXTENDED_USER" in (ev.detail or "")
+            udev, _ = u.device()
+            struct.pack_into("<I", params, 0, u.client)
+            status, _ = u.alloc(u.client, udev, EXTENDED_USER, bytes(params), hnew=0xE6000002)
             assert status == rm.INVALID_CLASS
         finally:
             r.close()
