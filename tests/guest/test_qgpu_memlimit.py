@@ -794,6 +794,41 @@ def test_fabric_memory_holds_the_charge_of_what_it_maps(seal_mode: str) -> None:
         assert wait_current("fab", 0) == 0
 
 
+def test_a_fabric_objects_export_and_copies_share_what_it_holds() -> None:
+    """A fabric object exported to an fd, and copied into another client of the instance, shares
+    the one charge of the memory it holds: it stays until the last of them goes."""
+    with rm.nvsim_fabric(), instance("fabx", opts="mem=8M") as d:
+        a, b = Rm(dev=d), Rm(dev=d)
+        e = os.open(f"{d}/nvidiactl", os.O_RDWR)
+        try:
+            dev, sub = a.device()
+            _, bsub = b.device()
+            _, h, _ = a.vidmem(dev, 4 * MIB, attr=rm.ATTR_PAGE_HUGE)
+            status, f = a.alloc(a.client, sub, rm.MEMORY_FABRIC, rm.fabric_params(2 * MIB, h))
+            assert status == rm.OK, hex(status)
+            assert a.export_object(f, e) == rm.OK
+            status, copy = b.dup(bsub, a.client, f)
+            assert status == rm.OK, hex(status)
+            assert (a.free(h), a.free(f)) == (rm.OK, rm.OK)
+            assert current("fabx") == 4 * MIB
+            # counted once: what is left of the limit fits, and no more
+            assert b.vidmem(bsub, 4 * MIB + 64 * KIB)[0] == rm.NO_MEMORY
+            status, hb, _ = b.vidmem(bsub, 4 * MIB)
+            assert status == rm.OK
+            assert b.free(hb) == rm.OK
+            assert b.free(copy) == rm.OK
+            assert current("fabx") == 4 * MIB  # the export fd holds it
+            os.close(e)
+            e = -1
+            assert wait_current("fabx", 0) == 0
+        finally:
+            if e >= 0:
+                os.close(e)
+            a.close()
+            b.close()
+        assert current("fabx") == 0
+
+
 def test_exported_memory_stays_charged_until_rm_lets_it_go() -> None:
     """An export fd holds memory after every handle of the tenant's to it is freed; an import
     shares the one charge. Forwarded, the free uncharged memory RM still held."""
