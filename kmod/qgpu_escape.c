@@ -271,17 +271,12 @@ static bool qgpu_gpu_ids(struct qgpu_file *qf, const struct nvrm_control *c, uns
 	if (status == NVRM_OK && (c->finn_serialized || c->params_size != size || !c->params_ptr))
 		status = NVRM_ERR_INVALID_PARAM_STRUCT;
 	/*
-	 * 580+: a flag word for the GPU listed (a discrete GPU: no SOC display), and the caller's
-	 * own words in the rest, as RM leaves them.
+	 * 580+: a flag word for the GPU listed (a discrete GPU: no SOC display); the caller's other
+	 * words are not written, as RM leaves them.
 	 */
-	if (status == NVRM_OK && size > offsetof(typeof(ids), gpu_flags) &&
-	    copy_from_user(ids.gpu_flags,
-			   u64_to_user_ptr(c->params_ptr + offsetof(typeof(ids), gpu_flags)),
-			   sizeof(ids.gpu_flags))) {
-		*ret = -EFAULT;
-		return true;
-	}
 	ids.gpu_flags[0] = 0;
+	if (size > offsetof(typeof(ids), gpu_flags))
+		size = offsetof(typeof(ids), gpu_flags) + sizeof(ids.gpu_flags[0]);
 	if (status == NVRM_OK && copy_to_user(u64_to_user_ptr(c->params_ptr), &ids, size)) {
 		*ret = -EFAULT;
 		return true;
@@ -631,8 +626,7 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 		node = qgpu_rmtrack_add(t, a.hroot, a.hparent, hnew, a.hclass);
 		qgpu_mapped_virtual_made(t, node, virt.units);
 		virt.units = 0;
-		holds = !!fab.charge;
-		qgpu_fabric_made(&fab, node);
+		holds = qgpu_fabric_made(&fab, node);
 		if (node) {
 			node->channel = counted;	/* the count is the node's from here */
 			qgpu_sched_rm_alloc(qf, node, &a);	/* channel groups, channels */

@@ -105,12 +105,14 @@ void qgpu_fabric_end(struct qgpu_file *qf, struct qgpu_seal *seal, struct qgpu_f
  *	has RM free it again)
  *
  * Context: the tracker's lock held.
+ * Return: whether the object holds charged memory (the caller frees it when @node is NULL).
  */
-void qgpu_fabric_made(struct qgpu_fabric *fab, struct qgpu_rmnode *node)
+bool qgpu_fabric_made(struct qgpu_fabric *fab, struct qgpu_rmnode *node)
 {
 	if (!fab->charge)
-		return;
+		return false;
 	if (!node || !qgpu_mem_attach(node, fab->charge))
 		qgpu_mem_charge_put(fab->charge);
 	fab->charge = NULL;
+	return true;
 }

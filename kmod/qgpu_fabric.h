@@ -25,6 +25,6 @@ u32 qgpu_fabric_begin(struct qgpu_file *qf, const struct nvrm_alloc *a, struct q
 		      struct qgpu_fabric *fab);
 void qgpu_fabric_end(struct qgpu_file *qf, struct qgpu_seal *seal, struct qgpu_fabric *fab,
 		     bool rm_ok);
-void qgpu_fabric_made(struct qgpu_fabric *fab, struct qgpu_rmnode *node);
+bool qgpu_fabric_made(struct qgpu_fabric *fab, struct qgpu_rmnode *node);
 
 #endif /* QGPU_FABRIC_H */

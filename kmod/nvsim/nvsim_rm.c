@@ -761,7 +761,6 @@ static u32 nvsim_ctrl_gpu_get_probed_ids(const struct nvsim_caller *caller,
 					 struct nvsim_object *obj, void *buf)
 {
 	struct nvrm_nv0000_gpu_get_probed_ids *p = buf;
-
 	unsigned int i;
 
 	nvsim_gpu_id_list(p->gpu_ids, ARRAY_SIZE(p->gpu_ids));
