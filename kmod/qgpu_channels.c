@@ -16,10 +16,9 @@
  *
  * A channel takes one of the GPU's channel ids, 2048 a runlist for every process of every instance
  * together (NV_CHRAM_CHANNEL__SIZE_1 in the gb202 dev_runlist.h of open-gpu-kernel-modules), and
- * a channel group one of its group ids. RM allocates each one's instance block and,
- * for a group, its context buffers in video memory that no RM_ALLOC names, so qgpu charges
- * none of it to ``mem_max``. An instance without a bound could take every id, and any other
- * instance's next CUDA context would fail; a bound caps both the ids and that memory.
+ * a channel group one of its group ids. An instance without a bound could take every id, and
+ * any other instance's next CUDA context would fail. (The video memory RM takes for each one is
+ * charged to ``mem_max``: DOC: context buffers in qgpu_ctxbuf.c.)
  *
  * ``channels_max`` (0644, ``max`` or 1..65536; ``channels=`` at creation, default ``max``)
  * bounds the channels and channel groups the instance holds at once, one count for both: a CUDA

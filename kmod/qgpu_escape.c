@@ -13,6 +13,7 @@
 #include <linux/uaccess.h>
 
 #include "qgpu_export.h"
+#include "qgpu_ctxbuf.h"
 #include "qgpu_fabric.h"
 #include "qgpu_internal.h"
 #include "qgpu_kclient.h"
@@ -553,6 +554,7 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 	struct qgpu_mapped_virtual virt = { };
 	struct qgpu_rmnode *node = NULL;
 	struct qgpu_fabric fab = { };
+	struct qgpu_ctxbuf cb = { };
 	bool sealed, counted, made, holds;
 	struct qgpu_seal seal;
 	struct nvrm_alloc a;
@@ -592,6 +594,8 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 		status = qgpu_mapped_virtual_begin(qf, &a, &seal, &virt);
 	if (!ret && !status && !cparams && !virt.params)	/* nor does fabric memory */
 		status = qgpu_fabric_begin(qf, &a, &seal, &fab);
+	if (!ret && !status && counted && !cparams)	/* nor do channels and groups */
+		status = qgpu_ctxbuf_begin(qf, &a, &seal, &cb);
 	if (!ret && status)
 		ret = qgpu_rm_alloc_refuse(qf, arg, size, buf, status);
 	if (ret || status) {
@@ -620,6 +624,7 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 		qgpu_mapped_virtual_end(qf, &seal, &virt, rm_ok, !sealed && !ret);
 	}
 	qgpu_fabric_end(qf, &seal, &fab, qgpu_rm_alloc_ok(qf, ret, sealed, buf, size));
+	qgpu_ctxbuf_end(qf, &seal, &cb, qgpu_rm_alloc_ok(qf, ret, sealed, buf, size));
 	/* Sealed, what RM made is mirrored even where the copy to the tenant failed. */
 	made = (sealed || !ret) && qgpu_rm_alloc_result(qf, arg, size, buf, sealed, &hnew);
 	if (made) {
@@ -627,6 +632,7 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 		qgpu_mapped_virtual_made(t, node, virt.units);
 		virt.units = 0;
 		holds = qgpu_fabric_made(&fab, node);
+		holds |= qgpu_ctxbuf_made(&cb, node);
 		if (node) {
 			node->channel = counted;	/* the count is the node's from here */
 			qgpu_sched_rm_alloc(qf, node, &a);	/* channel groups, channels */
@@ -648,6 +654,7 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 	/* an unsealed virtual range the tenant's memory says failed: kept until the file goes */
 	qgpu_mapped_virtual_made(t, NULL, virt.units);
 	qgpu_fabric_made(&fab, NULL);	/* RM made nothing: nothing held */
+	qgpu_ctxbuf_made(&cb, NULL);
 out_unlock:
 	qgpu_mem_alloc_end(qf->inst);
 out_settle:

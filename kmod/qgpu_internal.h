@@ -92,6 +92,8 @@ enum qgpu_node {
  * @kc_subdevice: its subdevice (both under qgpu_kclient.c's lock)
  * @overcommit: the sum of its instances' memory limits may exceed @memory (written under
  *	qgpu_lock, read locklessly)
+ * @ctxbuf_gr_group: bytes RM reserves for a graphics channel group's context buffers, 0 until
+ *	first asked (qgpu_ctxbuf.c; written once, read locklessly)
  * @sched: its compute scheduler (qgpu_sched.c)
  * @rm_gpu: the GPU as the driver's GPU-file check names it (its nv_state_t, never dereferenced),
  *	learned at load (DOC: GPU-file check); NULL: not known, and the check is met by a file
@@ -118,6 +120,7 @@ struct qgpu_gpu {
 	u32 kc_device;
 	u32 kc_subdevice;
 	bool overcommit;
+	u64 ctxbuf_gr_group;
 	struct qgpu_sched_gpu *sched;
 	const void *rm_gpu;
 	int numa_node;

@@ -321,6 +321,50 @@ bool qgpu_mem_attach(struct qgpu_rmnode *node, struct qgpu_mem_charge *c)
 }
 
 /**
+ * qgpu_mem_charge_new() - charge video memory RM allocates for an object that is not memory
+ * @inst: the instance
+ * @size: bytes
+ *
+ * For what RM will allocate, before the call is forwarded: over the limit it is counted as a
+ * refusal (``events``, netlink ``oom``).
+ *
+ * Return: the charge (counted, one reference), or NULL: over the limit, or out of memory.
+ */
+struct qgpu_mem_charge *qgpu_mem_charge_new(struct qgpu_instance *inst, u64 size)
+{
+	struct qgpu_mem_charge *c;
+
+	if (!qgpu_mem_try_charge(inst, false, size)) {
+		qgpu_mem_refused(inst, false, size);
+		return NULL;
+	}
+	c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
+	if (!c) {
+		qgpu_mem_uncharge(inst, false, size);
+		return NULL;
+	}
+	refcount_set(&c->ref, 1);
+	c->size = size;
+	c->inst = inst;
+	return c;
+}
+
+/**
+ * qgpu_mem_hold() - an object that is not memory holds a charge until its node goes
+ * @node: the object's node, which carries no such charge yet
+ * @c: the charge; the node takes over the caller's reference
+ *
+ * Its copies share the charge (qgpu_mem_charge_of()).
+ *
+ * Context: the tracker's lock held.
+ */
+void qgpu_mem_hold(struct qgpu_rmnode *node, struct qgpu_mem_charge *c)
+{
+	/* Pairs with the acquire in qgpu_mem_charge_of(). */
+	smp_store_release(&node->held, c);
+}
+
+/**
  * qgpu_mem_node_charge() - the charge a mirror node carries, as a new reference
  * @node: the node (its tracker's lock held), or NULL
  *
@@ -936,11 +980,12 @@ struct qgpu_mem_charge *qgpu_mem_charge_of(struct qgpu_instance *inst, u32 hclie
 		*known = mc;
 	src = mc ? qgpu_rmtrack_lookup_rcu(mc->root, handle) : NULL;
 	/* Pairs with the release in qgpu_mem_attach(): @payload is the charge once @ops says so. */
-	if (src && smp_load_acquire(&src->ops) == &qgpu_mem_node_ops) {
+	if (src && smp_load_acquire(&src->ops) == &qgpu_mem_node_ops)
 		c = READ_ONCE(src->payload);
-		if (!refcount_inc_not_zero(&c->ref))
-			c = NULL;
-	}
+	else if (src)	/* what RM allocated for the object itself (qgpu_mem_hold()) */
+		c = smp_load_acquire(&src->held);
+	if (c && !refcount_inc_not_zero(&c->ref))
+		c = NULL;
 	rcu_read_unlock();
 	return c;
 }

@@ -6,3 +6,4 @@
 #include "nvrm/nvrm_decode.c"
 #include "nvrm/nvrm_clients.c"
 #include "nvrm/nvrm_fabric.c"
+#include "nvrm/nvrm_ctxbuf.c"

@@ -55,8 +55,9 @@
  * to, and count in that file's mirror; through a node never bound RM makes none.
  *
  * Not counted: what RM makes inside a call for its own purposes (a mapping's records, a channel's
- * instance block). Those are not tenant handles; ``channels_max`` bounds a channel's, and
- * ``mapped_max`` a GPU mapping's (DOC: GPU mappings in qgpu_mapped.c).
+ * instance block). Those are not tenant handles; ``channels_max`` bounds a channel's (and
+ * ``mem_max`` charges its memory, DOC: context buffers in qgpu_ctxbuf.c), and ``mapped_max`` a
+ * GPU mapping's (DOC: GPU mappings in qgpu_mapped.c).
  */
 
 /**

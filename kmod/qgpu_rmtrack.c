@@ -34,6 +34,7 @@
 #include "qgpu_internal.h"
 #include "qgpu_kclient.h"
 #include "qgpu_mapped.h"
+#include "qgpu_mem.h"
 #include "qgpu_rmtrack.h"
 #include "qgpu_uvm_hold.h"
 
@@ -144,6 +145,8 @@ static void qgpu_rmnode_free(struct qgpu_rmclient *client, struct qgpu_rmnode *n
 	qgpu_objects_gone(client->inst);
 	if (node->channel)
 		qgpu_channels_put(client->inst);
+	if (node->held)
+		qgpu_mem_charge_put(node->held);
 	qgpu_mapped_node_gone(client->inst, node);
 	if (node->ops)
 		node->ops->release(node);

@@ -16,6 +16,7 @@
 
 struct file;
 struct qgpu_instance;
+struct qgpu_mem_charge;
 struct qgpu_rmnode;
 struct qgpu_uvm_model;
 
@@ -44,6 +45,9 @@ struct qgpu_rmnode_ops {
  *	mirror never frees it itself (qgpu_rmtrack_insert_made())
  * @channel: a channel or channel group the instance's ``channels`` counts (qgpu_channels.c),
  *	until the node goes
+ * @held: video memory RM allocated for the object itself (a channel group's context buffers,
+ *	a channel's instance block: qgpu_ctxbuf.c), a reference to its charge until the node goes;
+ *	set once (store-release) and read under RCU by qgpu_mem_charge_of(); NULL for none
  * @dma_maps: its parts in the RM_MAP_MEMORY_DMA mappings qgpu models (qgpu_mapped.c), as the
  *	virtual allocation, the memory or the device; they go with it
  * @mapped_units: for a virtual range RM maps up front, the 2 MiB regions the instance's
@@ -63,6 +67,7 @@ struct qgpu_rmnode {
 	void *payload;
 	bool in_payload;
 	bool channel;
+	struct qgpu_mem_charge *held;
 	struct list_head dma_maps;
 	u32 mapped_units;
 	struct rcu_head rcu;

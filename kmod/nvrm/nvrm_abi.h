@@ -1082,6 +1082,8 @@ struct nvrm_channel_group_alloc_params {
 
 /* NV2080_ENGINE_TYPE_GRAPHICS (cl2080_notification.h / nv2080 engine types), 525-595 */
 #define NVRM_NV2080_ENGINE_TYPE_GRAPHICS	1u
+/* NV2080_ENGINE_TYPE_GR7: GR0..GR7 are 1..8 (NV2080_ENGINE_TYPE_IS_GR()) */
+#define NVRM_NV2080_ENGINE_TYPE_GR7		8u
 
 /* NV_CTXSHARE_ALLOCATION_PARAMETERS (nvos.h), 0x9067, 12 B, 525-595 */
 struct nvrm_ctxshare_alloc_params {
@@ -1469,6 +1471,34 @@ struct nvrm_fifo_disable_channels {
 #define NVRM_GR_CTXSW_PREEMPTION_BIND_SIZE_V565		112u
 #define NVRM_GR_CTXSW_PREEMPTION_BIND_V565_SINCE	565u
 #define NVRM_CTRL_CMD_GR_CTXSW_SETUP_BIND		0x2080123Au	/* 550+; 16 B: hClient@0 */
+/*
+ * NV2080_CTRL_CMD_GR_GET_ENGINE_CONTEXT_PROPERTIES (ctrl2080gr.h, 525.47.04-595.45.04), on a
+ * subdevice, NON_PRIVILEGED: the size and alignment of one GR context buffer, from the GPU's static
+ * info (subdeviceCtrlCmdKGrGetEngineContextProperties_IMPL(), kernel_graphics.c, 580.142): an
+ * engineId at or over the count is NV_ERR_INVALID_ARGUMENT, a buffer the GPU lacks (size
+ * 0xFFFFFFFF) NV_ERR_NOT_SUPPORTED, and with bInfoPopulated the caller's size is a floor.
+ * engineId takes NV0080_CTRL_FIFO_GET_ENGINE_CONTEXT_PROPERTIES_ENGINE_ID_* (ctrl0080fifo.h).
+ */
+#define NVRM_CTRL_CMD_GR_GET_ENGINE_CONTEXT_PROPERTIES	0x2080122Du
+struct nvrm_gr_engine_context_properties {
+	u32 route_flags;	/* @0 grRouteInfo.flags; 0: GR0, or the device's MIG instance */
+	u32 _pad0;
+	u64 route;		/* @8 grRouteInfo.route */
+	u32 engine_id;		/* @16 */
+	u32 alignment;		/* @20 */
+	u32 size;		/* @24 */
+	u8 info_populated;	/* @28 bInfoPopulated, NvBool */
+	u8 _pad1[3];
+};
+
+#define NVRM_GR_CTX_ENGINE_ID_GRAPHICS		0x00u	/* the main context buffer */
+#define NVRM_GR_CTX_ENGINE_ID_GRAPHICS_PM	0x09u
+#define NVRM_GR_CTX_ENGINE_ID_GRAPHICS_PATCH	0x10u
+/* ENGINE_ID_COUNT: 0x19 in 525-545 (PRIV_ACCESS_MAP last), 0x1a from 550.40.07 (SETUP added) */
+#define NVRM_GR_CTX_ENGINE_ID_COUNT_V525	0x19u
+#define NVRM_GR_CTX_ENGINE_ID_COUNT_V550	0x1Au
+#define NVRM_GR_CTX_ENGINE_ID_COUNT_V550_SINCE	550u
+
 /* ctrl208f/ctrl208ffifo.h (NV20_SUBDEVICE_DIAG), ctrl503c.h (NV50_THIRD_PARTY_P2P) */
 #define NVRM_CTRL_CMD_NV208F_FIFO_GET_CHANNEL_STATE	0x208F0403u	/* 16 B: hClient@4 */
 #define NVRM_CTRL_CMD_NV503C_REGISTER_PID		0x503C0106u	/* 4 B: hClient@0 */
@@ -1878,6 +1908,10 @@ NVRM_ASSERT_OFFSET(struct nvrm_nv0005_alloc_params, hclass, 8);
 NVRM_ASSERT_OFFSET(struct nvrm_nv0005_alloc_params, notify_index, 12);
 NVRM_ASSERT_OFFSET(struct nvrm_nv0005_alloc_params, data, 16);
 NVRM_ASSERT_SIZE(struct nvrm_channel_group_alloc_params, 20);
+NVRM_ASSERT_SIZE(struct nvrm_gr_engine_context_properties, 32);
+NVRM_ASSERT_OFFSET(struct nvrm_gr_engine_context_properties, engine_id, 16);
+NVRM_ASSERT_OFFSET(struct nvrm_gr_engine_context_properties, size, 24);
+NVRM_ASSERT_OFFSET(struct nvrm_gr_engine_context_properties, info_populated, 28);
 NVRM_ASSERT_OFFSET(struct nvrm_channel_group_alloc_params, hva_space, 8);
 NVRM_ASSERT_OFFSET(struct nvrm_channel_group_alloc_params, engine_type, 12);
 NVRM_ASSERT_OFFSET(struct nvrm_channel_group_alloc_params, is_calling_context_vgpu_plugin, 16);

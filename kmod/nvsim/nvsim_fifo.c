@@ -16,6 +16,7 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 
+#include "nvrm/nvrm_ctxbuf.h"
 #include "nvsim_internal.h"
 
 #define NVSIM_MAX_GPFIFO_ENTRIES	SZ_1M
@@ -99,6 +100,36 @@ static struct nvsim_channel *nvsim_obj_channel(const struct nvsim_object *obj)
 	return container_of(obj->res, struct nvsim_channel, res);
 }
 
+/**
+ * DOC: context buffers
+ *
+ * From 535 RM takes a channel group's context buffers, and each channel's instance block, from
+ * the video memory that RM_ALLOC of memory is served from, in pools of its own per group
+ * (nvrm_ctxbuf.h): a group of a graphics engine reserves its main, patch and PM buffers when it
+ * is made, whatever it later runs, each rounded to a pool chunk; a copy-engine group reserves
+ * nothing; each channel takes a 64 KiB chunk. nvsim takes as much of its framebuffer, or fails
+ * the allocation with NV_ERR_NO_MEMORY as RM does (ctxBufPoolReserve()), and gives it back when
+ * the group's last handle goes (a duplicate keeps it) and when the channel goes. A channel made
+ * under a device gets a group of its own engine, as in RM.
+ *
+ * The sizes are GR_GET_ENGINE_CONTEXT_PROPERTIES' answers (nvsim_gpuinfo.c). A GSP-based GPU
+ * reports its own from the firmware; none was read on a GPU, so nvsim's are placeholders: a main
+ * buffer that, with its subcontext headers, takes a 4 MiB chunk, a patch buffer of one 64 KiB
+ * chunk and a PM buffer of one 4 MiB chunk, 8 MiB and 64 KiB a group in all.
+ */
+static const u32 nvsim_gr_ctx_main_bytes = 1536u << 10;
+static const u32 nvsim_gr_ctx_patch_bytes = 32u << 10;
+static const u32 nvsim_gr_ctx_pm_bytes = 1u << 20;
+
+/* What RM's pools take for a group of @engine_type (0: none) under nvsim's ABI version. */
+static u64 nvsim_ctxbuf_group_bytes(u32 engine_type)
+{
+	if (nvsim_abi.major < NVRM_CTXBUF_POOL_SINCE || !nvrm_ctxbuf_engine_is_gr(engine_type))
+		return 0;
+	return nvrm_ctxbuf_gr_group(nvsim_gr_ctx_main_bytes, nvsim_gr_ctx_patch_bytes,
+				    nvsim_gr_ctx_pm_bytes);
+}
+
 /* The last handle to the TSG went (its channels hold references, so they went first). */
 static void nvsim_tsg_release(struct nvsim_res *res)
 {
@@ -106,16 +137,30 @@ static void nvsim_tsg_release(struct nvsim_res *res)
 
 	lockdep_assert_held(&nvsim_rm_lock);
 	nvsim_engine_remove_tsg(tsg);
+	nvsim_fb_give(tsg->gpu, tsg->ctx_fb_bytes);
 	kfree(tsg);
 }
 
-/* A TSG accounted to @obj's client, named by @obj's handle. NULL when out of memory. */
-static struct nvsim_tsg *nvsim_tsg_create(const struct nvsim_object *obj, bool implicit)
+/*
+ * A TSG accounted to @obj's client, named by @obj's handle, its context buffers taken for
+ * @engine_type. NULL with *@status set when out of memory.
+ */
+static struct nvsim_tsg *nvsim_tsg_create(const struct nvsim_object *obj, bool implicit,
+					  u32 engine_type, u32 *status)
 {
-	struct nvsim_tsg *tsg = kzalloc(sizeof(*tsg), GFP_KERNEL);
+	u64 ctx = nvsim_ctxbuf_group_bytes(engine_type);
+	struct nvsim_tsg *tsg;
 
-	if (!tsg)
+	*status = NVRM_ERR_NO_MEMORY;
+	if (!nvsim_fb_take(obj->gpu, ctx))
 		return NULL;
+	tsg = kzalloc(sizeof(*tsg), GFP_KERNEL);
+	if (!tsg) {
+		nvsim_fb_give(obj->gpu, ctx);
+		return NULL;
+	}
+	tsg->gpu = obj->gpu;
+	tsg->ctx_fb_bytes = ctx;
 	nvsim_res_init(&tsg->res, nvsim_tsg_release);
 	tsg->engine = obj->gpu->engine;
 	tsg->tgid = obj->client->tgid;
@@ -123,26 +168,32 @@ static struct nvsim_tsg *nvsim_tsg_create(const struct nvsim_object *obj, bool i
 	tsg->handle = obj->handle;
 	tsg->implicit = implicit;
 	if (nvsim_engine_add_tsg(tsg, tsg->tgid)) {
+		nvsim_fb_give(obj->gpu, ctx);
 		kfree(tsg);
 		return NULL;
 	}
+	*status = NVRM_OK;
 	return tsg;
 }
 
 /**
  * nvsim_tsg_construct() - a channel group; it is not scheduled until GPFIFO_SCHEDULE(1)
  * @obj: the new object (its parent is a device)
- * @ap: NV_CHANNEL_GROUP_ALLOCATION_PARAMETERS or NULL; nvsim ignores them (one engine)
+ * @ap: NV_CHANNEL_GROUP_ALLOCATION_PARAMETERS or NULL; nvsim schedules one engine, and reads
+ *	only the engine type, for the group's context buffers (DOC: context buffers)
  *
  * Context: under nvsim_rm_lock.
  * Return: an RM status.
  */
 u32 nvsim_tsg_construct(struct nvsim_object *obj, void *ap)
 {
-	struct nvsim_tsg *tsg = nvsim_tsg_create(obj, false);
+	const struct nvrm_channel_group_alloc_params *p = ap;
+	struct nvsim_tsg *tsg;
+	u32 status;
 
+	tsg = nvsim_tsg_create(obj, false, p ? p->engine_type : 0, &status);
 	if (!tsg)
-		return NVRM_ERR_NO_MEMORY;
+		return status;
 	obj->res = &tsg->res;
 	return NVRM_OK;
 }
@@ -153,6 +204,7 @@ static void nvsim_channel_release(struct nvsim_res *res)
 
 	lockdep_assert_held(&nvsim_rm_lock);
 	nvsim_engine_remove_channel(chan);
+	nvsim_fb_give(chan->tsg->gpu, chan->fb_bytes);
 	nvsim_backing_put(chan->userd);
 	nvsim_backing_put(chan->ring);
 	nvsim_res_put(&chan->tsg->res);
@@ -230,11 +282,20 @@ u32 nvsim_channel_construct(struct nvsim_object *obj, struct nvsim_object *paren
 	if (tsg) {
 		kref_get(&tsg->res.ref);
 	} else {
-		tsg = nvsim_tsg_create(obj, true);
-		if (!tsg) {
+		tsg = nvsim_tsg_create(obj, true,
+				       ((struct nvrm_channel_alloc_params *)ap)->engine_type,
+				       &status);
+		if (!tsg)
+			goto err_free;
+	}
+	/* its instance block, from the group's pool (DOC: context buffers) */
+	if (nvsim_abi.major >= NVRM_CTXBUF_POOL_SINCE) {
+		if (!nvsim_fb_take(obj->gpu, NVRM_CTXBUF_CHANNEL_BYTES)) {
 			status = NVRM_ERR_NO_MEMORY;
+			nvsim_res_put(&tsg->res);
 			goto err_free;
 		}
+		chan->fb_bytes = NVRM_CTXBUF_CHANNEL_BYTES;
 	}
 	nvsim_res_init(&chan->res, nvsim_channel_release);
 	chan->tsg = tsg;
@@ -254,6 +315,7 @@ u32 nvsim_channel_construct(struct nvsim_object *obj, struct nvsim_object *paren
 err_put:
 	nvsim_backing_put(chan->userd);
 	nvsim_backing_put(chan->ring);
+	nvsim_fb_give(obj->gpu, chan->fb_bytes);
 	nvsim_res_put(&tsg->res);
 err_free:
 	kfree(chan);
@@ -411,7 +473,46 @@ static u32 nvsim_ctrl_fifo_disable_channels(const struct nvsim_caller *caller,
 }
 
 /* A size of 0 means it depends on the ABI version (nvsim_control_size()). */
+/*
+ * GR_GET_ENGINE_CONTEXT_PROPERTIES: the sizes of DOC: context buffers for the three buffers a
+ * group reserves; every other buffer as one this GPU lacks (NV_ERR_NOT_SUPPORTED), and an id at or
+ * over the version's count NV_ERR_INVALID_ARGUMENT, as in RM. With bInfoPopulated the caller's
+ * size is a floor. The alignment is RM's default, a 4 KiB page.
+ */
+static u32 nvsim_ctrl_gr_ctx_properties(const struct nvsim_caller *caller,
+					struct nvsim_object *obj, void *buf)
+{
+	struct nvrm_gr_engine_context_properties *p = buf;
+	u32 count = nvsim_abi.major >= NVRM_GR_CTX_ENGINE_ID_COUNT_V550_SINCE ?
+		    NVRM_GR_CTX_ENGINE_ID_COUNT_V550 : NVRM_GR_CTX_ENGINE_ID_COUNT_V525;
+	u32 id = p->engine_id & 0x1f;	/* ENGINE_ID is bits 4:0 */
+	u32 size;
+
+	if (id >= count)
+		return NVRM_ERR_INVALID_ARGUMENT;
+	switch (id) {
+	case NVRM_GR_CTX_ENGINE_ID_GRAPHICS:
+		size = nvsim_gr_ctx_main_bytes;
+		break;
+	case NVRM_GR_CTX_ENGINE_ID_GRAPHICS_PATCH:
+		size = nvsim_gr_ctx_patch_bytes;
+		break;
+	case NVRM_GR_CTX_ENGINE_ID_GRAPHICS_PM:
+		size = nvsim_gr_ctx_pm_bytes;
+		break;
+	default:
+		return NVRM_ERR_NOT_SUPPORTED;
+	}
+	if (p->info_populated)
+		size = max(size, p->size);
+	p->size = size;
+	p->alignment = 4096;
+	return NVRM_OK;
+}
+
 const struct nvsim_control nvsim_fifo_controls[] = {
+	{ NVRM_CTRL_CMD_GR_GET_ENGINE_CONTEXT_PROPERTIES, NVRM_CLASS_NV20_SUBDEVICE_0,
+	  sizeof(struct nvrm_gr_engine_context_properties), nvsim_ctrl_gr_ctx_properties },
 	{ NVRM_CTRL_CMD_NVA06C_GPFIFO_SCHEDULE, NVRM_CLASS_KEPLER_CHANNEL_GROUP_A,
 	  0, nvsim_ctrl_tsg_schedule },
 	{ NVRM_CTRL_CMD_NVA06C_SET_TIMESLICE, NVRM_CLASS_KEPLER_CHANNEL_GROUP_A,

@@ -260,6 +260,7 @@ struct nvsim_proc_stats;
 /**
  * struct nvsim_tsg - a channel group (KEPLER_CHANNEL_GROUP_A) and the unit the engine schedules
  * @res: the shared resource (dups of the TSG refer to it); channels hold a reference too
+ * @gpu: its GPU
  * @engine: its GPU's engine
  * @id: unique per GPU, never reused while the module is loaded
  * @tgid: the process whose client allocated it (0 for kernel clients)
@@ -280,12 +281,14 @@ struct nvsim_proc_stats;
  * @kernels: KERNEL entries completed
  * @preemptions: times it was taken off the engine with work left (timeslice, PREEMPT, disable)
  * @nchannels: number of channels in @channels
+ * @ctx_fb_bytes: video memory its context buffers take (nvsim_fifo.c), until it goes
  *
  * The fields from @all_node on are protected by the engine lock (struct nvsim_engine.lock in
  * nvsim_engine.c), except @timeslice_us_reported, which only controls touch (nvsim_rm_lock).
  */
 struct nvsim_tsg {
 	struct nvsim_res res;
+	struct nvsim_gpu *gpu;
 	struct nvsim_engine *engine;
 	u32 id;
 	pid_t tgid;
@@ -307,6 +310,7 @@ struct nvsim_tsg {
 	u64 kernels;
 	u64 preemptions;
 	unsigned int nchannels;
+	u64 ctx_fb_bytes;
 };
 
 /**
@@ -320,6 +324,7 @@ struct nvsim_tsg {
  * @userd: backing of its USERD memory (a reference)
  * @userd_off: byte offset of USERD in @userd
  * @token: its work-submit token, unique per GPU
+ * @fb_bytes: video memory RM's pool gives it (its instance block; nvsim_fifo.c), until it goes
  * @tsg_node: entry in @tsg->channels
  * @gp_get: next entry the engine fetches; written to USERD GPGet as entries complete, or at the
  *	next writeback (userd_writeback_us)
@@ -353,6 +358,7 @@ struct nvsim_channel {
 	struct nvsim_backing *userd;
 	u64 userd_off;
 	u32 token;
+	u64 fb_bytes;
 
 	struct list_head tsg_node;
 	u32 gp_get;
@@ -491,6 +497,8 @@ extern const unsigned int nvsim_memctrl_num_controls;
 
 /* nvsim_mem.c: memory objects and their backing pages */
 u32 nvsim_mem_construct(struct nvsim_object *obj, void *ap, u32 ap_size, bool kernel);
+bool nvsim_fb_take(struct nvsim_gpu *gpu, u64 bytes);
+void nvsim_fb_give(struct nvsim_gpu *gpu, u64 bytes);
 struct nvsim_mem *nvsim_obj_mem(const struct nvsim_object *obj);
 struct nvsim_object *nvsim_mem_find_by_addr(struct nvsim_client *client, u64 addr, u64 len);
 struct nvsim_backing *nvsim_backing_create(u64 size);

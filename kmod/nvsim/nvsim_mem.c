@@ -147,18 +147,46 @@ struct nvsim_mem *nvsim_obj_mem(const struct nvsim_object *obj)
 	return container_of(obj->res, struct nvsim_mem, res);
 }
 
+/**
+ * nvsim_fb_take() - take framebuffer for something RM allocates itself
+ * @gpu: the GPU
+ * @bytes: how much
+ *
+ * Context: under nvsim_rm_lock.
+ * Return: false (nothing taken) when the framebuffer has less free.
+ */
+bool nvsim_fb_take(struct nvsim_gpu *gpu, u64 bytes)
+{
+	lockdep_assert_held(&nvsim_rm_lock);
+	if (bytes > gpu->fb_size - gpu->fb_used)
+		return false;
+	gpu->fb_used += bytes;
+	return true;
+}
+
+/**
+ * nvsim_fb_give() - give back what nvsim_fb_take() took, or what memory held
+ * @gpu: the GPU
+ * @bytes: how much
+ *
+ * Context: under nvsim_rm_lock.
+ */
+void nvsim_fb_give(struct nvsim_gpu *gpu, u64 bytes)
+{
+	lockdep_assert_held(&nvsim_rm_lock);
+	if (WARN_ON_ONCE(gpu->fb_used < bytes))
+		gpu->fb_used = 0;
+	else
+		gpu->fb_used -= bytes;
+}
+
 /* The last handle to the memory went: give its framebuffer back. Under nvsim_rm_lock. */
 static void nvsim_mem_release(struct nvsim_res *res)
 {
 	struct nvsim_mem *mem = container_of(res, struct nvsim_mem, res);
 
 	lockdep_assert_held(&nvsim_rm_lock);
-	if (mem->fb_bytes) {
-		if (WARN_ON_ONCE(mem->gpu->fb_used < mem->fb_bytes))
-			mem->gpu->fb_used = 0;
-		else
-			mem->gpu->fb_used -= mem->fb_bytes;
-	}
+	nvsim_fb_give(mem->gpu, mem->fb_bytes);
 	if (WARN_ON_ONCE(mem->gpu->rsvd_used < mem->rsvd_bytes))
 		mem->gpu->rsvd_used = 0;
 	else

@@ -5,3 +5,4 @@
  */
 #include "nvrm/nvrm_decode.c"
 #include "nvrm/nvrm_fabric.c"
+#include "nvrm/nvrm_ctxbuf.c"

@@ -810,6 +810,44 @@ UVM_MAP_EXTERNAL_ALLOCATION, UVM_FREE, UVM_UNMAP_EXTERNAL, UVM_CREATE_EXTERNAL_R
 UVM_ADDRESS_IN_USE = 0x68
 
 
+ENGINE_GRAPHICS, ENGINE_COPY0 = 1, 9  # NV2080_ENGINE_TYPE_GRAPHICS, _COPY0
+GR_GET_ENGINE_CONTEXT_PROPERTIES = 0x2080122D
+GR_CTX_MAIN, GR_CTX_PM, GR_CTX_PATCH = 0x00, 0x09, 0x10  # NV0080 ..._ENGINE_ID_GRAPHICS(_PM/_PATCH)
+CTXBUF_CHANNEL = 64 << 10  # a channel's 4 KiB instance block takes a 64 KiB pool chunk
+
+
+def group_params(engine: int = ENGINE_GRAPHICS) -> bytes:
+    """NV_CHANNEL_GROUP_ALLOCATION_PARAMETERS (20 B) of a group on `engine`."""
+    return struct.pack("<IIIIB3x", 0, 0, 0, engine, 0)
+
+
+def gr_ctx_size(r: Rm, sub: int, engine_id: int) -> tuple[int, int]:
+    """GR_GET_ENGINE_CONTEXT_PROPERTIES: (status, size) of one context buffer."""
+    params = bytearray(struct.pack("<IIQIIIB3x", 0, 0, 0, engine_id, 0, 0, 0))
+    status = r.control(sub, GR_GET_ENGINE_CONTEXT_PROPERTIES, params)
+    return status, struct.unpack_from("<I", params, 24)[0]
+
+
+def ctxbuf_contig(size: int) -> int:
+    """What a contiguous buffer takes from RM's context-buffer pools (kmod/nvrm/nvrm_ctxbuf.c)."""
+    for chunk in (64 << 10, 256 << 10, 4 << 20):
+        if size <= chunk:
+            return chunk
+    return 512 << 20
+
+
+def gr_group_bytes(r: Rm, sub: int) -> int:
+    """What RM reserves for a graphics channel group, from the GPU's own sizes."""
+    sizes = {}
+    for engine_id in (GR_CTX_MAIN, GR_CTX_PATCH, GR_CTX_PM):
+        status, sizes[engine_id] = gr_ctx_size(r, sub, engine_id)
+        assert status == OK, hex(status)
+    main = (sizes[GR_CTX_MAIN] + 4095) // 4096 * 4096 + 64 * 4096  # a header per subcontext
+    return (
+        ctxbuf_contig(main) + ctxbuf_contig(sizes[GR_CTX_PATCH]) + ctxbuf_contig(sizes[GR_CTX_PM])
+    )
+
+
 def abi_at_least(version: tuple[int, ...]) -> bool:
     return tuple(int(x) for x in param("abi_version").split(".")) >= version
 

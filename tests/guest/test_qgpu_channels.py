@@ -154,7 +154,8 @@ def test_a_bound_keeps_the_gpus_channel_ids_for_the_others() -> None:
     old = read(ids)
     write(ids, "8")
     try:
-        with instance("chg", opts="mem=64M") as d, instance("chv", opts="mem=64M") as v:
+        # a channel here is a group's context buffers (8 MiB in nvsim), a channel, ring memory
+        with instance("chg", opts="mem=128M") as d, instance("chv", opts="mem=64M") as v:
             greedy, other = Rm(dev=d), Rm(dev=v)
             try:
                 odev, _ = other.device()

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qgpu: the video memory RM takes for a channel group's context buffers and a channel's instance
+ * block, charged to the instance.
+ *
+ * DOC: context buffers
+ *
+ * No RM_ALLOC of memory names it, yet from 535 RM takes it from the same video memory that serves
+ * those: each channel group a tenant makes gets pools of its own, fed from the GPU's allocator
+ * (kchangrpapiConstruct_IMPL(), kernel_channel_group_api.c; ctx_buf_pool.c; kmod/nvrm/
+ * nvrm_ctxbuf.h). A group of a graphics engine reserves its main (with a header for each
+ * subcontext), patch and PM context buffers when it is made, each physically contiguous and
+ * rounded to a pool chunk, and holds them until its last copy goes; a copy-engine group reserves
+ * none. Each channel takes a 64 KiB chunk for its 4 KiB instance block. A CUDA context holds one
+ * graphics group and 20 channels or so. Uncharged, a tenant could take the GPU's memory 8 MiB at a
+ * time past its ``mem_max``, bounded only by the GPU's 2048 channel ids a runlist.
+ *
+ * So a channel group's RM_ALLOC is charged what RM reserves for it, and a channel's its 64 KiB,
+ * before it is forwarded; over the limit it is refused with NV_ERR_NO_MEMORY, what RM answers when
+ * the pool cannot be filled, and counted as a refusal (``events``, netlink ``oom``). The charge
+ * goes on the object's mirror node and goes with it; copies (RM_DUP_OBJECT) share it, as RM's
+ * pools go with the group's last copy. The sizes are the GPU's own: qgpu asks its kernel client's
+ * subdevice, once a GPU, for the main, patch and PM buffers (NV2080 GR_GET_ENGINE_CONTEXT_
+ * PROPERTIES, any client may, 525-595) and rounds as RM's pools do. Where the driver does not
+ * answer, qgpu charges the least any graphics group can take (4 MiB and 128 KiB), and says so in
+ * the log once. Drivers before 535 take these buffers from memory RM reserved at boot, not from
+ * what tenants share, and nothing is charged.
+ *
+ * qgpu reads a group's engine type from its parameters and has RM read that same copy (sealed,
+ * the instance's params_seal); without the probe (``seal=0``) a sibling thread that rewrites it
+ * under the call is charged for what qgpu read, and one that rewrites the status RM wrote leaves
+ * the group uncharged, as for fabric memory. A channel made directly under a device gets a
+ * group of its own from RM, of the channel's engine: qgpu charges it as a graphics group whatever
+ * the engine, which errs on the tenant's side (CUDA makes every channel in a group).
+ *
+ * Not charged: a channel's chunk stays in its group's pool until the group has no channel left,
+ * so a group that once had more channels than it has now holds up to 64 KiB for each of the
+ * difference (at most 127 a group, under ``channels_max``); the buffers of video, JPEG and optical
+ * flow engines' groups, whose sizes only the firmware's tables give; and a copy made while
+ * another file of the instance allocates (DOC: memory limits), which gets no share of the group's
+ * charge.
+ */
+#include <linux/err.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+
+#include "nvrm/nvrm_abi.h"
+#include "nvrm/nvrm_ctxbuf.h"
+#include "qgpu_ctxbuf.h"
+#include "qgpu_internal.h"
+#include "qgpu_kclient.h"
+#include "qgpu_mem.h"
+#include "qgpu_rmtrack.h"
+#include "qgpu_seal.h"
+
+/* One buffer's size from the GPU, or 0 where the driver does not answer. */
+static u32 qgpu_ctxbuf_size(u32 hsubdevice, u32 engine_id)
+{
+	struct nvrm_gr_engine_context_properties p = { .engine_id = engine_id };
+
+	if (qgpu_kclient_control(hsubdevice, NVRM_CTRL_CMD_GR_GET_ENGINE_CONTEXT_PROPERTIES, &p,
+				 sizeof(p)))
+		return 0;
+	return p.size;
+}
+
+/*
+ * What RM reserves for a graphics channel group on @gpu: asked of the driver once, as the sizes
+ * are the GPU's, fixed at boot. Two first callers may both ask; they get the same answer.
+ */
+static u64 qgpu_ctxbuf_gr_group(struct qgpu_gpu *gpu)
+{
+	u64 bytes = READ_ONCE(gpu->ctxbuf_gr_group);
+	u32 hsub, main = 0, patch = 0, pm = 0;
+
+	if (bytes)
+		return bytes;
+	if (!qgpu_kclient_subdevice(gpu, &hsub)) {
+		main = qgpu_ctxbuf_size(hsub, NVRM_GR_CTX_ENGINE_ID_GRAPHICS);
+		patch = qgpu_ctxbuf_size(hsub, NVRM_GR_CTX_ENGINE_ID_GRAPHICS_PATCH);
+		pm = qgpu_ctxbuf_size(hsub, NVRM_GR_CTX_ENGINE_ID_GRAPHICS_PM);
+	}
+	if (main && patch && pm) {
+		bytes = nvrm_ctxbuf_gr_group(main, patch, pm);
+	} else {
+		bytes = nvrm_ctxbuf_gr_group_floor();
+		pr_info_once("gpu%u: the driver did not give the context buffers' sizes; charging %llu KiB a graphics channel group, the least it can take\n",
+			     gpu->index, bytes >> 10);
+	}
+	WRITE_ONCE(gpu->ctxbuf_gr_group, bytes);
+	return bytes;
+}
+
+/* A channel group's engine type, from qgpu's sealed copy of its parameters. */
+static u32 qgpu_ctxbuf_group_begin(struct qgpu_file *qf, const struct nvrm_alloc *a,
+				   struct qgpu_seal *seal, struct qgpu_ctxbuf *cb, u64 *bytes)
+{
+	struct nvrm_channel_group_alloc_params *p;
+
+	if (!a->params_ptr)
+		return NVRM_OK;	/* RM refuses a group without parameters */
+	p = memdup_user(u64_to_user_ptr(a->params_ptr), sizeof(*p));
+	if (IS_ERR(p))	/* RM's answer to parameters it cannot read */
+		return NVRM_ERR_INVALID_ADDRESS;
+	if (nvrm_ctxbuf_engine_is_gr(p->engine_type))	/* asked before the seal: a control */
+		*bytes = qgpu_ctxbuf_gr_group(qf->inst->gpu);
+	if (mutex_lock_killable(&qf->inst->params_seal)) {
+		/* killed while another forward waited on RM: the process never sees the status */
+		kfree(p);
+		return NVRM_ERR_INVALID_STATE;
+	}
+	qgpu_seal_params_begin(seal, a->params_ptr, p, sizeof(*p));
+	cb->params = p;
+	return NVRM_OK;
+}
+
+/**
+ * qgpu_ctxbuf_begin() - before a channel or channel group's RM_ALLOC is forwarded: charge what RM
+ * will take for it
+ * @qf: the proxy ctl file
+ * @a: the decoded allocation
+ * @seal: set up so that RM reads qgpu's copy of a group's parameters, for the forward that follows
+ * @cb: filled for qgpu_ctxbuf_end() and qgpu_ctxbuf_made()
+ *
+ * See DOC: context buffers. The caller calls qgpu_ctxbuf_end() after the forward, then
+ * qgpu_ctxbuf_made() with what RM made.
+ *
+ * Context: the tracker's lock held; takes the instance's params_seal until qgpu_ctxbuf_end()
+ *	where @cb->params is set.
+ * Return: NVRM_OK (forward it), or the status to answer instead (nothing charged then).
+ */
+u32 qgpu_ctxbuf_begin(struct qgpu_file *qf, const struct nvrm_alloc *a, struct qgpu_seal *seal,
+		      struct qgpu_ctxbuf *cb)
+{
+	struct qgpu_instance *inst = qf->inst;
+	struct qgpu_rmnode *parent;
+	u64 bytes = 0;
+	u32 status;
+
+	memset(cb, 0, sizeof(*cb));
+	if (inst->gpu->abi.major < NVRM_CTXBUF_POOL_SINCE)
+		return NVRM_OK;
+	if (a->hclass == NVRM_CLASS_KEPLER_CHANNEL_GROUP_A) {
+		status = qgpu_ctxbuf_group_begin(qf, a, seal, cb, &bytes);
+		if (status)
+			return status;
+	} else if (qgpu_is_channel_class(a->hclass)) {
+		bytes = NVRM_CTXBUF_CHANNEL_BYTES;
+		parent = qgpu_rmtrack_find(qf->track, a->hroot, a->hparent);
+		if (!parent || parent->hclass != NVRM_CLASS_KEPLER_CHANNEL_GROUP_A)
+			bytes += qgpu_ctxbuf_gr_group(inst->gpu);	/* RM makes it a group */
+	}
+	if (!bytes)
+		return NVRM_OK;
+	cb->charge = qgpu_mem_charge_new(inst, bytes);
+	if (cb->charge)
+		return NVRM_OK;
+	qgpu_ctxbuf_end(qf, seal, cb, false);
+	return NVRM_ERR_NO_MEMORY;
+}
+
+/**
+ * qgpu_ctxbuf_end() - the forward qgpu_ctxbuf_begin() allowed returned
+ * @qf: the proxy ctl file
+ * @seal: as set up there
+ * @cb: as filled there; its charge is kept for qgpu_ctxbuf_made()
+ * @rm_ok: RM made the object (its own status, in qgpu's copy of a sealed call)
+ */
+void qgpu_ctxbuf_end(struct qgpu_file *qf, struct qgpu_seal *seal, struct qgpu_ctxbuf *cb,
+		     bool rm_ok)
+{
+	if (!cb->params)
+		return;
+	qgpu_seal_params_end(seal, rm_ok);
+	mutex_unlock(&qf->inst->params_seal);
+	kfree(cb->params);
+	cb->params = NULL;
+}
+
+/**
+ * qgpu_ctxbuf_made() - the object's mirror node holds its charge
+ * @cb: as qgpu_ctxbuf_end() left it
+ * @node: the node of what RM made, or NULL: nothing made (the charge goes), or nothing mirrored
+ *	(the caller then has RM free it again)
+ *
+ * Context: the tracker's lock held.
+ * Return: whether the object held a charge (the caller frees it when @node is NULL).
+ */
+bool qgpu_ctxbuf_made(struct qgpu_ctxbuf *cb, struct qgpu_rmnode *node)
+{
+	if (!cb->charge)
+		return false;
+	if (node)
+		qgpu_mem_hold(node, cb->charge);
+	else
+		qgpu_mem_charge_put(cb->charge);
+	cb->charge = NULL;
+	return true;
+}

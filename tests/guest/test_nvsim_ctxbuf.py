@@ -1,0 +1,83 @@
+"""nvsim's context buffers (kmod/nvsim/nvsim_fifo.c, DOC: context buffers): from 535 a channel
+group of the graphics engine takes its context buffers, and every channel its instance block's
+pool chunk, from the framebuffer that memory allocations are served from, until the group's last
+copy and the channel go; a copy-engine group takes none. GR_GET_ENGINE_CONTEXT_PROPERTIES gives
+the sizes, as RM does."""
+
+from __future__ import annotations
+
+import struct
+
+import rm
+from rm import Rm
+
+KIB, MIB = 1 << 10, 1 << 20
+
+
+def test_the_gpu_reports_its_context_buffer_sizes() -> None:
+    r = Rm()
+    try:
+        _, sub = r.device()
+        sizes = [rm.gr_ctx_size(r, sub, i) for i in (rm.GR_CTX_MAIN, rm.GR_CTX_PATCH, rm.GR_CTX_PM)]
+        assert [s for s, _ in sizes] == [rm.OK] * 3
+        assert all(size > 0 for _, size in sizes)
+        assert rm.gr_ctx_size(r, sub, 0x0C)[0] == rm.NOT_SUPPORTED  # a buffer nvsim lacks (SPILL)
+        assert rm.gr_ctx_size(r, sub, 0x1F)[0] == rm.INVALID_ARGUMENT  # past the ids' count
+        # bInfoPopulated: the caller's size is a floor
+        params = bytearray(struct.pack("<IIQIIIB3x", 0, 0, 0, rm.GR_CTX_MAIN, 0, 1 << 30, 1))
+        assert r.control(sub, rm.GR_GET_ENGINE_CONTEXT_PROPERTIES, params) == rm.OK
+        assert struct.unpack_from("<II", params, 20) == (4096, 1 << 30)
+        # 8 MiB and 64 KiB a graphics group: a 4 MiB chunk each for main and PM, 64 KiB for patch
+        assert rm.gr_group_bytes(r, sub) == 8 * MIB + 64 * KIB
+    finally:
+        r.close()
+
+
+def test_groups_and_channels_take_framebuffer_until_they_go() -> None:
+    r, other = Rm(), Rm()
+    try:
+        dev, sub = r.device()
+        odev, _ = other.device()
+        group = rm.gr_group_bytes(r, sub)
+        free = r.fb_free_bytes(sub)
+        status, gr = r.alloc(r.client, dev, rm.TSG, rm.group_params())
+        assert status == rm.OK, hex(status)
+        assert r.fb_free_bytes(sub) == free - group
+        status, ce = r.alloc(r.client, dev, rm.TSG, rm.group_params(rm.ENGINE_COPY0))
+        assert status == rm.OK, hex(status)
+        assert r.fb_free_bytes(sub) == free - group  # a copy engine's group reserves nothing
+        ch = rm.Channel(r, dev, sub, schedule=False)  # a group, 128 KiB of memory, a channel
+        assert r.fb_free_bytes(sub) == free - 2 * group - ch.MEM - rm.CTXBUF_CHANNEL
+        # a copy in another client keeps the group's buffers; its channel's go with the channel
+        status, copy = other.dup(odev, r.client, ch.tsg)
+        assert status == rm.OK, hex(status)
+        assert r.free(ch.channel) == rm.OK
+        assert r.free(ch.tsg) == rm.OK
+        assert r.fb_free_bytes(sub) == free - 2 * group - ch.MEM
+        assert other.free(copy) == rm.OK
+        assert r.fb_free_bytes(sub) == free - group - ch.MEM
+        assert (r.free(gr), r.free(ce)) == (rm.OK, rm.OK)
+        ch.close()
+        assert r.free(ch.hmem) == rm.OK
+        assert r.fb_free_bytes(sub) == free
+    finally:
+        r.close()
+        other.close()
+
+
+def test_a_group_the_framebuffer_cannot_hold_is_refused() -> None:
+    r = Rm()
+    try:
+        dev, sub = r.device()
+        group = rm.gr_group_bytes(r, sub)
+        free = r.fb_free_bytes(sub)
+        status, h, _ = r.vidmem(dev, free - group + 64 * KIB)
+        assert status == rm.OK, hex(status)
+        assert r.alloc(r.client, dev, rm.TSG, rm.group_params())[0] == rm.NO_MEMORY
+        assert r.fb_free_bytes(sub) == group - 64 * KIB  # nothing taken
+        status, ce = r.alloc(r.client, dev, rm.TSG, rm.group_params(rm.ENGINE_COPY0))
+        assert status == rm.OK, hex(status)
+        assert r.free(h) == rm.OK
+        assert r.fb_free_bytes(sub) == free
+    finally:
+        r.close()

@@ -1,0 +1,106 @@
+"""The video memory RM takes for a channel group's context buffers and a channel's instance block
+is charged to the instance (kmod/qgpu_ctxbuf.c, DOC: context buffers): a graphics group what the
+GPU's sizes make it, a channel its 64 KiB chunk, a copy-engine group nothing; past ``mem_max`` the
+RM_ALLOC fails with NV_ERR_NO_MEMORY and RM allocates nothing; the charge goes with the group's
+last copy and the channel, process death included. Forwarded uncharged, a tenant could hold
+8 MiB of the GPU's memory a group past its limit."""
+
+from __future__ import annotations
+
+import rm
+from holder import killed_after
+from qgpu_sysfs import inst_dir, instance, read
+from qgpu_sysfs import mem_current as current
+from rm import Channel, Rm
+from test_qgpu_memlimit import wait_current
+
+KIB, MIB = 1 << 10, 1 << 20
+
+
+def real_free() -> int:
+    """nvsim's own free framebuffer, as its real device reports it."""
+    r = Rm()
+    try:
+        return r.fb_free_bytes(r.device()[1])
+    finally:
+        r.close()
+
+
+def test_channel_groups_and_channels_are_charged_what_rm_takes_for_them(seal_mode: str) -> None:
+    with instance("cb", opts="mem=32M") as d:
+        a, b = Rm(dev=d), Rm(dev=d)
+        try:
+            dev, sub = a.device()
+            bdev, _ = b.device()
+            group = rm.gr_group_bytes(a, sub)  # the GPU's sizes, through the instance
+            status, gr = a.alloc(a.client, dev, rm.TSG, rm.group_params())
+            assert status == rm.OK, hex(status)
+            assert current("cb") == group
+            status, ce = a.alloc(a.client, dev, rm.TSG, rm.group_params(rm.ENGINE_COPY0))
+            assert status == rm.OK, hex(status)
+            assert current("cb") == group  # a copy engine's group reserves nothing
+            ch = Channel(a, dev, sub, schedule=False)  # a group, its memory, a channel
+            assert current("cb") == 2 * group + ch.MEM + rm.CTXBUF_CHANNEL
+            # a copy in another client of the instance keeps the group's charge
+            status, copy = b.dup(bdev, a.client, ch.tsg)
+            assert status == rm.OK, hex(status)
+            assert a.free(ch.channel) == rm.OK
+            assert a.free(ch.tsg) == rm.OK
+            assert current("cb") == 2 * group + ch.MEM
+            assert b.free(copy) == rm.OK
+            assert current("cb") == group + ch.MEM
+            # freeing the device frees its groups, and what they held
+            assert a.free(dev) == rm.OK
+            assert current("cb") == 0
+            ch.close()
+        finally:
+            a.close()
+            b.close()
+        assert wait_current("cb", 0) == 0
+
+
+def test_a_group_past_the_limit_is_refused_and_rm_takes_nothing(seal_mode: str) -> None:
+    with instance("cbl", opts="mem=32M") as d, instance("cbo", opts="mem=32M") as o:
+        a, b = Rm(dev=d), Rm(dev=o)
+        try:
+            dev, sub = a.device()
+            devb, _ = b.device()
+            group = rm.gr_group_bytes(a, sub)
+            status, h, _ = a.vidmem(dev, 32 * MIB - group + 64 * KIB)
+            assert status == rm.OK, hex(status)
+            events, free = read(inst_dir("cbl") / "events"), real_free()
+            assert a.alloc(a.client, dev, rm.TSG, rm.group_params())[0] == rm.NO_MEMORY
+            assert real_free() == free  # RM reserved nothing
+            assert int(read(inst_dir("cbl") / "events")) == int(events) + 1
+            # a copy engine's group reserves nothing, and fits
+            status, ce = a.alloc(a.client, dev, rm.TSG, rm.group_params(rm.ENGINE_COPY0))
+            assert status == rm.OK, hex(status)
+            assert current("cbl") == 32 * MIB - group + 64 * KIB
+            # the other instance makes its groups meanwhile
+            assert b.alloc(b.client, devb, rm.TSG, rm.group_params())[0] == rm.OK
+            assert a.free(h) == rm.OK
+            assert a.alloc(a.client, dev, rm.TSG, rm.group_params())[0] == rm.OK
+            assert current("cbl") == group
+        finally:
+            a.close()
+            b.close()
+        assert wait_current("cbl", 0) == 0
+
+
+def test_a_killed_process_leaves_no_context_buffer_charge() -> None:
+    with instance("cbk", opts="mem=64M") as d:
+        r = Rm(dev=d)
+        try:
+            group = rm.gr_group_bytes(r, r.device()[1])
+        finally:
+            r.close()
+
+        def hold() -> None:
+            t = Rm(dev=d)
+            dev, sub = t.device()
+            Channel(t, dev, sub)  # mapped and scheduled, as a CUDA context's are
+            t.alloc(t.client, dev, rm.TSG, rm.group_params())
+
+        with killed_after(hold):
+            assert current("cbk") == 2 * group + Channel.MEM + rm.CTXBUF_CHANNEL
+        assert wait_current("cbk", 0) == 0
