@@ -29,10 +29,15 @@
  * is the count. Lowering ``channels_max`` below it is refused with -EBUSY, as ``mem_max`` is.
  *
  * The count follows qgpu's mirror of the tenant's objects (qgpu_rmtrack.c): it goes up before
- * the call is forwarded, down when RM refused it, and down when the mirror drops the object, which
- * it does once RM has freed it (the object, an ancestor, the client, or the file at process
- * exit). Sealed, RM allocates the class qgpu counted (DOC: sealed forwarding); with ``seal=0`` a
- * tenant that rewrites its class under the call is counted for what qgpu read.
+ * the call is forwarded, down when RM refused it, and down when the mirror drops the object's
+ * last handle, which it does once RM has freed it (the object, an ancestor, the client, or the
+ * file at process exit). RM keeps a channel or group, and its id, while a copy in another client
+ * of the instance (RM_DUP_OBJECT) or an export fd still refers to it, so the count rides on the
+ * charge the object holds for its own memory (DOC: context buffers in qgpu_ctxbuf.c), which
+ * those share; copies of one group count once. Sealed, RM allocates the class qgpu counted (DOC:
+ * sealed forwarding); with ``seal=0`` a tenant that rewrites its class under the call is counted
+ * for what qgpu read. A copy made while another file of the instance allocates gets a count of
+ * its own, as it gets a charge of its own (qgpu_ctxbuf_own()).
  */
 
 /**

@@ -35,17 +35,19 @@
  *
  * Not charged: a channel's chunk stays in its group's pool until the group has no channel left,
  * so a group that once had more channels than it has now holds up to 64 KiB for each of the
- * difference (at most 127 a group, under ``channels_max``); the buffers of video, JPEG and optical
- * flow engines' groups, whose sizes only the firmware's tables give; and a copy made while
- * another file of the instance allocates (DOC: memory limits), which gets no share of the group's
- * charge.
+ * difference (at most 127 a group, under ``channels_max``); and the buffers of video, JPEG and
+ * optical flow engines' groups, whose sizes only the firmware's tables give. A copy made while
+ * another file of the instance allocates cannot be sure of its source (DOC: memory limits): RM
+ * says what it is, and a channel or group gets a count and charge of its own (qgpu_ctxbuf_own()).
  */
 #include <linux/err.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
 
 #include "nvrm/nvrm_abi.h"
+#include "nvrm/nvrm_ctrl_mem.h"
 #include "nvrm/nvrm_ctxbuf.h"
+#include "qgpu_channels.h"
 #include "qgpu_ctxbuf.h"
 #include "qgpu_internal.h"
 #include "qgpu_kclient.h"
@@ -138,25 +140,75 @@ u32 qgpu_ctxbuf_begin(struct qgpu_file *qf, const struct nvrm_alloc *a, struct q
 	u32 status;
 
 	memset(cb, 0, sizeof(*cb));
-	if (inst->gpu->abi.major < NVRM_CTXBUF_POOL_SINCE)
+	if (!qgpu_channels_counted(a->hclass))
 		return NVRM_OK;
-	if (a->hclass == NVRM_CLASS_KEPLER_CHANNEL_GROUP_A) {
+	if (inst->gpu->abi.major < NVRM_CTXBUF_POOL_SINCE) {
+		/* nothing charged: the charge carries the object's channel count only */
+	} else if (a->hclass == NVRM_CLASS_KEPLER_CHANNEL_GROUP_A) {
 		status = qgpu_ctxbuf_group_begin(qf, a, seal, cb, &bytes);
 		if (status)
 			return status;
-	} else if (qgpu_is_channel_class(a->hclass)) {
+	} else {
 		bytes = NVRM_CTXBUF_CHANNEL_BYTES;
 		parent = qgpu_rmtrack_find(qf->track, a->hroot, a->hparent);
 		if (!parent || parent->hclass != NVRM_CLASS_KEPLER_CHANNEL_GROUP_A)
 			bytes += qgpu_ctxbuf_gr_group(inst->gpu);	/* RM makes it a group */
 	}
-	if (!bytes)
-		return NVRM_OK;
 	cb->charge = qgpu_mem_charge_new(inst, bytes);
 	if (cb->charge)
 		return NVRM_OK;
 	qgpu_ctxbuf_end(qf, seal, cb, false);
 	return NVRM_ERR_NO_MEMORY;
+}
+
+/**
+ * qgpu_ctxbuf_own() - a charge of its own for a copy of a channel or group whose source's the
+ * mirror could not vouch for
+ * @inst: the instance
+ * @hclient: the tenant's client
+ * @handle: the copy RM made
+ * @status: NVRM_OK, or NVRM_ERR_NO_MEMORY when it is a channel or group that does not fit (past
+ *	``channels_max`` or ``mem_max``, counted as a refusal), or RM cannot be asked
+ *
+ * For a copy made while another file of the instance allocated (qgpu_mem_dup_end()): its source
+ * may have been freed and its handle reused meanwhile. RM says what the copy is; a channel or
+ * group then gets a count and a charge of its own, a group's as a graphics group's whatever its
+ * engine. That counts the object twice while both handles live, which errs on the tenant's side,
+ * as a memory copy's own charge does.
+ *
+ * Return: the charge, its count taken over, or NULL: not a channel or group, or @status.
+ */
+struct qgpu_mem_charge *qgpu_ctxbuf_own(struct qgpu_instance *inst, u32 hclient, u32 handle,
+					u32 *status)
+{
+	struct nvrm_client_get_handle_info p = {
+		.hobject = handle,
+		.index = NVRM_HANDLE_INFO_INDEX_CLASSID,
+	};
+	struct qgpu_mem_charge *c;
+	u64 bytes = 0;
+	u32 rm, hclass;
+
+	*status = NVRM_OK;
+	rm = qgpu_kclient_control_in(hclient, hclient, NVRM_CTRL_CMD_NV0000_CLIENT_GET_HANDLE_INFO,
+				     &p, sizeof(p));
+	hclass = (u32)p.data;
+	if (rm == NVRM_OK && !qgpu_channels_counted(hclass))
+		return NULL;
+	*status = NVRM_ERR_NO_MEMORY;
+	if (rm != NVRM_OK || !qgpu_channels_reserve(inst))
+		return NULL;
+	if (inst->gpu->abi.major >= NVRM_CTXBUF_POOL_SINCE)
+		bytes = hclass == NVRM_CLASS_KEPLER_CHANNEL_GROUP_A ?
+			qgpu_ctxbuf_gr_group(inst->gpu) : NVRM_CTXBUF_CHANNEL_BYTES;
+	c = qgpu_mem_charge_new(inst, bytes);
+	if (!c) {
+		qgpu_channels_put(inst);
+		return NULL;
+	}
+	qgpu_mem_charge_count_channel(c);
+	*status = NVRM_OK;
+	return c;
 }
 
 /**
@@ -178,10 +230,13 @@ void qgpu_ctxbuf_end(struct qgpu_file *qf, struct qgpu_seal *seal, struct qgpu_c
 }
 
 /**
- * qgpu_ctxbuf_made() - the object's mirror node holds its charge
+ * qgpu_ctxbuf_made() - the object's mirror node holds its charge, and its ``channels`` count
  * @cb: as qgpu_ctxbuf_end() left it
- * @node: the node of what RM made, or NULL: nothing made (the charge goes), or nothing mirrored
- *	(the caller then has RM free it again)
+ * @node: the node of what RM made, or NULL: nothing made (the charge goes; the caller gives the
+ *	count back), or nothing mirrored (the caller then has RM free it again)
+ *
+ * From here the count goes with the charge's last holder: RM keeps a channel or group, and its
+ * id, while a copy in another client or an export holds it (DOC: channels).
  *
  * Context: the tracker's lock held.
  * Return: whether the object held a charge (the caller frees it when @node is NULL).
@@ -190,10 +245,12 @@ bool qgpu_ctxbuf_made(struct qgpu_ctxbuf *cb, struct qgpu_rmnode *node)
 {
 	if (!cb->charge)
 		return false;
-	if (node)
+	if (node) {
+		qgpu_mem_charge_count_channel(cb->charge);
 		qgpu_mem_hold(node, cb->charge);
-	else
+	} else {
 		qgpu_mem_charge_put(cb->charge);
+	}
 	cb->charge = NULL;
 	return true;
 }

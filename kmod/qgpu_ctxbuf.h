@@ -10,6 +10,7 @@
 
 struct nvrm_alloc;
 struct qgpu_file;
+struct qgpu_instance;
 struct qgpu_mem_charge;
 struct qgpu_rmnode;
 struct qgpu_seal;
@@ -29,5 +30,7 @@ u32 qgpu_ctxbuf_begin(struct qgpu_file *qf, const struct nvrm_alloc *a, struct q
 void qgpu_ctxbuf_end(struct qgpu_file *qf, struct qgpu_seal *seal, struct qgpu_ctxbuf *cb,
 		     bool rm_ok);
 bool qgpu_ctxbuf_made(struct qgpu_ctxbuf *cb, struct qgpu_rmnode *node);
+struct qgpu_mem_charge *qgpu_ctxbuf_own(struct qgpu_instance *inst, u32 hclient, u32 handle,
+					u32 *status);
 
 #endif /* QGPU_CTXBUF_H */

@@ -594,7 +594,7 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 		status = qgpu_mapped_virtual_begin(qf, &a, &seal, &virt);
 	if (!ret && !status && !cparams && !virt.params)	/* nor does fabric memory */
 		status = qgpu_fabric_begin(qf, &a, &seal, &fab);
-	if (!ret && !status && counted && !cparams)	/* nor do channels and groups */
+	if (!ret && !status && !cparams)	/* nor do channels and groups */
 		status = qgpu_ctxbuf_begin(qf, &a, &seal, &cb);
 	if (!ret && status)
 		ret = qgpu_rm_alloc_refuse(qf, arg, size, buf, status);
@@ -634,7 +634,6 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 		holds = qgpu_fabric_made(&fab, node);
 		holds |= qgpu_ctxbuf_made(&cb, node);
 		if (node) {
-			node->channel = counted;	/* the count is the node's from here */
 			qgpu_sched_rm_alloc(qf, node, &a);	/* channel groups, channels */
 		} else if (counted || holds || qgpu_objects_bounded(qf->inst)) {
 			done = qgpu_rm_alloc_uncounted(qf, arg, size, buf, &a, hnew, counted);

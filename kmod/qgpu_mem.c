@@ -17,6 +17,8 @@
 #include <linux/uaccess.h>
 
 #include "nvrm/nvrm_ctrl_mem.h"
+#include "qgpu_channels.h"
+#include "qgpu_ctxbuf.h"
 #include "qgpu_internal.h"
 #include "qgpu_kclient.h"
 #include "qgpu_mem.h"
@@ -107,6 +109,8 @@
  * @size: bytes charged
  * @inst: the instance charged
  * @sys: system memory (the ``sysmem_max`` pool), not video memory
+ * @channel: what is held is a channel or channel group, whose id the instance's ``channels``
+ *	counts until the last holder lets go (qgpu_channels.c, qgpu_ctxbuf.c)
  * @in_node: the charge is part of a struct qgpu_mem_made, freed with it
  * @rcu: freed after a grace period (qgpu_mem_charge_of() looks it up under RCU)
  */
@@ -115,6 +119,7 @@ struct qgpu_mem_charge {
 	u64 size;
 	struct qgpu_instance *inst;
 	bool sys;
+	bool channel;
 	bool in_node;
 	struct rcu_head rcu;
 };
@@ -274,6 +279,8 @@ void qgpu_mem_charge_put(struct qgpu_mem_charge *c)
 	if (!refcount_dec_and_test(&c->ref))
 		return;
 	qgpu_mem_uncharge(c->inst, c->sys, c->size);
+	if (c->channel)
+		qgpu_channels_put(c->inst);
 	if (c->in_node)
 		kfree_rcu(container_of(c, struct qgpu_mem_made, charge), charge.rcu);
 	else
@@ -323,7 +330,7 @@ bool qgpu_mem_attach(struct qgpu_rmnode *node, struct qgpu_mem_charge *c)
 /**
  * qgpu_mem_charge_new() - charge video memory RM allocates for an object that is not memory
  * @inst: the instance
- * @size: bytes
+ * @size: bytes, 0 for none (the charge then only carries what qgpu_mem_hold() gives it)
  *
  * For what RM will allocate, before the call is forwarded: over the limit it is counted as a
  * refusal (``events``, netlink ``oom``).
@@ -334,7 +341,7 @@ struct qgpu_mem_charge *qgpu_mem_charge_new(struct qgpu_instance *inst, u64 size
 {
 	struct qgpu_mem_charge *c;
 
-	if (!qgpu_mem_try_charge(inst, false, size)) {
+	if (size && !qgpu_mem_try_charge(inst, false, size)) {
 		qgpu_mem_refused(inst, false, size);
 		return NULL;
 	}
@@ -350,11 +357,22 @@ struct qgpu_mem_charge *qgpu_mem_charge_new(struct qgpu_instance *inst, u64 size
 }
 
 /**
- * qgpu_mem_hold() - an object that is not memory holds a charge until its node goes
+ * qgpu_mem_charge_count_channel() - a charge takes over one of its instance's ``channels`` count
+ * @c: a charge of a channel or channel group, not yet shared
+ *
+ * The count is given back with the charge's last reference (qgpu_mem_charge_put()).
+ */
+void qgpu_mem_charge_count_channel(struct qgpu_mem_charge *c)
+{
+	c->channel = true;
+}
+
+/**
+ * qgpu_mem_hold() - an object that is not memory holds a charge until its last holder goes
  * @node: the object's node, which carries no such charge yet
  * @c: the charge; the node takes over the caller's reference
  *
- * Its copies share the charge (qgpu_mem_charge_of()).
+ * Its copies and exports share the charge (qgpu_mem_charge_of(), qgpu_mem_node_charge()).
  *
  * Context: the tracker's lock held.
  */
@@ -368,16 +386,18 @@ void qgpu_mem_hold(struct qgpu_rmnode *node, struct qgpu_mem_charge *c)
  * qgpu_mem_node_charge() - the charge a mirror node carries, as a new reference
  * @node: the node (its tracker's lock held), or NULL
  *
- * Return: the charge, or NULL when @node is no charged memory.
+ * Return: the charge, or NULL when @node holds nothing charged: neither charged memory nor what RM
+ * allocated for the object itself (qgpu_mem_hold()).
  */
 struct qgpu_mem_charge *qgpu_mem_node_charge(struct qgpu_rmnode *node)
 {
 	struct qgpu_mem_charge *c;
 
-	if (!node || node->ops != &qgpu_mem_node_ops)
+	if (!node)
 		return NULL;
-	c = node->payload;
-	refcount_inc(&c->ref);
+	c = node->ops == &qgpu_mem_node_ops ? node->payload : node->held;
+	if (c)
+		refcount_inc(&c->ref);
 	return c;
 }
 
@@ -1096,6 +1116,8 @@ u32 qgpu_mem_dup_end(struct qgpu_file *qf, const struct nvrm_nvos55 *p, struct q
 		if (c)
 			qgpu_mem_charge_put(c);
 		c = qgpu_mem_own_charge(inst, p->hclient, p->hobject, &status);
+		if (!c && status == NVRM_OK)	/* not memory: a channel or group? */
+			c = qgpu_ctxbuf_own(inst, p->hclient, p->hobject, &status);
 	}
 	if (!c && status == NVRM_OK)
 		return NVRM_OK;

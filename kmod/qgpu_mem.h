@@ -115,6 +115,7 @@ bool qgpu_mem_alloc_memory_made(struct qgpu_file *qf, struct qgpu_rmtrack *t,
 /* Charges that more than one holder shares (duplicates, exports and imports: qgpu_export.c) */
 struct qgpu_mem_charge *qgpu_mem_node_charge(struct qgpu_rmnode *node);
 struct qgpu_mem_charge *qgpu_mem_charge_new(struct qgpu_instance *inst, u64 size);
+void qgpu_mem_charge_count_channel(struct qgpu_mem_charge *c);
 void qgpu_mem_hold(struct qgpu_rmnode *node, struct qgpu_mem_charge *c);
 struct qgpu_mem_charge *qgpu_mem_charge_tryget(struct qgpu_mem_charge *c);
 struct qgpu_mem_charge *qgpu_mem_own_charge(struct qgpu_instance *inst, u32 hclient, u32 handle,

@@ -143,8 +143,6 @@ static void qgpu_rmnode_free(struct qgpu_rmclient *client, struct qgpu_rmnode *n
 		list_del(&node->sibling);
 	}
 	qgpu_objects_gone(client->inst);
-	if (node->channel)
-		qgpu_channels_put(client->inst);
 	if (node->held)
 		qgpu_mem_charge_put(node->held);
 	qgpu_mapped_node_gone(client->inst, node);

@@ -43,11 +43,10 @@ struct qgpu_rmnode_ops {
  * @payload: the state @ops manages
  * @in_payload: the node is part of @payload's allocation, which @ops->release lets go of: the
  *	mirror never frees it itself (qgpu_rmtrack_insert_made())
- * @channel: a channel or channel group the instance's ``channels`` counts (qgpu_channels.c),
- *	until the node goes
- * @held: video memory RM allocated for the object itself (a channel group's context buffers,
- *	a channel's instance block: qgpu_ctxbuf.c), a reference to its charge until the node goes;
- *	set once (store-release) and read under RCU by qgpu_mem_charge_of(); NULL for none
+ * @held: what RM allocated for the object itself, a reference to its charge until the node goes:
+ *	a channel group's context buffers or a channel's instance block, and its ``channels``
+ *	count (qgpu_ctxbuf.c); set once (store-release) and read under RCU by
+ *	qgpu_mem_charge_of(); NULL for none
  * @dma_maps: its parts in the RM_MAP_MEMORY_DMA mappings qgpu models (qgpu_mapped.c), as the
  *	virtual allocation, the memory or the device; they go with it
  * @mapped_units: for a virtual range RM maps up front, the 2 MiB regions the instance's
@@ -66,7 +65,6 @@ struct qgpu_rmnode {
 	const struct qgpu_rmnode_ops *ops;
 	void *payload;
 	bool in_payload;
-	bool channel;
 	struct qgpu_mem_charge *held;
 	struct list_head dma_maps;
 	u32 mapped_units;

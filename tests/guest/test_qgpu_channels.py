@@ -174,3 +174,46 @@ def test_a_bound_keeps_the_gpus_channel_ids_for_the_others() -> None:
                 other.close()
     finally:
         write(ids, old)
+
+
+def test_a_groups_copies_hold_its_count_until_the_last_goes(seal_mode: str) -> None:
+    """RM keeps a channel group, and its id, until its last copy goes: a copy in another client of
+    the instance, or an export fd, keeps the count after the group's own handle is freed, and
+    copies of one group count once. Counted by handle, copying a group and freeing the original
+    held ids past the bound."""
+    with instance("chd", opts="mem=64M channels=2") as d:
+        a, b = Rm(dev=d), Rm(dev=d)
+        try:
+            dev, _ = a.device()
+            bdev, _ = b.device()
+            status, g = a.alloc(a.client, dev, rm.TSG, rm.group_params(rm.ENGINE_COPY0))
+            assert status == rm.OK, hex(status)
+            status, copy = b.dup(bdev, a.client, g)
+            assert status == rm.OK, hex(status)
+            assert count("chd", "channels") == 1  # one group, two handles
+            assert a.free(g) == rm.OK
+            assert count("chd", "channels") == 1  # the copy holds it
+            status, g2 = a.alloc(a.client, dev, rm.TSG, rm.group_params(rm.ENGINE_COPY0))
+            assert status == rm.OK, hex(status)
+            status, copy2 = b.dup(bdev, a.client, g2)
+            assert status == rm.OK, hex(status)
+            assert a.free(g2) == rm.OK
+            assert count("chd", "channels") == 2
+            assert group(a, dev)[0] == rm.NO_FREE_FIFOS  # past the bound
+            assert b.free(copy) == rm.OK
+            assert count("chd", "channels") == 1
+            status, g3 = group(a, dev)
+            assert status == rm.OK, hex(status)
+            # an export fd holds a group as a copy does
+            e = os.open(f"{d}/nvidiactl", os.O_RDWR)
+            try:
+                assert a.export_object(g3, e) == rm.OK
+                assert a.free(g3) == rm.OK
+                assert count("chd", "channels") == 2
+            finally:
+                os.close(e)
+            wait_count("chd", "channels", 1)
+        finally:
+            a.close()
+            b.close()
+        wait_count("chd", "channels", 0)

@@ -7,9 +7,11 @@ last copy and the channel, process death included. Forwarded uncharged, a tenant
 
 from __future__ import annotations
 
+import threading
+
 import rm
 from holder import killed_after
-from qgpu_sysfs import inst_dir, instance, read
+from qgpu_sysfs import count, inst_dir, instance, read, wait_count
 from qgpu_sysfs import mem_current as current
 from rm import Channel, Rm
 from test_qgpu_memlimit import wait_current
@@ -104,3 +106,56 @@ def test_a_killed_process_leaves_no_context_buffer_charge() -> None:
         with killed_after(hold):
             assert current("cbk") == 2 * group + Channel.MEM + rm.CTXBUF_CHANNEL
         assert wait_current("cbk", 0) == 0
+
+
+def test_copies_of_groups_racing_another_files_alloc_and_free_stay_counted() -> None:
+    """A copy made through one file of a channel group another file makes and frees meanwhile.
+
+    The group's charge may not be in the mirror yet, or may have gone with a free just after RM
+    made the copy. Whatever the interleaving, the instance is never charged less than the
+    framebuffer RM holds for its groups, nor counts fewer groups than RM keeps."""
+    handle = 0x5A5A
+    direct = Rm()
+    with instance("cbr", opts="mem=4G") as d:
+        r1, r2 = Rm(dev=d), Rm(dev=d)
+        stop = threading.Event()
+        churn = threading.Thread()
+        try:
+            _, sub = direct.device()
+            free0 = direct.fb_free_bytes(sub)
+            dev1, _ = r1.device()
+            dev2, _ = r2.device()
+
+            def alloc_free() -> None:
+                while not stop.is_set():
+                    if r1.alloc(r1.client, dev1, rm.TSG, rm.group_params(), handle)[0] == rm.OK:
+                        r1.free(handle)
+
+            churn = threading.Thread(target=alloc_free)
+            churn.start()
+            copies = []
+            for _ in range(300):
+                status, copy = r2.dup(dev2, r1.client, handle)
+                if status == rm.OK:
+                    copies.append(copy)
+            stop.set()
+            churn.join()
+            assert copies, "no copy was made"
+            r1.free(handle)
+            held = free0 - direct.fb_free_bytes(sub)
+            groups = held // rm.gr_group_bytes(direct, sub)  # what RM keeps for the copies
+            assert 0 < groups <= len(copies)
+            assert current("cbr") >= held, (current("cbr"), held, len(copies))
+            assert count("cbr", "channels") >= groups, (count("cbr", "channels"), groups)
+            r2.close()
+            r2.ctl = r2.gpu_fd = -1
+            r1.close()
+            r1.ctl = r1.gpu_fd = -1
+            assert wait_current("cbr", 0) == 0
+            wait_count("cbr", "channels", 0)
+        finally:
+            stop.set()
+            if churn.is_alive():
+                churn.join()
+            for r in (r2, r1, direct):
+                r.close()
