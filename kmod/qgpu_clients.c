@@ -139,13 +139,12 @@ bool qgpu_clients_control(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 		mutex_lock(&qf->track->lock);
 	status = qgpu_clients_check(qf, c->hclient, f, p, what);
 	if (!status) {
-		*ret = mutex_lock_killable(&qf->inst->params_seal);
+		*ret = qgpu_seal_params_lock(&qf->inst->params_seal, &seal, c->params_ptr, p, span);
 		if (!*ret) {
 			/* RM answers, into the tenant's NVOS54 */
-			qgpu_seal_params_begin(&seal, c->params_ptr, p, span);
 			*ret = qgpu_forward_control(qf, cmd, arg, compat, c, &status);
-			qgpu_seal_params_end(&seal, !*ret && status == NVRM_OK);
-			mutex_unlock(&qf->inst->params_seal);
+			qgpu_seal_params_unlock(&qf->inst->params_seal, &seal,
+						!*ret && status == NVRM_OK);
 		}
 		forwarded = true;
 	}
@@ -213,11 +212,14 @@ int qgpu_clients_alloc_begin(struct qgpu_file *qf, const struct nvrm_alloc *a,
 	*status = qgpu_clients_check(qf, a->hroot, f, p, what);
 	if (!*status && a->hclass == NVRM_CLASS_NV01_DEVICE_0)
 		qgpu_clients_own_va_space(p, a->hroot);
-	if (*status || mutex_lock_killable(&qf->inst->params_seal)) {
+	if (*status) {
 		kfree(p);
-		return *status ? 0 : -EINTR;
+		return 0;
 	}
-	qgpu_seal_params_begin(seal, a->params_ptr, p, span);
+	if (qgpu_seal_params_lock(&qf->inst->params_seal, seal, a->params_ptr, p, span)) {
+		kfree(p);
+		return -EINTR;
+	}
 	*params = p;
 	return 0;
 }
@@ -234,8 +236,7 @@ void qgpu_clients_alloc_end(struct qgpu_file *qf, struct qgpu_seal *seal, void *
 {
 	if (!params)
 		return;
-	qgpu_seal_params_end(seal, rm_ok);
-	mutex_unlock(&qf->inst->params_seal);
+	qgpu_seal_params_unlock(&qf->inst->params_seal, seal, rm_ok);
 	kfree(params);
 }
 

@@ -106,12 +106,11 @@ static u32 qgpu_ctxbuf_group_begin(struct qgpu_file *qf, const struct nvrm_alloc
 		return NVRM_ERR_INVALID_ADDRESS;
 	if (nvrm_ctxbuf_engine_is_gr(p->engine_type))	/* asked before the seal: a control */
 		*bytes = qgpu_ctxbuf_gr_group(qf->inst->gpu);
-	if (mutex_lock_killable(&qf->inst->params_seal)) {
+	if (qgpu_seal_params_lock(&qf->inst->params_seal, seal, a->params_ptr, p, sizeof(*p))) {
 		/* killed while another forward waited on RM: the process never sees the status */
 		kfree(p);
 		return NVRM_ERR_INVALID_STATE;
 	}
-	qgpu_seal_params_begin(seal, a->params_ptr, p, sizeof(*p));
 	cb->params = p;
 	return NVRM_OK;
 }
@@ -223,8 +222,7 @@ void qgpu_ctxbuf_end(struct qgpu_file *qf, struct qgpu_seal *seal, struct qgpu_c
 {
 	if (!cb->params)
 		return;
-	qgpu_seal_params_end(seal, rm_ok);
-	mutex_unlock(&qf->inst->params_seal);
+	qgpu_seal_params_unlock(&qf->inst->params_seal, seal, rm_ok);
 	kfree(cb->params);
 	cb->params = NULL;
 }

@@ -67,7 +67,7 @@ u32 qgpu_fabric_begin(struct qgpu_file *qf, const struct nvrm_alloc *a, struct q
 		kfree(p);
 		return NVRM_OK;
 	}
-	if (mutex_lock_killable(&qf->inst->params_seal)) {
+	if (qgpu_seal_params_lock(&qf->inst->params_seal, seal, a->params_ptr, p, size)) {
 		/* killed while another forward waited on RM: the process never sees the status */
 		kfree(p);
 		return NVRM_ERR_INVALID_STATE;
@@ -75,7 +75,6 @@ u32 qgpu_fabric_begin(struct qgpu_file *qf, const struct nvrm_alloc *a, struct q
 	if (nvrm_fabric_holds_memory(&f) && f.hvidmem)
 		fab->charge = qgpu_mem_node_charge(qgpu_rmtrack_find(qf->track, a->hroot,
 								     f.hvidmem));
-	qgpu_seal_params_begin(seal, a->params_ptr, p, size);
 	fab->params = p;
 	return NVRM_OK;
 }
@@ -92,8 +91,7 @@ void qgpu_fabric_end(struct qgpu_file *qf, struct qgpu_seal *seal, struct qgpu_f
 {
 	if (!fab->params)
 		return;
-	qgpu_seal_params_end(seal, rm_ok);
-	mutex_unlock(&qf->inst->params_seal);
+	qgpu_seal_params_unlock(&qf->inst->params_seal, seal, rm_ok);
 	kfree(fab->params);
 	fab->params = NULL;
 }

@@ -552,13 +552,12 @@ u32 qgpu_mapped_virtual_begin(struct qgpu_file *qf, const struct nvrm_alloc *a,
 		return status;
 	}
 	/* sealed even where RM maps nothing up front: a sibling could clear LAZY under RM's read */
-	if (mutex_lock_killable(&qf->inst->params_seal)) {
+	if (qgpu_seal_params_lock(&qf->inst->params_seal, seal, a->params_ptr, p, size)) {
 		/* killed while another forward waited on RM: the process never sees the status */
 		qgpu_mapped_virtual_end(qf, seal, v, false, false);
 		kfree(p);
 		return NVRM_ERR_INVALID_STATE;
 	}
-	qgpu_seal_params_begin(seal, a->params_ptr, p, size);
 	v->params = p;
 	return NVRM_OK;
 }
@@ -576,8 +575,7 @@ void qgpu_mapped_virtual_end(struct qgpu_file *qf, struct qgpu_seal *seal,
 			     struct qgpu_mapped_virtual *v, bool rm_ok, bool unsure)
 {
 	if (v->params) {
-		qgpu_seal_params_end(seal, rm_ok);
-		mutex_unlock(&qf->inst->params_seal);
+		qgpu_seal_params_unlock(&qf->inst->params_seal, seal, rm_ok);
 		kfree(v->params);
 		v->params = NULL;
 	}

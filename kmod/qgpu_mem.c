@@ -327,6 +327,27 @@ bool qgpu_mem_attach(struct qgpu_rmnode *node, struct qgpu_mem_charge *c)
 	return true;
 }
 
+/* A charge of @size bytes (none for 0) in @sys's pool, if it fits; a refusal is counted. */
+static struct qgpu_mem_charge *qgpu_mem_charge_make(struct qgpu_instance *inst, bool sys, u64 size)
+{
+	struct qgpu_mem_charge *c;
+
+	if (size && !qgpu_mem_try_charge(inst, sys, size)) {
+		qgpu_mem_refused(inst, sys, size);
+		return NULL;
+	}
+	c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
+	if (!c) {
+		qgpu_mem_uncharge(inst, sys, size);
+		return NULL;
+	}
+	refcount_set(&c->ref, 1);
+	c->size = size;
+	c->inst = inst;
+	c->sys = sys;
+	return c;
+}
+
 /**
  * qgpu_mem_charge_new() - charge video memory RM allocates for an object that is not memory
  * @inst: the instance
@@ -339,21 +360,7 @@ bool qgpu_mem_attach(struct qgpu_rmnode *node, struct qgpu_mem_charge *c)
  */
 struct qgpu_mem_charge *qgpu_mem_charge_new(struct qgpu_instance *inst, u64 size)
 {
-	struct qgpu_mem_charge *c;
-
-	if (size && !qgpu_mem_try_charge(inst, false, size)) {
-		qgpu_mem_refused(inst, false, size);
-		return NULL;
-	}
-	c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
-	if (!c) {
-		qgpu_mem_uncharge(inst, false, size);
-		return NULL;
-	}
-	refcount_set(&c->ref, 1);
-	c->size = size;
-	c->inst = inst;
-	return c;
+	return qgpu_mem_charge_make(inst, false, size);
 }
 
 /**
@@ -1063,20 +1070,9 @@ struct qgpu_mem_charge *qgpu_mem_own_charge(struct qgpu_instance *inst, u32 hcli
 	*status = NVRM_ERR_NO_MEMORY;
 	if (q)
 		return NULL;
-	if (!qgpu_mem_try_charge(inst, sys, size)) {
-		qgpu_mem_refused(inst, sys, size);
-		return NULL;
-	}
-	c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
-	if (!c) {
-		qgpu_mem_uncharge(inst, sys, size);
-		return NULL;
-	}
-	refcount_set(&c->ref, 1);
-	c->size = size;
-	c->inst = inst;
-	c->sys = sys;
-	*status = NVRM_OK;
+	c = qgpu_mem_charge_make(inst, sys, size);
+	if (c)
+		*status = NVRM_OK;
 	return c;
 }
 

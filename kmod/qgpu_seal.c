@@ -547,7 +547,7 @@ long qgpu_forward_attach_sealed(struct file *real, unsigned int cmd, unsigned lo
  *
  * Context: process context.
  */
-void qgpu_seal_params_begin(struct qgpu_seal *s, u64 uptr, void *copy, u32 size)
+static void qgpu_seal_params_begin(struct qgpu_seal *s, u64 uptr, void *copy, u32 size)
 {
 	*s = (struct qgpu_seal){
 		.task = current, .params = copy, .site = QGPU_SEAL_RM_PARAMS, .size = size,
@@ -568,7 +568,7 @@ void qgpu_seal_params_begin(struct qgpu_seal *s, u64 uptr, void *copy, u32 size)
  * Context: process context.
  * Return: whether RM used qgpu's copy.
  */
-bool qgpu_seal_params_end(struct qgpu_seal *s, bool rm_ok)
+static bool qgpu_seal_params_end(struct qgpu_seal *s, bool rm_ok)
 {
 	if (!s->registered)
 		return false;
@@ -576,6 +576,46 @@ bool qgpu_seal_params_end(struct qgpu_seal *s, bool rm_ok)
 	if (!s->returned && rm_ok)
 		atomic64_inc(&qgpu_seal_params_missed);
 	return s->returned;
+}
+
+/**
+ * qgpu_seal_params_lock() - one sealed forward at a time for an instance, then begin the seal
+ * @lock: the instance's params_seal (struct qgpu_instance), which bounds the calls the probe's
+ *	pool must hold to one an instance (DOC: client handles in parameters, qgpu_clients.c)
+ * @s: as for qgpu_seal_params_begin()
+ * @uptr: as for qgpu_seal_params_begin()
+ * @copy: as for qgpu_seal_params_begin()
+ * @size: as for qgpu_seal_params_begin()
+ *
+ * The caller forwards the call and then calls qgpu_seal_params_unlock().
+ *
+ * Context: process context; sleeps.
+ * Return: 0, or -EINTR: killed while another forward of the instance waited on RM (nothing
+ * sealed, @lock not held).
+ */
+int qgpu_seal_params_lock(struct mutex *lock, struct qgpu_seal *s, u64 uptr, void *copy, u32 size)
+{
+	if (mutex_lock_killable(lock))
+		return -EINTR;
+	qgpu_seal_params_begin(s, uptr, copy, size);
+	return 0;
+}
+
+/**
+ * qgpu_seal_params_unlock() - end qgpu_seal_params_lock()
+ * @lock: as given there
+ * @s: the registration
+ * @rm_ok: as for qgpu_seal_params_end()
+ *
+ * Context: process context.
+ * Return: whether RM used qgpu's copy.
+ */
+bool qgpu_seal_params_unlock(struct mutex *lock, struct qgpu_seal *s, bool rm_ok)
+{
+	bool used = qgpu_seal_params_end(s, rm_ok);
+
+	mutex_unlock(lock);
+	return used;
 }
 
 /* Whether forwards are sealed: the probe is placed. */

@@ -11,6 +11,7 @@
 
 struct file;
 struct module;
+struct mutex;
 struct seq_file;
 struct task_struct;
 
@@ -51,8 +52,8 @@ int qgpu_seal_uvm_init(const struct module *uvm);
 void qgpu_seal_exit(void);
 void qgpu_seal_show(struct seq_file *m);
 bool qgpu_seal_ready(void);
-void qgpu_seal_params_begin(struct qgpu_seal *s, u64 uptr, void *copy, u32 size);
-bool qgpu_seal_params_end(struct qgpu_seal *s, bool rm_ok);
+int qgpu_seal_params_lock(struct mutex *lock, struct qgpu_seal *s, u64 uptr, void *copy, u32 size);
+bool qgpu_seal_params_unlock(struct mutex *lock, struct qgpu_seal *s, bool rm_ok);
 long qgpu_forward_sealed(struct file *real, unsigned int cmd, unsigned long arg, bool compat,
 			 void *params, bool *sealed);
 long qgpu_forward_sealed_nocopy(struct file *real, unsigned int cmd, unsigned long arg,

@@ -390,11 +390,12 @@ def test_a_call_stalled_in_rms_copy_holds_up_only_its_own_instance() -> None:
             assert os.read(stalled_r, 1) == b"s"
             waiter = fork_call(lambda: Rm(dev=one).device() and None)
             try:
-                # it comes to wait for the instance's turn (mutex_lock_killable, inlined or not)
-                # and stays there; a generous bound on getting there, not a timing target
+                # it comes to wait for the instance's turn (qgpu_seal_params_lock's
+                # mutex_lock_killable, inlined or not) and stays there; a generous bound on
+                # getting there, not a timing target
                 wchan = ""
                 deadline = time.monotonic() + 60
-                while not (wchan == "qgpu_clients_alloc_begin" or "mutex" in wchan):
+                while not (wchan == "qgpu_seal_params_lock" or "mutex" in wchan):
                     assert os.waitpid(waiter, os.WNOHANG)[0] == 0, "it went through"
                     assert time.monotonic() < deadline, f"it never waited: {wchan}"
                     time.sleep(0.05)

@@ -7,9 +7,8 @@ last copy and the channel, process death included. Forwarded uncharged, a tenant
 
 from __future__ import annotations
 
-import threading
-
 import rm
+from churn import churning
 from holder import killed_after
 from qgpu_sysfs import count, inst_dir, instance, read, wait_count
 from qgpu_sysfs import mem_current as current
@@ -118,8 +117,6 @@ def test_copies_of_groups_racing_another_files_alloc_and_free_stay_counted() -> 
     direct = Rm()
     with instance("cbr", opts="mem=4G") as d:
         r1, r2 = Rm(dev=d), Rm(dev=d)
-        stop = threading.Event()
-        churn = threading.Thread()
         try:
             _, sub = direct.device()
             free0 = direct.fb_free_bytes(sub)
@@ -127,19 +124,15 @@ def test_copies_of_groups_racing_another_files_alloc_and_free_stay_counted() -> 
             dev2, _ = r2.device()
 
             def alloc_free() -> None:
-                while not stop.is_set():
-                    if r1.alloc(r1.client, dev1, rm.TSG, rm.group_params(), handle)[0] == rm.OK:
-                        r1.free(handle)
+                if r1.alloc(r1.client, dev1, rm.TSG, rm.group_params(), handle)[0] == rm.OK:
+                    r1.free(handle)
 
-            churn = threading.Thread(target=alloc_free)
-            churn.start()
             copies = []
-            for _ in range(300):
-                status, copy = r2.dup(dev2, r1.client, handle)
-                if status == rm.OK:
-                    copies.append(copy)
-            stop.set()
-            churn.join()
+            with churning(alloc_free):
+                for _ in range(300):
+                    status, copy = r2.dup(dev2, r1.client, handle)
+                    if status == rm.OK:
+                        copies.append(copy)
             assert copies, "no copy was made"
             r1.free(handle)
             held = free0 - direct.fb_free_bytes(sub)
@@ -154,8 +147,5 @@ def test_copies_of_groups_racing_another_files_alloc_and_free_stay_counted() -> 
             assert wait_current("cbr", 0) == 0
             wait_count("cbr", "channels", 0)
         finally:
-            stop.set()
-            if churn.is_alive():
-                churn.join()
             for r in (r2, r1, direct):
                 r.close()

@@ -14,12 +14,12 @@ import select
 import signal
 import struct
 import subprocess
-import threading
 import time
 from collections.abc import Callable, Iterator
 
 import pytest
 import rm
+from churn import churning
 from kernel import PROJECT, reload_modules
 from qgpu_sysfs import (
     errno_of_write,
@@ -485,8 +485,6 @@ def test_duplicates_racing_another_files_alloc_and_free_stay_charged() -> None:
     direct = Rm()
     with instance("sx", opts="mem=256M") as d:
         r1, r2 = Rm(dev=d), Rm(dev=d)
-        stop = threading.Event()
-        churn = threading.Thread()
         try:
             _, sub = direct.device()
             free0 = direct.fb_free_bytes(sub)
@@ -494,19 +492,13 @@ def test_duplicates_racing_another_files_alloc_and_free_stay_charged() -> None:
             dev2, _ = r2.device()
 
             def alloc_free() -> None:
-                while not stop.is_set():
-                    if vidmem_at(r1, dev1, size, handle) == rm.OK:
-                        r1.free(handle)
+                if vidmem_at(r1, dev1, size, handle) == rm.OK:
+                    r1.free(handle)
 
-            churn = threading.Thread(target=alloc_free)
-            churn.start()
-            made = tries = 0
-            while tries < 1500:
-                tries += 1
-                status, _ = r2.dup(dev2, r1.client, handle)
-                made += status == rm.OK
-            stop.set()
-            churn.join()
+            made = 0
+            with churning(alloc_free):
+                for _ in range(1500):
+                    made += r2.dup(dev2, r1.client, handle)[0] == rm.OK
             assert made, "no duplicate was made"
             r1.free(handle)
             held = free0 - direct.fb_free_bytes(sub)
@@ -517,9 +509,6 @@ def test_duplicates_racing_another_files_alloc_and_free_stay_charged() -> None:
             r1.ctl = r1.gpu_fd = -1
             assert wait_current("sx", 0) == 0
         finally:
-            stop.set()
-            if churn.is_alive():
-                churn.join()
             for r in (r2, r1, direct):
                 r.close()
 
