@@ -18,13 +18,13 @@
  * So a channel group's RM_ALLOC is charged what RM reserves for it, and a channel's its 64 KiB,
  * before it is forwarded; over the limit it is refused with NV_ERR_NO_MEMORY, what RM answers when
  * the pool cannot be filled, and counted as a refusal (``events``, netlink ``oom``). The charge
- * goes on the object's mirror node and goes with it; copies (RM_DUP_OBJECT) share it, as RM's
- * pools go with the group's last copy. The sizes are the GPU's own: qgpu asks its kernel client's
- * subdevice, once a GPU, for the main, patch and PM buffers (NV2080 GR_GET_ENGINE_CONTEXT_
- * PROPERTIES, any client may, 525-595) and rounds as RM's pools do. Where the driver does not
- * answer, qgpu charges the least any graphics group can take (4 MiB and 128 KiB), and says so in
- * the log once. Drivers before 535 take these buffers from memory RM reserved at boot, not from
- * what tenants share, and nothing is charged.
+ * goes on the object's mirror node and goes with it; copies (RM_DUP_OBJECT) and exports share it,
+ * as RM's pools go with the group's last copy. The sizes are the GPU's own: qgpu asks its kernel
+ * client's subdevice, once a GPU, for the main, patch and PM buffers (NV2080
+ * GR_GET_ENGINE_CONTEXT_PROPERTIES, any client may, 525-595) and rounds as RM's pools do. Where
+ * the driver does not answer, qgpu charges the least any graphics group can take (4 MiB and
+ * 128 KiB), and says so in the log once. Drivers before 535 take these buffers from memory RM
+ * reserved at boot, not from what tenants share, and nothing is charged.
  *
  * qgpu reads a group's engine type from its parameters and has RM read that same copy (sealed,
  * the instance's params_seal); without the probe (``seal=0``) a sibling thread that rewrites it

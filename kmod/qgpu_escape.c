@@ -12,8 +12,8 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
-#include "qgpu_export.h"
 #include "qgpu_ctxbuf.h"
+#include "qgpu_export.h"
 #include "qgpu_fabric.h"
 #include "qgpu_internal.h"
 #include "qgpu_kclient.h"
@@ -623,8 +623,12 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 
 		qgpu_mapped_virtual_end(qf, &seal, &virt, rm_ok, !sealed && !ret);
 	}
-	qgpu_fabric_end(qf, &seal, &fab, qgpu_rm_alloc_ok(qf, ret, sealed, buf, size));
-	qgpu_ctxbuf_end(qf, &seal, &cb, qgpu_rm_alloc_ok(qf, ret, sealed, buf, size));
+	if (fab.params || cb.params) {	/* one seal a call: the status decoded only then */
+		bool rm_ok = qgpu_rm_alloc_ok(qf, ret, sealed, buf, size);
+
+		qgpu_fabric_end(qf, &seal, &fab, rm_ok);
+		qgpu_ctxbuf_end(qf, &seal, &cb, rm_ok);
+	}
 	/* Sealed, what RM made is mirrored even where the copy to the tenant failed. */
 	made = (sealed || !ret) && qgpu_rm_alloc_result(qf, arg, size, buf, sealed, &hnew);
 	if (made) {
