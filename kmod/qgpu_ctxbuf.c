@@ -45,7 +45,6 @@
 #include <linux/slab.h>
 
 #include "nvrm/nvrm_abi.h"
-#include "nvrm/nvrm_ctrl_mem.h"
 #include "nvrm/nvrm_ctxbuf.h"
 #include "qgpu_channels.h"
 #include "qgpu_ctxbuf.h"
@@ -180,18 +179,12 @@ u32 qgpu_ctxbuf_begin(struct qgpu_file *qf, const struct nvrm_alloc *a, struct q
 struct qgpu_mem_charge *qgpu_ctxbuf_own(struct qgpu_instance *inst, u32 hclient, u32 handle,
 					u32 *status)
 {
-	struct nvrm_client_get_handle_info p = {
-		.hobject = handle,
-		.index = NVRM_HANDLE_INFO_INDEX_CLASSID,
-	};
 	struct qgpu_mem_charge *c;
+	u32 rm, hclass = 0;
 	u64 bytes = 0;
-	u32 rm, hclass;
 
 	*status = NVRM_OK;
-	rm = qgpu_kclient_control_in(hclient, hclient, NVRM_CTRL_CMD_NV0000_CLIENT_GET_HANDLE_INFO,
-				     &p, sizeof(p));
-	hclass = (u32)p.data;
+	rm = qgpu_kclient_class_of(hclient, handle, &hclass);
 	if (rm == NVRM_OK && !qgpu_channels_counted(hclass))
 		return NULL;
 	*status = NVRM_ERR_NO_MEMORY;

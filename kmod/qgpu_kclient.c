@@ -19,6 +19,7 @@
 #include <linux/mutex.h>
 #include <linux/string.h>
 
+#include "nvrm/nvrm_ctrl_mem.h"
 #include "nvrm/nvrm_kapi.h"
 #include "qgpu_internal.h"
 #include "qgpu_kclient.h"
@@ -376,6 +377,33 @@ u32 qgpu_kclient_control_in(u32 hclient, u32 hobject, u32 cmd, void *params, u32
 u32 qgpu_kclient_control(u32 hobject, u32 cmd, void *params, u32 size)
 {
 	return qgpu_kclient_control_in(qgpu_kclient_client(), hobject, cmd, params, size);
+}
+
+/**
+ * qgpu_kclient_class_of() - the class RM says a tenant's handle is
+ * @hclient: the tenant's client
+ * @handle: the object
+ * @hclass: set to its class where RM answers NV_OK
+ *
+ * NV0000 CLIENT_GET_HANDLE_INFO, CLASSID, asked of the tenant's client itself (kernel calls may
+ * name any client).
+ *
+ * Context: process context; sleeps.
+ * Return: the RM status.
+ */
+u32 qgpu_kclient_class_of(u32 hclient, u32 handle, u32 *hclass)
+{
+	struct nvrm_client_get_handle_info p = {
+		.hobject = handle,
+		.index = NVRM_HANDLE_INFO_INDEX_CLASSID,
+	};
+	const u32 cmd = NVRM_CTRL_CMD_NV0000_CLIENT_GET_HANDLE_INFO;
+	u32 status;
+
+	status = qgpu_kclient_control_in(hclient, hclient, cmd, &p, sizeof(p));
+	if (status == NVRM_OK)
+		*hclass = (u32)p.data;
+	return status;
 }
 
 /**

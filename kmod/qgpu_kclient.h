@@ -25,6 +25,7 @@ u32 qgpu_kclient_free(u32 hobject);
 u32 qgpu_kclient_control(u32 hobject, u32 cmd, void *params, u32 size);
 u32 qgpu_kclient_control_in(u32 hclient, u32 hobject, u32 cmd, void *params, u32 size);
 u32 qgpu_kclient_free_in(u32 hclient, u32 hobject);
+u32 qgpu_kclient_class_of(u32 hclient, u32 handle, u32 *hclass);
 u32 qgpu_kclient_dup(u32 hparent, u32 hclient_src, u32 hobject_src, u32 *hnew);
 u32 qgpu_kclient_dup_in(struct nvrm_nvos55 *p);
 u32 qgpu_kclient_client(void);

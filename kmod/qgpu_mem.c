@@ -425,14 +425,10 @@ struct qgpu_mem_charge *qgpu_mem_charge_tryget(struct qgpu_mem_charge *c)
 /* Is the system memory under @handle RM's own allocation (0x3E), rather than pinned user pages? */
 static bool qgpu_mem_rm_sysmem(u32 hclient, u32 handle)
 {
-	const u32 cmd = NVRM_CTRL_CMD_NV0000_CLIENT_GET_HANDLE_INFO;
-	struct nvrm_client_get_handle_info p = {
-		.hobject = handle,
-		.index = NVRM_HANDLE_INFO_INDEX_CLASSID,
-	};
+	u32 hclass;
 
-	return qgpu_kclient_control_in(hclient, hclient, cmd, &p, sizeof(p)) == NVRM_OK &&
-	       p.data == NVRM_CLASS_NV01_MEMORY_SYSTEM;
+	return qgpu_kclient_class_of(hclient, handle, &hclass) == NVRM_OK &&
+	       hclass == NVRM_CLASS_NV01_MEMORY_SYSTEM;
 }
 
 /**

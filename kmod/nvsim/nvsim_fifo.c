@@ -112,7 +112,7 @@ static struct nvsim_channel *nvsim_obj_channel(const struct nvsim_object *obj)
  * the group's last handle goes (a duplicate keeps it) and when the channel goes. A channel made
  * under a device gets a group of its own engine, as in RM.
  *
- * The sizes are GR_GET_ENGINE_CONTEXT_PROPERTIES' answers (nvsim_gpuinfo.c). A GSP-based GPU
+ * The sizes are GR_GET_ENGINE_CONTEXT_PROPERTIES' answers (below). A GSP-based GPU
  * reports its own from the firmware; none was read on a GPU, so nvsim's are placeholders: a main
  * buffer that, with its subcontext headers, takes a 4 MiB chunk, a patch buffer of one 64 KiB
  * chunk and a PM buffer of one 4 MiB chunk, 8 MiB and 64 KiB a group in all.
@@ -472,7 +472,6 @@ static u32 nvsim_ctrl_fifo_disable_channels(const struct nvsim_caller *caller,
 	return NVRM_OK;
 }
 
-/* A size of 0 means it depends on the ABI version (nvsim_control_size()). */
 /*
  * GR_GET_ENGINE_CONTEXT_PROPERTIES: the sizes of DOC: context buffers for the three buffers a
  * group reserves; every other buffer as one this GPU lacks (NV_ERR_NOT_SUPPORTED), and an id at or
@@ -510,6 +509,7 @@ static u32 nvsim_ctrl_gr_ctx_properties(const struct nvsim_caller *caller,
 	return NVRM_OK;
 }
 
+/* A size of 0 means it depends on the ABI version (nvsim_control_size()). */
 const struct nvsim_control nvsim_fifo_controls[] = {
 	{ NVRM_CTRL_CMD_GR_GET_ENGINE_CONTEXT_PROPERTIES, NVRM_CLASS_NV20_SUBDEVICE_0,
 	  sizeof(struct nvrm_gr_engine_context_properties), nvsim_ctrl_gr_ctx_properties },
