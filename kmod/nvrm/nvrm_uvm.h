@@ -13,6 +13,7 @@
  *   kernel-open/nvidia-uvm/uvm_test.c     uvm_test_ioctl() (unknown commands)
  *   kernel-open/nvidia-uvm/uvm_gpu.c, uvm_va_space.c, src/nvidia/src/kernel/rmapi/nv_gpu_ops.c
  *                                         UVM_REGISTER_GPU / UVM_UNREGISTER_GPU statuses
+ *   kernel-open/nvidia-uvm/uvm_user_channel.c  UVM_(UN)REGISTER_CHANNEL (580.142, 590.44.01)
  *
  * Dispatch (uvm_ioctl, same 525-595):
  * - The command is a plain number (UVM_IOCTL_BASE(i) is i on Linux); nothing in it says a size.
@@ -178,8 +179,27 @@ struct nvrm_uvm_register_gpu_vaspace {
  * UVM_REGISTER_CHANNEL_PARAMS, 56 B (uvm_ioctl.h, 525-595): UVM retains hChannel of hClient
  * (nvUvmInterfaceRetainChannel) if its VA space is the one registered for the GPU; no share
  * policy applies (docs/design/client-handles.md). rmCtrlFd is not used.
+ *
+ * What the retention holds (nvGpuOpsRetainChannel(), nv_gpu_ops.c; uvm_user_channel.c; 580.142,
+ * the same in 535.43.02 and 595.45.04): UVM's kernel client duplicates the channel's group, and a
+ * UVM_CHANNEL_RETAINER under that copy keeps the channel's id and its instance block. RM never
+ * tells UVM of the tenant's free, so the group (its context buffers and pools) and the channel's
+ * id and block stay until UVM lets go: UVM_UNREGISTER_CHANNEL of the same (hClient, hChannel),
+ * the GPU VA space's or the GPU's unregistration, or the VA space's end.
+ *
+ * Checks, in uvm_register_channel()'s order: the GPU registered with a GPU VA space
+ * (NV_ERR_INVALID_DEVICE); RM's: the client (NV_ERR_INVALID_CLIENT), a channel under it
+ * (NV_ERR_INVALID_OBJECT_HANDLE), its VA space the one registered (NV_ERR_INVALID_CHANNEL, or
+ * NV_ERR_OTHER_DEVICE_FOUND for another GPU's); then, for a channel with context buffers to map
+ * (not a copy engine's), base and length page-aligned, non-zero, not wrapping
+ * (NV_ERR_INVALID_ADDRESS); the pair not registered already (NV_ERR_INVALID_CHANNEL, though the
+ * handles may name another channel by now); base + length - 1 below the GPU's max_channel_va
+ * (NV_ERR_OUT_OF_RANGE; 2^40 to Ada, 2^57 from Hopper, uvm_hopper.c). A failure lets go of
+ * what was retained.
  */
 #define NVRM_UVM_REGISTER_CHANNEL		27u
+#define NVRM_UVM_MAX_CHANNEL_VA_HOPPER		0x0200000000000000ull	/* 2^57 */
+#define NVRM_ERR_OTHER_DEVICE_FOUND		0x0000005Au	/* nvstatuscodes.h */
 struct nvrm_uvm_register_channel {
 	u8 gpu_uuid[NVRM_UVM_UUID_LEN];	/* @0 */
 	s32 rm_ctrl_fd;			/* @16, unused */
@@ -191,6 +211,35 @@ struct nvrm_uvm_register_channel {
 	u32 rm_status;			/* @48 */
 	u32 _pad1;
 };
+
+/*
+ * UVM_UNREGISTER_CHANNEL_PARAMS (uvm_ioctl.h): through 580.x, 28 B, the GPU's UUID (never read:
+ * uvm_unregister_channel() looks the pair up on every GPU), hClient @16, hChannel @20, rmStatus
+ * @24; from 590.44.01, 12 B without the UUID. A pair UVM has not registered (or no longer has):
+ * NV_ERR_INVALID_CHANNEL.
+ */
+#define NVRM_UVM_UNREGISTER_CHANNEL		28u
+#define NVRM_UVM_UNREGISTER_CHANNEL_NO_UUID_SINCE	590u
+struct nvrm_uvm_unregister_channel_v525 {
+	u8 gpu_uuid[NVRM_UVM_UUID_LEN];	/* @0 */
+	u32 hclient;			/* @16 */
+	u32 hchannel;			/* @20 */
+	u32 rm_status;			/* @24 */
+};
+
+struct nvrm_uvm_unregister_channel_v590 {
+	u32 hclient;			/* @0 */
+	u32 hchannel;			/* @4 */
+	u32 rm_status;			/* @8 */
+};
+
+/* The size of UVM_UNREGISTER_CHANNEL_PARAMS for driver branch @major: the pair, then rmStatus. */
+static inline u32 nvrm_uvm_unregister_channel_size(u32 major)
+{
+	return major >= NVRM_UVM_UNREGISTER_CHANNEL_NO_UUID_SINCE ?
+	       sizeof(struct nvrm_uvm_unregister_channel_v590) :
+	       sizeof(struct nvrm_uvm_unregister_channel_v525);
+}
 
 /* UVM_UNREGISTER_GPU_VASPACE_PARAMS, 20 B: no GPU VA space of that GPU: NV_ERR_INVALID_DEVICE. */
 struct nvrm_uvm_unregister_gpu_vaspace {
@@ -312,6 +361,8 @@ NVRM_ASSERT_SIZE(struct nvrm_uvm_register_channel, 56);
 NVRM_ASSERT_OFFSET(struct nvrm_uvm_register_channel, hclient, 20);
 NVRM_ASSERT_OFFSET(struct nvrm_uvm_register_channel, base, 32);
 NVRM_ASSERT_OFFSET(struct nvrm_uvm_register_channel, rm_status, 48);
+NVRM_ASSERT_SIZE(struct nvrm_uvm_unregister_channel_v525, 28);
+NVRM_ASSERT_SIZE(struct nvrm_uvm_unregister_channel_v590, 12);
 NVRM_ASSERT_SIZE(struct nvrm_uvm_create_external_range, NVRM_UVM_CREATE_EXTERNAL_RANGE_SIZE);
 NVRM_ASSERT_SIZE(struct nvrm_uvm_gpu_mapping_attributes, 36);
 NVRM_ASSERT_SIZE(struct nvrm_uvm_map_external_tail, 24);

@@ -272,7 +272,8 @@ struct nvsim_trace_ent {
  * @tokens: work-submit token -> channel
  * @next_token: where token allocation continues (cyclic, so tokens are not reused soon)
  * @next_tsg_id: the id of the next TSG
- * @nchannels: channels that hold a channel id (of channel_ids)
+ * @nchannels: channel ids (of channel_ids) held: by channels, and by UVM's retention of freed
+ *	ones (nvsim_uvm_channel.c)
  * @cur: the TSG on the engine, or NULL; it has a channel with work
  * @cur_chan: the channel of @cur whose entry is executing (non-NULL when @cur is)
  * @vt: the time (ktime ns) up to which the GPU's execution has been simulated
@@ -973,7 +974,8 @@ int nvsim_engine_add_channel(struct nvsim_channel *chan)
  * nvsim_engine_remove_channel() - a channel is freed: its work stops at once
  * @chan: the channel
  *
- * A kernel it was executing is abandoned (the time it ran stays counted).
+ * A kernel it was executing is abandoned (the time it ran stays counted). Its channel id stays
+ * taken until nvsim_engine_put_channel_id(): UVM may retain it past the channel.
  *
  * Context: under nvsim_rm_lock; takes the engine lock.
  */
@@ -990,9 +992,21 @@ void nvsim_engine_remove_channel(struct nvsim_channel *chan)
 		tsg->next_chan = NULL;
 	list_del(&chan->tsg_node);
 	tsg->nchannels--;
-	e->nchannels--;
 	xa_erase(&e->tokens, chan->token);
 	nvsim_engine_kick(e);
+	mutex_unlock(&e->lock);
+}
+
+/**
+ * nvsim_engine_put_channel_id() - the last holder of a channel id lets it go
+ * @e: the engine of the channel's GPU
+ *
+ * Context: under nvsim_rm_lock; takes the engine lock.
+ */
+void nvsim_engine_put_channel_id(struct nvsim_engine *e)
+{
+	mutex_lock(&e->lock);
+	e->nchannels--;
 	mutex_unlock(&e->lock);
 }
 

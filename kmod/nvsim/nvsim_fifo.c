@@ -100,6 +100,12 @@ static struct nvsim_channel *nvsim_obj_channel(const struct nvsim_object *obj)
 	return container_of(obj->res, struct nvsim_channel, res);
 }
 
+/* The channel @obj is, or NULL (under nvsim_rm_lock). */
+struct nvsim_channel *nvsim_channel_of(const struct nvsim_object *obj)
+{
+	return nvsim_obj_channel(obj);
+}
+
 /**
  * DOC: context buffers
  *
@@ -161,6 +167,7 @@ static struct nvsim_tsg *nvsim_tsg_create(const struct nvsim_object *obj, bool i
 	}
 	tsg->gpu = obj->gpu;
 	tsg->ctx_fb_bytes = ctx;
+	tsg->gr = nvrm_ctxbuf_engine_is_gr(engine_type);
 	nvsim_res_init(&tsg->res, nvsim_tsg_release);
 	tsg->engine = obj->gpu->engine;
 	tsg->tgid = obj->client->tgid;
@@ -198,17 +205,58 @@ u32 nvsim_tsg_construct(struct nvsim_object *obj, void *ap)
 	return NVRM_OK;
 }
 
+/* The last holder of the channel's id and instance block let go. */
+static void nvsim_channel_id_release(struct kref *ref)
+{
+	struct nvsim_channel *chan = container_of(ref, struct nvsim_channel, id_ref);
+
+	lockdep_assert_held(&nvsim_rm_lock);
+	nvsim_engine_put_channel_id(chan->gpu->engine);
+	nvsim_fb_give(chan->gpu, chan->fb_bytes);
+	kfree(chan);
+}
+
+/* The channel's last handle went: it stops, and lets go of its memory, id and group. */
 static void nvsim_channel_release(struct nvsim_res *res)
 {
 	struct nvsim_channel *chan = container_of(res, struct nvsim_channel, res);
+	struct nvsim_tsg *tsg = chan->tsg;
 
 	lockdep_assert_held(&nvsim_rm_lock);
 	nvsim_engine_remove_channel(chan);
-	nvsim_fb_give(chan->tsg->gpu, chan->fb_bytes);
 	nvsim_backing_put(chan->userd);
 	nvsim_backing_put(chan->ring);
-	nvsim_res_put(&chan->tsg->res);
-	kfree(chan);
+	kref_put(&chan->id_ref, nvsim_channel_id_release);
+	nvsim_res_put(&tsg->res);
+}
+
+/**
+ * nvsim_channel_retain() - UVM retains a channel: its group, its id and its instance block
+ * @chan: the channel
+ *
+ * As nvGpuOpsRetainChannel() does with a copy of the group in UVM's client and a
+ * UVM_CHANNEL_RETAINER under it: the channel itself still goes with its last handle, and stops.
+ *
+ * Context: under nvsim_rm_lock.
+ */
+void nvsim_channel_retain(struct nvsim_channel *chan)
+{
+	kref_get(&chan->id_ref);
+	kref_get(&chan->tsg->res.ref);
+}
+
+/**
+ * nvsim_channel_let_go() - UVM lets go of what nvsim_channel_retain() held
+ * @chan: the channel, which may have no handle left
+ *
+ * Context: under nvsim_rm_lock.
+ */
+void nvsim_channel_let_go(struct nvsim_channel *chan)
+{
+	struct nvsim_tsg *tsg = chan->tsg;
+
+	kref_put(&chan->id_ref, nvsim_channel_id_release);
+	nvsim_res_put(&tsg->res);
 }
 
 /* Validate NV_CHANNEL_ALLOC_PARAMS against @client's memory; fill in @chan's ring and USERD. */
@@ -298,7 +346,9 @@ u32 nvsim_channel_construct(struct nvsim_object *obj, struct nvsim_object *paren
 		chan->fb_bytes = NVRM_CTXBUF_CHANNEL_BYTES;
 	}
 	nvsim_res_init(&chan->res, nvsim_channel_release);
+	kref_init(&chan->id_ref);
 	chan->tsg = tsg;
+	chan->gpu = obj->gpu;
 	chan->handle = obj->handle;
 	nvsim_backing_get(chan->ring);
 	nvsim_backing_get(chan->userd);

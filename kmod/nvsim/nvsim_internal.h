@@ -282,6 +282,7 @@ struct nvsim_proc_stats;
  * @preemptions: times it was taken off the engine with work left (timeslice, PREEMPT, disable)
  * @nchannels: number of channels in @channels
  * @ctx_fb_bytes: video memory its context buffers take (nvsim_fifo.c), until it goes
+ * @gr: a graphics engine's group: its channels have context buffers for UVM to map
  *
  * The fields from @all_node on are protected by the engine lock (struct nvsim_engine.lock in
  * nvsim_engine.c), except @timeslice_us_reported, which only controls touch (nvsim_rm_lock).
@@ -311,12 +312,17 @@ struct nvsim_tsg {
 	u64 preemptions;
 	unsigned int nchannels;
 	u64 ctx_fb_bytes;
+	bool gr;
 };
 
 /**
  * struct nvsim_channel - a GPFIFO channel's resource (VOLTA..HOPPER_CHANNEL_GPFIFO_A)
  * @res: the shared resource
  * @tsg: its channel group (a reference on @tsg->res is held)
+ * @gpu: its GPU
+ * @id_ref: holders of its channel id and instance block (@fb_bytes): the channel until its last
+ *	handle goes, and each UVM retention of it (nvsim_uvm_channel.c); the struct goes with the
+ *	last, under nvsim_rm_lock
  * @handle: its handle in the allocating client
  * @ring: backing of the memory holding its GPFIFO ring (a reference)
  * @ring_off: byte offset of the ring in @ring
@@ -351,6 +357,8 @@ struct nvsim_tsg {
 struct nvsim_channel {
 	struct nvsim_res res;
 	struct nvsim_tsg *tsg;
+	struct nvsim_gpu *gpu;
+	struct kref id_ref;
 	u32 handle;
 	struct nvsim_backing *ring;
 	u64 ring_off;
@@ -542,6 +550,9 @@ extern const struct nvsim_control nvsim_fifo_controls[];
 extern const unsigned int nvsim_fifo_num_controls;
 u32 nvsim_tsg_construct(struct nvsim_object *obj, void *ap);
 u32 nvsim_channel_construct(struct nvsim_object *obj, struct nvsim_object *parent, void *ap);
+struct nvsim_channel *nvsim_channel_of(const struct nvsim_object *obj);
+void nvsim_channel_retain(struct nvsim_channel *chan);
+void nvsim_channel_let_go(struct nvsim_channel *chan);
 
 /* nvsim_engine.c: the simulated engine (its own lock; see struct nvsim_engine) */
 int nvsim_engine_init(struct nvsim_gpu *gpu);
@@ -551,6 +562,7 @@ int nvsim_engine_add_tsg(struct nvsim_tsg *tsg, pid_t tgid);
 void nvsim_engine_remove_tsg(struct nvsim_tsg *tsg);
 int nvsim_engine_add_channel(struct nvsim_channel *chan);
 void nvsim_engine_remove_channel(struct nvsim_channel *chan);
+void nvsim_engine_put_channel_id(struct nvsim_engine *e);
 void nvsim_engine_schedule(struct nvsim_tsg *tsg, bool enable);
 void nvsim_engine_channel_enable(struct nvsim_channel *chan, bool enable, bool preempt);
 void nvsim_engine_channel_fifo_disable(struct nvsim_channel *chan, bool disable, bool preempt);

@@ -5,7 +5,8 @@
  *
  * Simulated: UVM_INITIALIZE, UVM_DEINITIALIZE, UVM_MM_INITIALIZE (535+), UVM_REGISTER_GPU,
  * UVM_UNREGISTER_GPU and UVM_PAGEABLE_MEM_ACCESS here, external ranges and mappings in
- * nvsim_uvm_ext.c, with the real dispatch: raw command numbers,
+ * nvsim_uvm_ext.c, channel registrations in nvsim_uvm_channel.c, with the real dispatch: raw
+ * command numbers,
  * sizeof(params) copies (-EFAULT when a copy faults), results in rmStatus, NV_ERR_ILLEGAL_ACTION
  * before UVM_INITIALIZE, and the real errno for an unknown command (-EINVAL before 570,
  * -NVRM_UVM_ERRNO_UNKNOWN_CMD from 570). The other UVM commands are not simulated and get that
@@ -44,6 +45,7 @@ static int nvsim_uvm_open(struct inode *inode, struct file *file)
 	if (!uf)
 		return -ENOMEM;
 	uf->ranges = RB_ROOT_CACHED;
+	INIT_LIST_HEAD(&uf->channels);
 	file->private_data = uf;
 	return 0;
 }
@@ -62,6 +64,7 @@ static int nvsim_uvm_release(struct inode *inode, struct file *file)
 		va_file = uf->va_file;
 	}
 	nvsim_uvm_ranges_release(uf);
+	nvsim_uvm_channels_release(uf, NVSIM_MAX_GPUS);
 	mutex_unlock(&nvsim_uvm_lock);
 	if (va_file)
 		fput(va_file);
@@ -269,6 +272,10 @@ static bool nvsim_uvm_cmd_layout(unsigned int cmd, u32 *size, u32 *status_off, b
 	case NVRM_UVM_REGISTER_CHANNEL:
 		NVSIM_UVM_LAYOUT(nvrm_uvm_register_channel);
 		return true;
+	case NVRM_UVM_UNREGISTER_CHANNEL:
+		*size = nvrm_uvm_unregister_channel_size(nvsim_abi.major);
+		*status_off = *size - sizeof(u32);
+		return true;
 	case NVRM_UVM_UNREGISTER_GPU:
 		NVSIM_UVM_LAYOUT(nvrm_uvm_unregister_gpu);
 		return true;
@@ -297,6 +304,8 @@ static u32 nvsim_uvm_call(struct file *file, unsigned int cmd, void *params)
 		return uvm_api_register_gpu_va_space(params, file);
 	case NVRM_UVM_REGISTER_CHANNEL:
 		return uvm_api_register_channel(params, file);
+	case NVRM_UVM_UNREGISTER_CHANNEL:
+		return uvm_api_unregister_channel(params, file);
 	case NVRM_UVM_UNREGISTER_GPU_VASPACE:
 		return uvm_api_unregister_gpu_va_space(params, file);
 	case NVRM_UVM_CREATE_EXTERNAL_RANGE:

@@ -9,6 +9,7 @@
 #include <linux/bitmap.h>
 #include <linux/mutex.h>
 #include <linux/rbtree.h>
+#include <linux/sizes.h>
 #include <linux/types.h>
 
 #include "nvrm/nvrm_uvm.h"
@@ -39,6 +40,7 @@ enum nvsim_uvm_mm_state {
  * @registered: a VA space's registered GPUs, by index
  * @gpu_va_space: registered GPUs that also have a GPU VA space (UVM_REGISTER_GPU_VASPACE)
  * @ranges: a VA space's external ranges (struct nvsim_uvm_range), by VA
+ * @channels: a VA space's registered channels (struct nvsim_uvm_channel, nvsim_uvm_channel.c)
  * @va_file: an MM file's VA-space file (a reference, dropped on release)
  *
  * All fields under nvsim_uvm_lock.
@@ -51,15 +53,22 @@ struct nvsim_uvm_file {
 	DECLARE_BITMAP(registered, NVSIM_MAX_GPUS);
 	DECLARE_BITMAP(gpu_va_space, NVSIM_MAX_GPUS);
 	struct rb_root_cached ranges;
+	struct list_head channels;
 	struct file *va_file;
 };
 
 struct nvsim_gpu *nvsim_uvm_gpu_by_uuid(const u8 uuid[NVRM_UVM_UUID_LEN]);
 
+/* uvm_api_range_invalid_4k(), and uvm_api_range_invalid() with x86's 4 KiB pages */
+static inline bool nvsim_uvm_span_invalid(u64 base, u64 length)
+{
+	return !IS_ALIGNED(base, SZ_4K) || !IS_ALIGNED(length, SZ_4K) || !base || !length ||
+	       base + length < base;
+}
+
 /* nvsim_uvm_ext.c; each under nvsim_uvm_lock, on a VA-space file */
 u32 nvsim_uvm_register_gpu(struct nvsim_uvm_file *uf, void *params);
 u32 nvsim_uvm_register_gpu_vaspace(struct nvsim_uvm_file *uf, void *params);
-u32 nvsim_uvm_register_channel(struct nvsim_uvm_file *uf, void *params);
 u32 nvsim_uvm_unregister_gpu_vaspace(struct nvsim_uvm_file *uf, void *params);
 u32 nvsim_uvm_create_external_range(struct nvsim_uvm_file *uf, void *params);
 u32 nvsim_uvm_map_external(struct nvsim_uvm_file *uf, void *params);
@@ -71,10 +80,16 @@ u32 nvsim_uvm_alloc_device_p2p(struct nvsim_uvm_file *uf, void *params);
 u32 nvsim_uvm_unregister_gpu(struct nvsim_uvm_file *uf, void *params);
 void nvsim_uvm_gpu_unmapped(struct nvsim_uvm_file *uf, unsigned int gpu, bool registration);
 
+/* nvsim_uvm_channel.c; each under nvsim_uvm_lock, on a VA-space file */
+u32 nvsim_uvm_register_channel(struct nvsim_uvm_file *uf, void *params);
+u32 nvsim_uvm_unregister_channel(struct nvsim_uvm_file *uf, void *params);
+void nvsim_uvm_channels_release(struct nvsim_uvm_file *uf, unsigned int gpu);
+
 /* nvsim_uvm_api.c: the real driver's handlers, by name (see there) */
 u32 uvm_api_register_gpu(void *params, struct file *filp);
 u32 uvm_api_register_gpu_va_space(void *params, struct file *filp);
 u32 uvm_api_register_channel(void *params, struct file *filp);
+u32 uvm_api_unregister_channel(void *params, struct file *filp);
 u32 uvm_api_create_external_range(void *params, struct file *filp);
 u32 uvm_api_map_external_allocation(void *params, struct file *filp);
 u32 uvm_api_unmap_external(void *params, struct file *filp);

@@ -36,13 +36,16 @@ noinline u32 uvm_api_register_gpu_va_space(void *params, struct file *filp)
 	return nvsim_uvm_register_gpu_vaspace(nvsim_uvm_of(filp), params);
 }
 
-/*
- * UVM_REGISTER_CHANNEL (uvm_user_channel.c). Retaining a channel for UVM's fault handling is not
- * simulated: NV_ERR_NOT_SUPPORTED, after the GPU checks the real handler makes first.
- */
+/* UVM_REGISTER_CHANNEL (uvm_user_channel.c) */
 noinline u32 uvm_api_register_channel(void *params, struct file *filp)
 {
 	return nvsim_uvm_register_channel(nvsim_uvm_of(filp), params);
+}
+
+/* UVM_UNREGISTER_CHANNEL (uvm_user_channel.c) */
+noinline u32 uvm_api_unregister_channel(void *params, struct file *filp)
+{
+	return nvsim_uvm_unregister_channel(nvsim_uvm_of(filp), params);
 }
 
 /* UVM_CREATE_EXTERNAL_RANGE (uvm_va_range.c) */

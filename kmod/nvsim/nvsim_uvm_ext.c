@@ -158,13 +158,6 @@ static void nvsim_uvm_range_destroy(struct nvsim_uvm_file *uf, struct nvsim_uvm_
 	kfree(range);
 }
 
-/* uvm_api_range_invalid_4k() */
-static bool nvsim_uvm_span_invalid(u64 base, u64 length)
-{
-	return !IS_ALIGNED(base, SZ_4K) || !IS_ALIGNED(length, SZ_4K) || !base || !length ||
-	       base + length < base;
-}
-
 /* The external range holding [base, base + length), or NULL. */
 static struct nvsim_uvm_range *nvsim_uvm_range_of(struct nvsim_uvm_file *uf, u64 base, u64 length)
 {
@@ -218,23 +211,8 @@ u32 nvsim_uvm_register_gpu_vaspace(struct nvsim_uvm_file *uf, void *params)
 }
 
 /*
- * UVM_REGISTER_CHANNEL (uvm_api_register_channel): the GPU must be registered with a GPU VA space
- * (NV_ERR_INVALID_DEVICE otherwise, as uvm_register_channel() checks first). Retaining the channel
- * for UVM's fault handling is not simulated: NV_ERR_NOT_SUPPORTED.
- */
-u32 nvsim_uvm_register_channel(struct nvsim_uvm_file *uf, void *params)
-{
-	struct nvrm_uvm_register_channel *p = params;
-	struct nvsim_gpu *gpu = nvsim_uvm_gpu_by_uuid(p->gpu_uuid);
-
-	if (!gpu || !test_bit(gpu->index, uf->gpu_va_space))
-		return NVRM_ERR_INVALID_DEVICE;
-	return NVRM_ERR_NOT_SUPPORTED;
-}
-
-/*
- * The GPU's external mappings go with its VA space or its registration; its device-P2P ranges
- * with its registration (@registration), whole.
+ * The GPU's external mappings and registered channels go with its VA space or its registration;
+ * its device-P2P ranges with its registration (@registration), whole.
  */
 void nvsim_uvm_gpu_unmapped(struct nvsim_uvm_file *uf, unsigned int gpu, bool registration)
 {
@@ -251,6 +229,7 @@ void nvsim_uvm_gpu_unmapped(struct nvsim_uvm_file *uf, unsigned int gpu, bool re
 		else if (registration && !RB_EMPTY_ROOT(&range->maps[gpu].rb_root))
 			nvsim_uvm_range_destroy(uf, range);
 	}
+	nvsim_uvm_channels_release(uf, gpu);
 	clear_bit(gpu, uf->gpu_va_space);
 }
 

@@ -973,6 +973,40 @@ def uvm_free(fd: int, base: int, length: int) -> int:
     return uvm_ioctl(fd, UVM_FREE, uvm_free_params(base, length))
 
 
+UVM_REGISTER_CHANNEL, UVM_UNREGISTER_CHANNEL = 27, 28
+
+
+def uvm_unregister_gpu(fd: int, uuid: bytes, cmd: int = UVM_UNREGISTER_GPU) -> int:
+    """UVM_UNREGISTER_GPU, or UVM_UNREGISTER_GPU_VASPACE (`cmd`): the UUID, then rmStatus."""
+    return uvm_ioctl(fd, cmd, bytearray(uuid + bytes(4)))
+
+
+OTHER_DEVICE_FOUND = 0x5A
+CHANNEL_VA = 0x7E0000000000  # where a channel's context buffers may go: any free 4 KiB-aligned VA
+
+
+def uvm_register_channel_params(
+    uuid: bytes, hclient: int, hchannel: int, base: int = CHANNEL_VA, length: int = 1 << 30
+) -> bytearray:
+    """UVM_REGISTER_CHANNEL_PARAMS (56 B): gpuUuid, rmCtrlFd, hClient, hChannel, base, length."""
+    return bytearray(uuid + struct.pack("<iII4xQQI4x", -1, hclient, hchannel, base, length, 0))
+
+
+def uvm_register_channel(fd: int, uuid: bytes, hclient: int, hchannel: int, **kw: int) -> int:
+    params = uvm_register_channel_params(uuid, hclient, hchannel, **kw)
+    return uvm_ioctl(fd, UVM_REGISTER_CHANNEL, params)
+
+
+def uvm_unregister_channel(fd: int, uuid: bytes, hclient: int, hchannel: int) -> int:
+    """UVM_UNREGISTER_CHANNEL: through 580 the GPU's UUID, then the pair (28 B); from 590.44.01
+    the pair alone (12 B; nvrm_uvm.h)."""
+    if abi_at_least((590,)):
+        buf = bytearray(struct.pack("<III", hclient, hchannel, 0xFFFFFFFF))
+    else:
+        buf = bytearray(uuid + struct.pack("<III", hclient, hchannel, 0xFFFFFFFF))
+    return uvm_ioctl(fd, UVM_UNREGISTER_CHANNEL, buf)
+
+
 class UvmSpace:
     """A UVM VA space with the GPU registered and a GPU VA space of `r`'s device, as libcuda sets
     one up before it maps memory (reference section "How libcuda allocates memory")."""
