@@ -46,6 +46,19 @@ bool qgpu_bound_reserve(struct qgpu_bound *b, u32 n)
 }
 
 /**
+ * qgpu_bound_force() - count @n more, whatever the bound says
+ * @b: the count
+ * @n: how many
+ *
+ * For what the driver already holds and qgpu could not refuse any more; the count may then read
+ * above the bound until they go (qgpu_bound_put()).
+ */
+void qgpu_bound_force(struct qgpu_bound *b, u32 n)
+{
+	atomic_add(n, &b->count);
+}
+
+/**
  * qgpu_bound_put() - @n counted are gone, or were never made
  * @b: the count
  * @n: how many

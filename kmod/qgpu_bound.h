@@ -26,6 +26,7 @@ struct qgpu_bound {
 
 void qgpu_bound_init(struct qgpu_bound *b, u32 max);
 bool qgpu_bound_reserve(struct qgpu_bound *b, u32 n);
+void qgpu_bound_force(struct qgpu_bound *b, u32 n);
 void qgpu_bound_put(struct qgpu_bound *b, u32 n);
 u32 qgpu_bound_max(struct qgpu_bound *b);
 int qgpu_bound_set_max(struct qgpu_bound *b, u32 max);

@@ -90,6 +90,16 @@ bool qgpu_channels_reserve(struct qgpu_instance *inst)
 }
 
 /**
+ * qgpu_channels_force() - count one more channel or channel group for @inst, whatever
+ * ``channels_max`` says (one the driver already holds)
+ * @inst: the instance
+ */
+void qgpu_channels_force(struct qgpu_instance *inst)
+{
+	qgpu_bound_force(&inst->channels, 1);
+}
+
+/**
  * qgpu_channels_put() - a channel or channel group of @inst is gone, or was never made
  * @inst: the instance
  */

@@ -13,6 +13,7 @@ struct qgpu_instance;
 bool qgpu_is_channel_class(u32 hclass);
 bool qgpu_channels_counted(u32 hclass);
 bool qgpu_channels_reserve(struct qgpu_instance *inst);
+void qgpu_channels_force(struct qgpu_instance *inst);
 void qgpu_channels_put(struct qgpu_instance *inst);
 
 extern const struct attribute_group qgpu_channels_instance_group;

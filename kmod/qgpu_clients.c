@@ -11,6 +11,7 @@
 #include "qgpu_internal.h"
 #include "qgpu_rmtrack.h"
 #include "qgpu_seal.h"
+#include "qgpu_uvm_channel.h"
 
 /**
  * DOC: client handles in parameters
@@ -491,6 +492,11 @@ bool qgpu_clients_uvm(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
 		*ret = put_user(NVRM_ERR_INVALID_CLIENT, (u32 __user *)(arg + status_off)) ?
 		       -EFAULT : 0;
 		return true;
+	}
+	if (cmd == NVRM_UVM_REGISTER_CHANNEL && qf->track) {
+		/* what UVM retains keeps its charge (DOC: UVM channel registrations) */
+		*ret = qgpu_uvm_channel_register(qf, cmd, arg, compat, p);
+		goto out;
 	}
 	/* one at a time per instance, so that the handler's kretprobe pool never runs dry */
 	*ret = mutex_lock_killable(&qf->inst->params_seal);

@@ -19,12 +19,13 @@
  * before it is forwarded; over the limit it is refused with NV_ERR_NO_MEMORY, what RM answers when
  * the pool cannot be filled, and counted as a refusal (``events``, netlink ``oom``). The charge
  * goes on the object's mirror node and goes with it; copies (RM_DUP_OBJECT) and exports share it,
- * as RM's pools go with the group's last copy. The sizes are the GPU's own: qgpu asks its kernel
- * client's subdevice, once a GPU, for the main, patch and PM buffers (NV2080
- * GR_GET_ENGINE_CONTEXT_PROPERTIES, any client may, 525-595) and rounds as RM's pools do. Where
- * the driver does not answer, qgpu charges the least any graphics group can take (4 MiB and
- * 128 KiB), and says so in the log once. Drivers before 535 take these buffers from memory RM
- * reserved at boot, not from what tenants share, and nothing is charged.
+ * as RM's pools go with the group's last copy. A channel's charge keeps its group's: what keeps
+ * the channel keeps the group, as in RM (nvidia-uvm's retention: qgpu_uvm_channel.c). The sizes
+ * are the GPU's own: qgpu asks its kernel client's subdevice, once a GPU, for the main, patch and
+ * PM buffers (NV2080 GR_GET_ENGINE_CONTEXT_PROPERTIES, any client may, 525-595) and rounds as
+ * RM's pools do. Where the driver does not answer, qgpu charges the least any graphics group can
+ * take (4 MiB and 128 KiB), and says so in the log once. Drivers before 535 take these buffers
+ * from memory RM reserved at boot, not from what tenants share, and nothing is charged.
  *
  * qgpu reads a group's engine type from its parameters and has RM read that same copy (sealed,
  * the instance's params_seal); without the probe (``seal=0``) a sibling thread that rewrites it
@@ -132,8 +133,8 @@ static u32 qgpu_ctxbuf_group_begin(struct qgpu_file *qf, const struct nvrm_alloc
 u32 qgpu_ctxbuf_begin(struct qgpu_file *qf, const struct nvrm_alloc *a, struct qgpu_seal *seal,
 		      struct qgpu_ctxbuf *cb)
 {
+	struct qgpu_rmnode *parent, *group = NULL;
 	struct qgpu_instance *inst = qf->inst;
-	struct qgpu_rmnode *parent;
 	u64 bytes = 0;
 	u32 status;
 
@@ -151,10 +152,15 @@ u32 qgpu_ctxbuf_begin(struct qgpu_file *qf, const struct nvrm_alloc *a, struct q
 		parent = qgpu_rmtrack_find(qf->track, a->hroot, a->hparent);
 		if (!parent || parent->hclass != NVRM_CLASS_KEPLER_CHANNEL_GROUP_A)
 			bytes += qgpu_ctxbuf_gr_group(inst->gpu);	/* RM makes it a group */
+		else
+			group = parent;
 	}
 	cb->charge = qgpu_mem_charge_new(inst, bytes);
-	if (cb->charge)
+	if (cb->charge) {
+		/* what keeps the channel (UVM's retention) keeps its group */
+		qgpu_mem_charge_keep(cb->charge, qgpu_mem_node_charge(group));
 		return NVRM_OK;
+	}
 	qgpu_ctxbuf_end(qf, seal, cb, false);
 	return NVRM_ERR_NO_MEMORY;
 }
@@ -201,6 +207,47 @@ struct qgpu_mem_charge *qgpu_ctxbuf_own(struct qgpu_instance *inst, u32 hclient,
 	qgpu_mem_charge_count_channel(c);
 	*status = NVRM_OK;
 	return c;
+}
+
+/* A forced charge of @bytes carrying one ``channels`` count, or NULL when out of memory. */
+static struct qgpu_mem_charge *qgpu_ctxbuf_forced(struct qgpu_instance *inst, u64 bytes)
+{
+	struct qgpu_mem_charge *c = qgpu_mem_charge_forced(inst, bytes);
+
+	if (c) {
+		qgpu_channels_force(inst);
+		qgpu_mem_charge_count_channel(c);
+	}
+	return c;
+}
+
+/**
+ * qgpu_ctxbuf_retained() - a charge for a channel and its group that the driver holds and qgpu
+ * cannot name: the most they can be
+ * @inst: the instance
+ *
+ * For a channel nvidia-uvm retained while the tenant's handle may have come to name another
+ * (qgpu_uvm_channel.c): the channel's instance block and a graphics group's buffers, and a
+ * ``channels`` count for each. Charged whatever the limits say, for the driver holds them
+ * already; the instance's use and count may read above its bounds until the charge goes.
+ *
+ * Return: the channel's charge, which keeps the group's, or NULL when out of memory.
+ */
+struct qgpu_mem_charge *qgpu_ctxbuf_retained(struct qgpu_instance *inst)
+{
+	bool pool = inst->gpu->abi.major >= NVRM_CTXBUF_POOL_SINCE;
+	struct qgpu_mem_charge *group, *chan;
+
+	group = qgpu_ctxbuf_forced(inst, pool ? qgpu_ctxbuf_gr_group(inst->gpu) : 0);
+	if (!group)
+		return NULL;
+	chan = qgpu_ctxbuf_forced(inst, pool ? NVRM_CTXBUF_CHANNEL_BYTES : 0);
+	if (!chan) {
+		qgpu_mem_charge_put(group);
+		return NULL;
+	}
+	qgpu_mem_charge_keep(chan, group);
+	return chan;
 }
 
 /**

@@ -32,5 +32,6 @@ void qgpu_ctxbuf_end(struct qgpu_file *qf, struct qgpu_seal *seal, struct qgpu_c
 bool qgpu_ctxbuf_made(struct qgpu_ctxbuf *cb, struct qgpu_rmnode *node);
 struct qgpu_mem_charge *qgpu_ctxbuf_own(struct qgpu_instance *inst, u32 hclient, u32 handle,
 					u32 *status);
+struct qgpu_mem_charge *qgpu_ctxbuf_retained(struct qgpu_instance *inst);
 
 #endif /* QGPU_CTXBUF_H */

@@ -560,6 +560,7 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 	struct nvrm_alloc a;
 	void *cparams;
 	long ret, done;
+	u64 making;
 	u32 status;
 	u32 hnew;
 
@@ -574,6 +575,7 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 		goto out_settle;
 	}
 	qgpu_mem_alloc_begin(qf->inst);
+	making = qgpu_mem_client_making(qf->inst, a.hroot);
 	if (a.hclass == NVRM_CLASS_NV01_MEMORY_LOCAL_USER ||
 	    a.hclass == NVRM_CLASS_NV01_MEMORY_SYSTEM) {
 		ret = qgpu_mem_rm_alloc(qf, cmd, arg, size, compat, &a);
@@ -659,6 +661,7 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 	qgpu_fabric_made(&fab, NULL);	/* RM made nothing: nothing held */
 	qgpu_ctxbuf_made(&cb, NULL);
 out_unlock:
+	qgpu_mem_client_made(qf->inst, a.hroot, making);
 	qgpu_mem_alloc_end(qf->inst);
 out_settle:
 	qgpu_objects_settle(t);
@@ -773,7 +776,7 @@ static long qgpu_rm_dup_forward(struct qgpu_file *qf, unsigned int cmd, unsigned
 		if (sealed)
 			done.status = status;
 	} else {
-		qgpu_mem_dup_abort(&d);
+		qgpu_mem_dup_abort(qf->inst, &d);
 	}
 	qgpu_objects_settle(t);
 	mutex_unlock(&t->lock);
@@ -827,7 +830,7 @@ static long qgpu_rm_dup(struct qgpu_file *qf, unsigned int cmd, unsigned long ar
 					src ? src->hclass : QGPU_CLASS_UNKNOWN);
 		p.status = qgpu_rm_dup_unmirrored(qf, &p, qgpu_mem_dup_end(qf, &p, &d, node), node);
 	} else {
-		qgpu_mem_dup_abort(&d);
+		qgpu_mem_dup_abort(qf->inst, &d);
 	}
 out_unlock:
 	qgpu_objects_settle(t);

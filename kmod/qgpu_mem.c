@@ -112,6 +112,8 @@
  * @channel: what is held is a channel or channel group, whose id the instance's ``channels``
  *	counts until the last holder lets go (qgpu_channels.c, qgpu_ctxbuf.c)
  * @in_node: the charge is part of a struct qgpu_mem_made, freed with it
+ * @under: a charge this one keeps (a reference, or NULL): a channel's keeps its group's, as RM's
+ *	channel keeps its group (qgpu_mem_charge_keep())
  * @rcu: freed after a grace period (qgpu_mem_charge_of() looks it up under RCU)
  */
 struct qgpu_mem_charge {
@@ -121,6 +123,7 @@ struct qgpu_mem_charge {
 	bool sys;
 	bool channel;
 	bool in_node;
+	struct qgpu_mem_charge *under;
 	struct rcu_head rcu;
 };
 
@@ -144,14 +147,26 @@ struct qgpu_mem_made {
  * @root: the client's mirror node (where a duplicate from this client finds its source)
  * @held: bytes charged to the client as a whole (an allocation qgpu could not pin on a handle),
  *	video memory in [0], system memory in [1]
+ * @serial: unique to this record, never 0: a client freed and made again under its handle has
+ *	another
+ * @making: calls forwarded so far that can make an object in the client (RM_ALLOC, a duplicate,
+ *	an import; qgpu_mem_client_making())
+ * @made: those whose object is in the mirror, or that made none; equal to @making when none is
+ *	in flight (qgpu_mem_client_unchanged())
  * @rcu: freed after a grace period (qgpu_mem_charge_of() looks it up under RCU)
  */
 struct qgpu_mem_client {
 	struct qgpu_instance *inst;
 	struct qgpu_rmnode *root;
 	u64 held[2];
+	u64 serial;
+	atomic_long_t making;
+	atomic_long_t made;
 	struct rcu_head rcu;
 };
+
+/* Serials of client records: one for each record made, never 0. */
+static atomic64_t qgpu_mem_client_serials = ATOMIC64_INIT(0);
 
 /* Accounting, under the instance's lock; @sys picks the pool (system or video memory) */
 
@@ -276,6 +291,8 @@ bool qgpu_mem_sysmem_class_refused(struct qgpu_file *qf, u32 hclass)
  */
 void qgpu_mem_charge_put(struct qgpu_mem_charge *c)
 {
+	struct qgpu_mem_charge *under = c->under;
+
 	if (!refcount_dec_and_test(&c->ref))
 		return;
 	qgpu_mem_uncharge(c->inst, c->sys, c->size);
@@ -285,6 +302,21 @@ void qgpu_mem_charge_put(struct qgpu_mem_charge *c)
 		kfree_rcu(container_of(c, struct qgpu_mem_made, charge), charge.rcu);
 	else
 		kfree_rcu(c, rcu);
+	if (under)
+		qgpu_mem_charge_put(under);
+}
+
+/**
+ * qgpu_mem_charge_keep() - a charge keeps another until its own last reference goes
+ * @c: the charge, not yet shared
+ * @under: the charge it keeps (the caller's reference is taken over), or NULL
+ *
+ * A channel's charge keeps its group's: RM frees a group only after its channels, and what keeps
+ * a channel (a copy, UVM's retention of it) keeps its group.
+ */
+void qgpu_mem_charge_keep(struct qgpu_mem_charge *c, struct qgpu_mem_charge *under)
+{
+	c->under = under;
 }
 
 static void qgpu_mem_node_release(struct qgpu_rmnode *node)
@@ -327,12 +359,18 @@ bool qgpu_mem_attach(struct qgpu_rmnode *node, struct qgpu_mem_charge *c)
 	return true;
 }
 
-/* A charge of @size bytes (none for 0) in @sys's pool, if it fits; a refusal is counted. */
-static struct qgpu_mem_charge *qgpu_mem_charge_make(struct qgpu_instance *inst, bool sys, u64 size)
+/*
+ * A charge of @size bytes (none for 0) in @sys's pool, if it fits (a refusal is counted), or
+ * whatever the limit says (@force).
+ */
+static struct qgpu_mem_charge *qgpu_mem_charge_make(struct qgpu_instance *inst, bool sys,
+						    u64 size, bool force)
 {
 	struct qgpu_mem_charge *c;
 
-	if (size && !qgpu_mem_try_charge(inst, sys, size)) {
+	if (force) {
+		qgpu_mem_force_charge(inst, sys, size);
+	} else if (size && !qgpu_mem_try_charge(inst, sys, size)) {
 		qgpu_mem_refused(inst, sys, size);
 		return NULL;
 	}
@@ -360,7 +398,23 @@ static struct qgpu_mem_charge *qgpu_mem_charge_make(struct qgpu_instance *inst, 
  */
 struct qgpu_mem_charge *qgpu_mem_charge_new(struct qgpu_instance *inst, u64 size)
 {
-	return qgpu_mem_charge_make(inst, false, size);
+	return qgpu_mem_charge_make(inst, false, size, false);
+}
+
+/**
+ * qgpu_mem_charge_forced() - charge video memory RM already holds for the instance, whatever the
+ * limit says
+ * @inst: the instance
+ * @size: bytes
+ *
+ * For what could not be refused any more (qgpu_uvm_channel.c). The instance's use may then read
+ * above its ``mem_max`` until the charge goes.
+ *
+ * Return: the charge, or NULL when out of memory (nothing charged then).
+ */
+struct qgpu_mem_charge *qgpu_mem_charge_forced(struct qgpu_instance *inst, u64 size)
+{
+	return qgpu_mem_charge_make(inst, false, size, true);
 }
 
 /**
@@ -724,6 +778,7 @@ long qgpu_mem_rm_alloc_done(struct qgpu_file *qf, unsigned long arg, const struc
 			return 0;
 		mc->inst = qf->inst;
 		mc->root = node;
+		mc->serial = atomic64_inc_return(&qgpu_mem_client_serials);
 		if (xa_err(xa_store(&qf->inst->mem.clients, node->handle, mc,
 				    GFP_KERNEL_ACCOUNT))) {
 			kfree(mc);
@@ -979,6 +1034,102 @@ void qgpu_mem_alloc_end(struct qgpu_instance *inst)
 }
 
 /**
+ * qgpu_mem_client_making() - a call that can make an object in a tenant's client is forwarded
+ * @inst: the instance
+ * @hclient: the client the object would be made in
+ *
+ * RM_ALLOC, RM_DUP_OBJECT and the imports from an fd, whatever their class: a sibling thread can
+ * change what an unsealed one makes.
+ *
+ * Context: the tracker's lock of the file the client is bound to held, until
+ *	qgpu_mem_client_made().
+ * Return: what to hand qgpu_mem_client_made() (0: not one of the instance's clients).
+ */
+u64 qgpu_mem_client_making(struct qgpu_instance *inst, u32 hclient)
+{
+	struct qgpu_mem_client *mc;
+	u64 serial = 0;
+
+	rcu_read_lock();
+	mc = xa_load(&inst->mem.clients, hclient);
+	if (mc) {
+		atomic_long_inc(&mc->making);
+		serial = mc->serial;
+	}
+	rcu_read_unlock();
+	return serial;
+}
+
+/**
+ * qgpu_mem_client_made() - what the call made is in the mirror, or it made nothing
+ * @inst: the instance
+ * @hclient: the client qgpu_mem_client_making() was told
+ * @serial: what it returned
+ */
+void qgpu_mem_client_made(struct qgpu_instance *inst, u32 hclient, u64 serial)
+{
+	struct qgpu_mem_client *mc;
+
+	if (!serial)
+		return;
+	/* Pairs with the acquire in qgpu_mem_client_mark(): the mirror's update is seen first. */
+	smp_mb__before_atomic();
+	rcu_read_lock();
+	mc = xa_load(&inst->mem.clients, hclient);
+	if (mc && mc->serial == serial)
+		atomic_long_inc(&mc->made);
+	rcu_read_unlock();
+}
+
+/**
+ * qgpu_mem_client_mark() - where a client's objects stand, before a handle of it is looked up
+ * @inst: the instance
+ * @hclient: the client
+ * @mark: filled in, for qgpu_mem_client_unchanged()
+ *
+ * Return: false when @hclient is not one of the instance's clients.
+ */
+bool qgpu_mem_client_mark(struct qgpu_instance *inst, u32 hclient, struct qgpu_mem_mark *mark)
+{
+	struct qgpu_mem_client *mc;
+
+	rcu_read_lock();
+	mc = xa_load(&inst->mem.clients, hclient);
+	if (mc) {
+		mark->serial = mc->serial;
+		mark->made = atomic_long_read_acquire(&mc->made);
+	}
+	rcu_read_unlock();
+	return mc;
+}
+
+/**
+ * qgpu_mem_client_unchanged() - no object could have appeared in the client since the mark
+ * @inst: the instance
+ * @hclient: the client
+ * @mark: what qgpu_mem_client_mark() found
+ *
+ * True when it is the same client record and no call that can make an object in it was in
+ * flight at the mark or began since: a handle the mirror had at the mark then names, for any
+ * call RM ordered after the mark, what it named then or nothing (a free and reuse of a handle
+ * needs a call that makes one).
+ */
+bool qgpu_mem_client_unchanged(struct qgpu_instance *inst, u32 hclient,
+			       const struct qgpu_mem_mark *mark)
+{
+	struct qgpu_mem_client *mc;
+	bool same;
+
+	/* RM's lock ordered the call after every making it saw: see them counted. */
+	smp_mb();
+	rcu_read_lock();
+	mc = xa_load(&inst->mem.clients, hclient);
+	same = mc && mc->serial == mark->serial && atomic_long_read(&mc->making) == mark->made;
+	rcu_read_unlock();
+	return same;
+}
+
+/**
  * qgpu_mem_charge_of() - the charge of an instance's memory, found through its client's mirror
  * @inst: the instance
  * @hclient: a client, named by the tenant
@@ -1027,18 +1178,22 @@ void qgpu_mem_dup_begin(struct qgpu_file *qf, const struct nvrm_nvos55 *p,
 	struct qgpu_mem_inst *m = &qf->inst->mem;
 
 	d->local = qgpu_rmtrack_find(qf->track, p->hclient_src, p->hclient_src);
+	d->hclient = p->hclient;
+	d->making = qgpu_mem_client_making(qf->inst, p->hclient);
 	d->finished = atomic_long_read_acquire(&m->allocs_finished);
 	d->charge = qgpu_mem_charge_of(qf->inst, p->hclient_src, p->hobject_src, NULL);
 }
 
 /**
  * qgpu_mem_dup_abort() - RM made no duplicate
+ * @inst: the instance
  * @d: what qgpu_mem_dup_begin() found
  */
-void qgpu_mem_dup_abort(struct qgpu_mem_dup *d)
+void qgpu_mem_dup_abort(struct qgpu_instance *inst, struct qgpu_mem_dup *d)
 {
 	if (d->charge)
 		qgpu_mem_charge_put(d->charge);
+	qgpu_mem_client_made(inst, d->hclient, d->making);
 }
 
 /**
@@ -1066,36 +1221,15 @@ struct qgpu_mem_charge *qgpu_mem_own_charge(struct qgpu_instance *inst, u32 hcli
 	*status = NVRM_ERR_NO_MEMORY;
 	if (q)
 		return NULL;
-	c = qgpu_mem_charge_make(inst, sys, size);
+	c = qgpu_mem_charge_make(inst, sys, size, false);
 	if (c)
 		*status = NVRM_OK;
 	return c;
 }
 
-/**
- * qgpu_mem_dup_end() - RM made the duplicate: it shares the charge of what it duplicates
- * @qf: the proxy ctl file
- * @p: the request, @p->hobject the duplicate's handle
- * @d: what qgpu_mem_dup_begin() found
- * @node: the duplicate's mirror node, or NULL when it could not be mirrored
- *
- * The source's charge as the mirror had it before the call is the duplicate's when nothing could
- * have changed the source handle's meaning in between: the source client is the calling file's
- * (its mirror changes only under the lock held), or no allocation of the instance was in flight
- * or began meanwhile (@allocs_started still equals what @allocs_finished was; a free and reuse
- * of the handle needs one). Otherwise another file's allocation may not be settled yet, or the
- * source may have been freed and its handle reused, and the mirror cannot tell which memory RM
- * duplicated: the duplicate then gets its own charge, for the size RM reports. That counts the
- * memory twice while both handles live, which errs on the tenant's side of its limit and happens
- * only for a duplicate across files racing an allocation. A charged duplicate that cannot be
- * mirrored, or its own charge that does not fit, is freed again and the call fails with
- * NV_ERR_NO_MEMORY.
- *
- * Context: the tracker's lock held.
- * Return: the RM status for the tenant.
- */
-u32 qgpu_mem_dup_end(struct qgpu_file *qf, const struct nvrm_nvos55 *p, struct qgpu_mem_dup *d,
-		     struct qgpu_rmnode *node)
+/* qgpu_mem_dup_end() but for the client's count of calls that make objects */
+static u32 qgpu_mem_dup_settle(struct qgpu_file *qf, const struct nvrm_nvos55 *p,
+			       struct qgpu_mem_dup *d, struct qgpu_rmnode *node)
 {
 	struct qgpu_instance *inst = qf->inst;
 	struct qgpu_mem_charge *c = d->charge;
@@ -1127,6 +1261,37 @@ u32 qgpu_mem_dup_end(struct qgpu_file *qf, const struct nvrm_nvos55 *p, struct q
 				    inst->name, p->hobject);
 	}
 	return NVRM_ERR_NO_MEMORY;
+}
+
+/**
+ * qgpu_mem_dup_end() - RM made the duplicate: it shares the charge of what it duplicates
+ * @qf: the proxy ctl file
+ * @p: the request, @p->hobject the duplicate's handle
+ * @d: what qgpu_mem_dup_begin() found
+ * @node: the duplicate's mirror node, or NULL when it could not be mirrored
+ *
+ * The source's charge as the mirror had it before the call is the duplicate's when nothing could
+ * have changed the source handle's meaning in between: the source client is the calling file's
+ * (its mirror changes only under the lock held), or no allocation of the instance was in flight
+ * or began meanwhile (@allocs_started still equals what @allocs_finished was; a free and reuse
+ * of the handle needs one). Otherwise another file's allocation may not be settled yet, or the
+ * source may have been freed and its handle reused, and the mirror cannot tell which memory RM
+ * duplicated: the duplicate then gets its own charge, for the size RM reports. That counts the
+ * memory twice while both handles live, which errs on the tenant's side of its limit and happens
+ * only for a duplicate across files racing an allocation. A charged duplicate that cannot be
+ * mirrored, or its own charge that does not fit, is freed again and the call fails with
+ * NV_ERR_NO_MEMORY.
+ *
+ * Context: the tracker's lock held.
+ * Return: the RM status for the tenant.
+ */
+u32 qgpu_mem_dup_end(struct qgpu_file *qf, const struct nvrm_nvos55 *p, struct qgpu_mem_dup *d,
+		     struct qgpu_rmnode *node)
+{
+	u32 status = qgpu_mem_dup_settle(qf, p, d, node);
+
+	qgpu_mem_client_made(qf->inst, d->hclient, d->making);
+	return status;
 }
 
 /* The tenant's view */

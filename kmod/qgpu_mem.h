@@ -68,11 +68,25 @@ struct qgpu_mem_inst {
  * @charge: the source's charge (a reference), or NULL
  * @finished: the instance's @allocs_finished before the source was looked up
  * @local: the source client is the calling file's, whose mirror cannot change meanwhile
+ * @hclient: the destination client
+ * @making: what qgpu_mem_client_making() returned for it
  */
 struct qgpu_mem_dup {
 	struct qgpu_mem_charge *charge;
 	long finished;
 	bool local;
+	u32 hclient;
+	u64 making;
+};
+
+/**
+ * struct qgpu_mem_mark - where a client's objects stood (qgpu_mem_client_mark())
+ * @serial: the client record's serial
+ * @made: its count of calls that made objects, then
+ */
+struct qgpu_mem_mark {
+	u64 serial;
+	long made;
 };
 
 extern const struct attribute_group qgpu_mem_instance_group;
@@ -98,11 +112,16 @@ bool qgpu_mem_dup_refused(struct qgpu_file *qf, const struct nvrm_nvos55 *p,
 			  unsigned long arg, long *ret);
 void qgpu_mem_dup_begin(struct qgpu_file *qf, const struct nvrm_nvos55 *p,
 			struct qgpu_mem_dup *d);
-void qgpu_mem_dup_abort(struct qgpu_mem_dup *d);
+void qgpu_mem_dup_abort(struct qgpu_instance *inst, struct qgpu_mem_dup *d);
 u32 qgpu_mem_dup_end(struct qgpu_file *qf, const struct nvrm_nvos55 *p, struct qgpu_mem_dup *d,
 		     struct qgpu_rmnode *node);
 void qgpu_mem_alloc_begin(struct qgpu_instance *inst);
 void qgpu_mem_alloc_end(struct qgpu_instance *inst);
+u64 qgpu_mem_client_making(struct qgpu_instance *inst, u32 hclient);
+void qgpu_mem_client_made(struct qgpu_instance *inst, u32 hclient, u64 serial);
+bool qgpu_mem_client_mark(struct qgpu_instance *inst, u32 hclient, struct qgpu_mem_mark *mark);
+bool qgpu_mem_client_unchanged(struct qgpu_instance *inst, u32 hclient,
+			       const struct qgpu_mem_mark *mark);
 bool qgpu_mem_control(struct qgpu_file *qf, const struct nvrm_control *c, unsigned long arg,
 		      long *ret);
 void qgpu_mem_alloc_memory_done(struct qgpu_file *qf, unsigned long arg, u32 size);
@@ -115,6 +134,8 @@ bool qgpu_mem_alloc_memory_made(struct qgpu_file *qf, struct qgpu_rmtrack *t,
 /* Charges that more than one holder shares (duplicates, exports and imports: qgpu_export.c) */
 struct qgpu_mem_charge *qgpu_mem_node_charge(struct qgpu_rmnode *node);
 struct qgpu_mem_charge *qgpu_mem_charge_new(struct qgpu_instance *inst, u64 size);
+struct qgpu_mem_charge *qgpu_mem_charge_forced(struct qgpu_instance *inst, u64 size);
+void qgpu_mem_charge_keep(struct qgpu_mem_charge *c, struct qgpu_mem_charge *under);
 void qgpu_mem_charge_count_channel(struct qgpu_mem_charge *c);
 void qgpu_mem_hold(struct qgpu_rmnode *node, struct qgpu_mem_charge *c);
 struct qgpu_mem_charge *qgpu_mem_charge_tryget(struct qgpu_mem_charge *c);

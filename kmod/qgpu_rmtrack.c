@@ -36,6 +36,7 @@
 #include "qgpu_mapped.h"
 #include "qgpu_mem.h"
 #include "qgpu_rmtrack.h"
+#include "qgpu_uvm_channel.h"
 #include "qgpu_uvm_hold.h"
 
 /*
@@ -122,6 +123,7 @@ struct qgpu_rmtrack *qgpu_rmtrack_new(struct qgpu_instance *inst)
 	xa_init(&t->clients);
 	xa_init(&t->exports);
 	INIT_LIST_HEAD(&t->zombie);
+	INIT_LIST_HEAD(&t->uvm_channels);
 	kobject_get(&inst->kobj);
 	t->inst = inst;
 	return t;
@@ -181,6 +183,7 @@ static void qgpu_rmtrack_destroy(struct qgpu_rmtrack *t)
 	qgpu_mapped_release(t);
 	qgpu_export_release(t);
 	qgpu_uvm_release(t);
+	qgpu_uvm_channels_release(t, true);
 	qgpu_os_events_release(t);
 	kobject_put(&t->inst->kobj);
 	kfree(t);

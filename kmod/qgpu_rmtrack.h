@@ -85,6 +85,8 @@ struct qgpu_rmnode {
  *	RM lets it go with the real file (qgpu_export.c). The xarray's own lock; lookups under RCU.
  * @uvm: on a UVM proxy's tracker, what UVM holds of the instance's memory (qgpu_uvm_hold.c);
  *	NULL until the first mapping. Under @lock.
+ * @uvm_channels: on a UVM proxy's tracker, the channels UVM retains (struct qgpu_uvm_channel,
+ *	qgpu_uvm_channel.c). Under @lock.
  * @os_events: ALLOC_OS_EVENT keys RM holds that were allocated through the file (they go with
  *	the real file), under the instance's os_events.keys_lock (qgpu_os_events.c)
  * @objects_reserved: RM objects the call in progress reserved under the instance's
@@ -101,6 +103,7 @@ struct qgpu_rmtrack {
 	struct list_head zombie;
 	struct xarray exports;
 	struct qgpu_uvm_model *uvm;
+	struct list_head uvm_channels;
 	unsigned int os_events;
 	u32 objects_reserved;
 	u32 mapped_pinned;

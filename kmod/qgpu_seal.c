@@ -43,9 +43,10 @@
  * nvidia-uvm has the same shape: uvm_ioctl() copies a command's parameters and calls the command's
  * handler, uvm_api_<command>(params, filp) (uvm.c, UVM_ROUTE_CMD_*; 525-595), whose return becomes
  * rmStatus. For the commands qgpu follows to keep UVM's holds on memory charged (CREATE_EXTERNAL_
- * RANGE, MAP_EXTERNAL_ALLOCATION, UNMAP_EXTERNAL, FREE, UNREGISTER_GPU(_VASPACE);
- * qgpu_uvm_hold.c), and for those whose RM client qgpu checks (REGISTER_GPU(_VASPACE),
- * REGISTER_CHANNEL; qgpu_clients.c), qgpu places a kretprobe on each handler: on entry it
+ * RANGE, MAP_EXTERNAL_ALLOCATION, UNMAP_EXTERNAL, FREE, UNREGISTER_GPU(_VASPACE), qgpu_uvm_hold.c;
+ * UNREGISTER_CHANNEL, qgpu_uvm_channel.c), and for those whose RM client qgpu checks
+ * (REGISTER_GPU(_VASPACE), REGISTER_CHANNEL; qgpu_clients.c), qgpu places a kretprobe on each
+ * handler: on entry it
  * replaces @params with qgpu's copy, on return it keeps the status, so UVM maps, unmaps and frees
  * exactly what qgpu's model records, registers what qgpu checked, and qgpu reads the status from
  * the handler rather than from tenant memory.
@@ -102,6 +103,7 @@ enum qgpu_seal_site {
 	QGPU_SEAL_UVM_UNREGISTER_GPU_VASPACE,
 	QGPU_SEAL_UVM_MAP_EXTERNAL_SPARSE,
 	QGPU_SEAL_UVM_MAP_DYNAMIC_PARALLELISM_REGION,
+	QGPU_SEAL_UVM_UNREGISTER_CHANNEL,
 	QGPU_SEAL_UVM_REGISTER_GPU,
 	QGPU_SEAL_UVM_REGISTER_GPU_VASPACE,
 	QGPU_SEAL_UVM_REGISTER_CHANNEL,
@@ -124,6 +126,7 @@ static const struct {
 	{ "uvm_api_unregister_gpu_va_space", NVRM_UVM_UNREGISTER_GPU_VASPACE },
 	{ "uvm_api_map_external_sparse", NVRM_UVM_MAP_EXTERNAL_SPARSE },
 	{ "uvm_api_map_dynamic_parallelism_region", NVRM_UVM_MAP_DYNAMIC_PARALLELISM_REGION },
+	{ "uvm_api_unregister_channel", NVRM_UVM_UNREGISTER_CHANNEL },
 	/* the ones that name an RM client (qgpu_clients.c) */
 	{ "uvm_api_register_gpu", NVRM_UVM_REGISTER_GPU },
 	{ "uvm_api_register_gpu_va_space", NVRM_UVM_REGISTER_GPU_VASPACE },

@@ -34,7 +34,8 @@
  * no memory and counts the same; a dynamic-parallelism region (UVM_MAP_DYNAMIC_PARALLELISM_REGION)
  * is a range of one GPU page, whose page tables count until UVM_FREE of it or the VA space's end.
  *
- * UVM_ALLOC_DEVICE_P2P, which duplicates memory too, is refused (qgpu_uvm_hold_ioctl()).
+ * UVM_ALLOC_DEVICE_P2P, which duplicates memory too, is refused (qgpu_uvm_hold_ioctl()). The
+ * channels UVM retains keep their charges in qgpu_uvm_channel.c.
  *
  * Locking: the model is under the tracker's mutex, held across each forwarded call.
  */
@@ -51,6 +52,7 @@
 #include "qgpu_mem_limit.h"
 #include "qgpu_rmtrack.h"
 #include "qgpu_seal.h"
+#include "qgpu_uvm_channel.h"
 #include "qgpu_uvm_hold.h"
 
 /**
@@ -260,12 +262,19 @@ static void qgpu_uvm_raced(struct qgpu_file *qf)
 			    qf->inst->name, task_tgid_nr(current));
 }
 
-/*
- * After the call: UVM says it succeeded, and the parameters that steer the model (the first
- * @same bytes of the kernel copy @before) read as they did before the call.
+/**
+ * qgpu_uvm_believed() - an unsealed UVM call qgpu can vouch for
+ * @qf: the UVM proxy
+ * @arg: the tenant's params
+ * @before: qgpu's copy of them, read before the call
+ * @same: how many bytes of it steer what qgpu records (at most 40)
+ * @status_off: where rmStatus is
+ *
+ * Return: true when UVM says it succeeded, and the parameters that steer the model read as they
+ * did before the call.
  */
-static bool qgpu_uvm_believed(struct qgpu_file *qf, unsigned long arg, const void *before,
-			      u32 same, u32 status_off)
+bool qgpu_uvm_believed(struct qgpu_file *qf, unsigned long arg, const void *before, u32 same,
+		       u32 status_off)
 {
 	u8 after[40];
 	u32 status;
@@ -280,8 +289,15 @@ static bool qgpu_uvm_believed(struct qgpu_file *qf, unsigned long arg, const voi
 	return true;
 }
 
-/* Answer a call qgpu does not forward: @status in its rmStatus, as UVM writes it. */
-static long qgpu_uvm_answer(unsigned long arg, u32 status_off, u32 status)
+/**
+ * qgpu_uvm_answer() - answer a call qgpu does not forward, as UVM answers
+ * @arg: the tenant's params
+ * @status_off: where rmStatus is
+ * @status: the status to write there
+ *
+ * Return: 0, or -EFAULT.
+ */
+long qgpu_uvm_answer(unsigned long arg, u32 status_off, u32 status)
 {
 	return put_user(status, (u32 __user *)(arg + status_off)) ? -EFAULT : 0;
 }
@@ -698,6 +714,9 @@ static long qgpu_uvm_range_call(struct qgpu_file *qf, unsigned int cmd, unsigned
 	else
 		done = !ret && qgpu_uvm_believed(qf, arg, params, same, status_off);
 	qgpu_mapped_settle(qf->inst, grows, done ? qgpu_uvm_range_done(t, cmd, params) : 0);
+	/* with the GPU's VA space go the channels UVM retained (DOC: UVM channel registrations) */
+	if (done && (cmd == NVRM_UVM_UNREGISTER_GPU || cmd == NVRM_UVM_UNREGISTER_GPU_VASPACE))
+		qgpu_uvm_channels_release(t, false);
 	mutex_unlock(&t->lock);
 	return ret;
 }
@@ -743,6 +762,9 @@ bool qgpu_uvm_hold_ioctl(struct qgpu_file *qf, unsigned int cmd, unsigned long a
 	case NVRM_UVM_UNREGISTER_GPU:
 	case NVRM_UVM_UNREGISTER_GPU_VASPACE:
 		*ret = qgpu_uvm_range_call(qf, cmd, arg, compat);
+		return true;
+	case NVRM_UVM_UNREGISTER_CHANNEL:
+		*ret = qgpu_uvm_channel_unregister(qf, cmd, arg, compat);
 		return true;
 	default:
 		return false;

@@ -1,0 +1,222 @@
+"""A channel nvidia-uvm retains keeps its charge and its ``channels`` count
+(kmod/qgpu_uvm_channel.c, DOC: UVM channel registrations): UVM_REGISTER_CHANNEL has RM keep the
+channel's group, id and instance block past the tenant's RM_FREE, until UVM_UNREGISTER_CHANNEL, the
+GPU VA space's or GPU's unregistration, or the VA space's end. Counted by handle, a tenant could
+make, register and free channel groups past ``mem_max`` and ``channels_max`` with one VA-space file
+open."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import rm
+from holder import killed_after
+from qgpu_sysfs import count, instance, wait_count
+from qgpu_sysfs import mem_current as current
+from rm import Channel, Rm, UvmSpace
+from test_qgpu_clients import exited_within, fork_call, stalled_device_alloc
+from test_qgpu_ctxbuf import real_free
+from test_qgpu_memlimit import wait_current
+
+MIB = 1 << 20
+
+
+def register(s: UvmSpace, r: Rm, hchannel: int, **kw: int) -> int:
+    return rm.uvm_register_channel(s.fd, s.uuid, r.client, hchannel, **kw)
+
+
+def ring(r: Rm, dev: int) -> tuple[int, int]:
+    """Memory for channels' rings and USERD (Channel.MEM bytes): (handle, GPU address)."""
+    status, hmem, _, gpu_va = r.memory(rm.VIDMEM, dev, Channel.MEM)
+    assert status == rm.OK, hex(status)
+    return hmem, gpu_va
+
+
+def channel_in(r: Rm, group: int, mem: tuple[int, int], handle: int = 0) -> tuple[int, int]:
+    """A channel in `group` on the ring memory `mem` (from ring()): (status, handle)."""
+    params = rm.channel_params(mem[1], 16, mem[0], 0x1000)
+    return r.alloc(r.client, group, rm.CHANNEL, params, handle)
+
+
+@pytest.mark.parametrize("how", ["unregister", "gpu_vaspace", "close"])
+def test_a_registered_channel_stays_charged_until_uvm_lets_it_go(seal_mode: str, how: str) -> None:
+    with instance("uc", opts="mem=64M") as d:
+        r = Rm(dev=d)
+        try:
+            dev, sub = r.device()
+            group = rm.gr_group_bytes(r, sub)
+            s = UvmSpace(r, dev, f"{d}/nvidia-uvm")
+            ch = Channel(r, dev, sub, schedule=False)
+            assert register(s, r, ch.channel) == rm.OK
+            assert current("uc") == group + ch.MEM + rm.CTXBUF_CHANNEL
+            assert count("uc", "channels") == 2
+            for h in (ch.channel, ch.tsg, ch.hmem):
+                assert r.free(h) == rm.OK
+            # what RM keeps for UVM: the group's buffers, the channel's block, both ids
+            assert current("uc") == group + rm.CTXBUF_CHANNEL
+            assert count("uc", "channels") == 2
+            if how == "unregister":
+                assert rm.uvm_unregister_channel(s.fd, s.uuid, r.client, ch.channel) == rm.OK
+            elif how == "gpu_vaspace":
+                unreg = rm.UVM_UNREGISTER_GPU_VASPACE
+                assert rm.uvm_unregister_gpu(s.fd, s.uuid, unreg) == rm.OK
+            else:
+                s.close()
+            assert wait_current("uc", 0) == 0
+            wait_count("uc", "channels", 0)
+            if how != "close":
+                s.close()
+            ch.close()
+        finally:
+            r.close()
+
+
+def test_registering_and_freeing_groups_stops_at_mem_max() -> None:
+    """The way past the limit: a graphics group and a channel made, registered and freed, in a
+    loop. Each round leaves RM holding the group's buffers; the instance is charged them, and
+    the next group past its limit is refused, so what RM holds stays within ``mem_max``."""
+    with instance("ucm", opts="mem=32M") as d:
+        r = Rm(dev=d)
+        try:
+            dev, sub = r.device()
+            group = rm.gr_group_bytes(r, sub)
+            free0 = real_free()
+            s = UvmSpace(r, dev, f"{d}/nvidia-uvm")
+            mem = ring(r, dev)
+            made = 0
+            for _ in range(8):
+                status, tsg = r.alloc(r.client, dev, rm.TSG, rm.group_params())
+                if status != rm.OK:
+                    assert status == rm.NO_MEMORY, hex(status)
+                    break
+                status, chan = channel_in(r, tsg, mem)
+                assert status == rm.OK, hex(status)
+                assert register(s, r, chan) == rm.OK
+                assert r.free(tsg) == rm.OK  # its channel with it
+                made += 1
+            held = free0 - real_free()
+            assert made == (32 * MIB - Channel.MEM) // (group + rm.CTXBUF_CHANNEL)
+            assert held == current("ucm") <= 32 * MIB
+            s.close()
+            assert wait_current("ucm", Channel.MEM) == Channel.MEM
+        finally:
+            r.close()
+
+
+def test_registering_and_freeing_groups_stops_at_channels_max() -> None:
+    """Copy-engine groups take no memory, but each registered channel keeps its id and its
+    group's: they count against ``channels_max`` until UVM lets go."""
+    with instance("ucc", opts="mem=64M channels=4") as d:
+        r = Rm(dev=d)
+        try:
+            dev, _ = r.device()
+            s = UvmSpace(r, dev, f"{d}/nvidia-uvm")
+            mem = ring(r, dev)
+            made = 0
+            for _ in range(4):
+                status, tsg = r.alloc(r.client, dev, rm.TSG, rm.group_params(rm.ENGINE_COPY0))
+                if status != rm.OK:
+                    assert status == rm.NO_FREE_FIFOS, hex(status)  # past channels_max
+                    break
+                status, chan = channel_in(r, tsg, mem)
+                assert status == rm.OK, hex(status)
+                assert register(s, r, chan, base=0, length=0) == rm.OK  # nothing to map
+                assert r.free(tsg) == rm.OK
+                made += 1
+            assert made == 2
+            assert count("ucc", "channels") == 4
+            s.close()
+            wait_count("ucc", "channels", 0)
+        finally:
+            r.close()
+
+
+def test_a_killed_process_leaves_no_registered_channel_charged() -> None:
+    with instance("uck", opts="mem=64M") as d:
+
+        def hold() -> None:
+            t = Rm(dev=d)
+            dev, sub = t.device()
+            s = UvmSpace(t, dev, f"{d}/nvidia-uvm")
+            ch = Channel(t, dev, sub)
+            assert register(s, t, ch.channel) == rm.OK
+            assert t.free(ch.tsg) == rm.OK
+
+        with killed_after(hold):
+            assert current("uck") > 0
+            assert count("uck", "channels") == 2
+        assert wait_current("uck", 0) == 0
+        wait_count("uck", "channels", 0)
+
+
+def waits_for_the_instances_turn(tid: int) -> bool:
+    """Whether thread `tid` of this process sleeps on a mutex (qgpu's params_seal)."""
+    wchan = Path(f"/proc/self/task/{tid}/wchan").read_text()
+    return wchan == "qgpu_uvm_channel_register" or "mutex" in wchan
+
+
+def test_a_channel_swapped_while_its_registration_waits_is_charged_the_most_it_can_be() -> None:
+    """The registration looks the handle up, a copy engine's channel, then waits for the
+    instance's turn behind a call stalled in RM's copy of its parameters. Meanwhile the tenant
+    frees that channel and makes a graphics group's under the same handle, which is what UVM then
+    retains. The mirror's charge was the other channel's; qgpu sees that the client made an object
+    meanwhile and charges the most a channel and its group can be. After the tenant frees every
+    handle, what RM keeps for UVM is not more than the instance is charged."""
+    handle = 0x5C5C
+    stalled_r, stalled_w = os.pipe()
+    go_r, go_w = os.pipe()
+    done_r, done_w = os.pipe()
+    with instance("ucr", opts="mem=1G") as d:
+        r = Rm(dev=d)
+        try:
+            dev, sub = r.device()
+            group = rm.gr_group_bytes(r, sub)
+            free0 = real_free()
+            s = UvmSpace(r, dev, f"{d}/nvidia-uvm")
+            mem = ring(r, dev)
+            status, gr = r.alloc(r.client, dev, rm.TSG, rm.group_params())
+            assert status == rm.OK, hex(status)
+            status, ce = r.alloc(r.client, dev, rm.TSG, rm.group_params(rm.ENGINE_COPY0))
+            assert status == rm.OK, hex(status)
+            assert channel_in(r, ce, mem, handle)[0] == rm.OK
+            result: list[int] = []
+            tid: list[int] = []
+
+            def registers() -> None:
+                tid.append(threading.get_native_id())
+                result.append(register(s, r, handle))
+
+            staller = fork_call(lambda: stalled_device_alloc(d, stalled_w, go_r, done_w))
+            try:
+                assert os.read(stalled_r, 1) == b"s"
+                thread = threading.Thread(target=registers)
+                thread.start()
+                deadline = time.monotonic() + 60  # a bound on getting there, not a target
+                while not (tid and waits_for_the_instances_turn(tid[0])):
+                    assert not result, "it went through beside the stalled call"
+                    assert time.monotonic() < deadline, "it never waited"
+                    time.sleep(0.05)
+                assert r.free(handle) == rm.OK
+                assert channel_in(r, gr, mem, handle)[0] == rm.OK
+            finally:
+                os.write(go_w, b"g")
+                assert exited_within(staller, 60.0)
+            thread.join()
+            assert result == [rm.OK]
+            assert r.free(dev) == rm.OK  # every group, channel and memory of the tenant
+            held = free0 - real_free()
+            assert held == group + rm.CTXBUF_CHANNEL  # what RM keeps for UVM
+            assert current("ucr") >= held, (current("ucr"), held)
+            assert count("ucr", "channels") >= 2
+            s.close()
+            assert wait_current("ucr", 0) == 0
+            wait_count("ucr", "channels", 0)
+            assert real_free() == free0
+        finally:
+            r.close()
+            for fd in (stalled_r, stalled_w, go_r, go_w, done_r, done_w):
+                os.close(fd)
