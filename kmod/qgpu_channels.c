@@ -36,8 +36,8 @@
  * charge the object holds for its own memory (DOC: context buffers in qgpu_ctxbuf.c), which
  * those share; copies of one group count once. Sealed, RM allocates the class qgpu counted (DOC:
  * sealed forwarding); with ``seal=0`` a tenant that rewrites its class under the call is counted
- * for what qgpu read. A copy made while another file of the instance allocates gets a count of
- * its own, as it gets a charge of its own (qgpu_ctxbuf_own()).
+ * for what qgpu read. A copy made while another file makes objects in the source's client gets a
+ * count of its own, as it gets a charge of its own (qgpu_ctxbuf_own()).
  */
 
 /**

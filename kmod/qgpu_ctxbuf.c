@@ -38,8 +38,9 @@
  * so a group that once had more channels than it has now holds up to 64 KiB for each of the
  * difference (at most 127 a group, under ``channels_max``); and the buffers of video, JPEG and
  * optical flow engines' groups, whose sizes only the firmware's tables give. A copy made while
- * another file of the instance allocates cannot be sure of its source (DOC: memory limits): RM
- * says what it is, and a channel or group gets a count and charge of its own (qgpu_ctxbuf_own()).
+ * another file makes objects in the source's client cannot be sure of its source (DOC: memory
+ * limits): RM says what it is, and a channel or group gets a count and charge of its own
+ * (qgpu_ctxbuf_own()).
  */
 #include <linux/err.h>
 #include <linux/mutex.h>
@@ -174,11 +175,11 @@ u32 qgpu_ctxbuf_begin(struct qgpu_file *qf, const struct nvrm_alloc *a, struct q
  * @status: NVRM_OK, or NVRM_ERR_NO_MEMORY when it is a channel or group that does not fit (past
  *	``channels_max`` or ``mem_max``, counted as a refusal), or RM cannot be asked
  *
- * For a copy made while another file of the instance allocated (qgpu_mem_dup_end()): its source
- * may have been freed and its handle reused meanwhile. RM says what the copy is; a channel or
- * group then gets a count and a charge of its own, a group's as a graphics group's whatever its
- * engine. That counts the object twice while both handles live, which errs on the tenant's side,
- * as a memory copy's own charge does.
+ * For a copy made while another file made objects in the source's client (qgpu_mem_dup_end()):
+ * its source may have been freed and its handle reused meanwhile. RM says what the copy is; a
+ * channel or group then gets a count and a charge of its own, a group's as a graphics group's
+ * whatever its engine. That counts the object twice while both handles live, which errs on the
+ * tenant's side, as a memory copy's own charge does.
  *
  * Return: the charge, its count taken over, or NULL: not a channel or group, or @status.
  */

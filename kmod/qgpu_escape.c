@@ -574,7 +574,6 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 		ret = qgpu_rm_alloc_refuse(qf, arg, size, buf, NVRM_ERR_INSUFFICIENT_RESOURCES);
 		goto out_settle;
 	}
-	qgpu_mem_alloc_begin(qf->inst);
 	making = qgpu_mem_client_making(qf->inst, a.hroot);
 	if (a.hclass == NVRM_CLASS_NV01_MEMORY_LOCAL_USER ||
 	    a.hclass == NVRM_CLASS_NV01_MEMORY_SYSTEM) {
@@ -662,7 +661,6 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 	qgpu_ctxbuf_made(&cb, NULL);
 out_unlock:
 	qgpu_mem_client_made(qf->inst, a.hroot, making);
-	qgpu_mem_alloc_end(qf->inst);
 out_settle:
 	qgpu_objects_settle(t);
 	mutex_unlock(&t->lock);
@@ -853,6 +851,7 @@ static long qgpu_rm_vid_heap(struct qgpu_file *qf, unsigned int cmd, unsigned lo
 	struct nvrm_vidheap v, done;
 	struct qgpu_rmnode *node;
 	struct nvrm_nvos32 raw;
+	u64 making = 0;
 	u32 units = 0;
 	bool sealed;
 	long ret;
@@ -870,7 +869,7 @@ static long qgpu_rm_vid_heap(struct qgpu_file *qf, unsigned int cmd, unsigned lo
 		return put_user(NVRM_ERR_INSUFFICIENT_RESOURCES, &up->status) ? -EFAULT : 0;
 	}
 	if (v.is_alloc)
-		qgpu_mem_alloc_begin(qf->inst);
+		making = qgpu_mem_client_making(qf->inst, v.hroot);
 	/* video or system memory; virtual memory (address space only) is forwarded */
 	if (v.is_alloc && !(v.alloc_flags & NVRM_ALLOC_FLAGS_VIRTUAL)) {
 		ret = qgpu_mem_vid_heap_alloc(qf, cmd, arg, size, compat, &raw, &v);
@@ -916,7 +915,7 @@ static long qgpu_rm_vid_heap(struct qgpu_file *qf, unsigned int cmd, unsigned lo
 	}
 out_unlock:
 	if (v.is_alloc)
-		qgpu_mem_alloc_end(qf->inst);
+		qgpu_mem_client_made(qf->inst, v.hroot, making);
 	qgpu_objects_settle(t);
 	mutex_unlock(&t->lock);
 	return ret;
@@ -1159,7 +1158,7 @@ static long qgpu_rm_alloc_memory(struct qgpu_file *qf, unsigned int cmd, unsigne
 	struct nvrm_nvos02_with_fd __user *up = (struct nvrm_nvos02_with_fd __user *)arg;
 	struct qgpu_rmtrack *t = qf->track ?: qgpu_registered_track(qf);
 	struct nvrm_nvos02_with_fd p;
-	u64 reserved = 0;
+	u64 reserved = 0, making = 0;
 	bool sealed;
 	u32 status;
 	long ret;
@@ -1172,6 +1171,7 @@ static long qgpu_rm_alloc_memory(struct qgpu_file *qf, unsigned int cmd, unsigne
 		if (put_user(p.params.status, &up->params.status))
 			return -EFAULT;
 		mutex_lock(&t->lock);
+		making = qgpu_mem_client_making(t->inst, p.params.hroot);
 		if (!qgpu_objects_reserve(t, 1)) {
 			ret = put_user(NVRM_ERR_INSUFFICIENT_RESOURCES, &up->params.status) ?
 			      -EFAULT : 0;
@@ -1210,6 +1210,7 @@ static long qgpu_rm_alloc_memory(struct qgpu_file *qf, unsigned int cmd, unsigne
 	}
 out:
 	if (t) {
+		qgpu_mem_client_made(t->inst, p.params.hroot, making);
 		qgpu_objects_settle(t);
 		mutex_unlock(&t->lock);
 	}

@@ -63,8 +63,9 @@
  * NV_ERR_INVALID_CLIENT, before RM sees it. Any other qgpu makes itself from its kernel copy,
  * through the kernel client with NV04_DUP_HANDLE_FLAGS_REJECT_KERNEL_DUP_PRIVILEGE (RM checks
  * access as for the tenant's call), so RM never reads a source or writes a handle that a sibling
- * thread can swap (qgpu_escape.c). The duplicate takes its source's charge, or, when an
- * allocation in another file raced it, a charge of its own (qgpu_mem_dup_end()).
+ * thread can swap (qgpu_escape.c). The duplicate takes its source's charge, or, when a call in
+ * another file made an object in the source's client meanwhile, a charge of its own
+ * (qgpu_mem_dup_end()).
  */
 
 /**
@@ -1011,35 +1012,17 @@ bool qgpu_mem_dup_refused(struct qgpu_file *qf, const struct nvrm_nvos55 *p, uns
 }
 
 /**
- * qgpu_mem_alloc_begin() - an allocation of the instance is about to be forwarded
- * @inst: the instance
- *
- * Every RM_ALLOC and VID_HEAP_CONTROL ALLOC_* counts, whatever qgpu thinks it makes: a sibling
- * thread can turn any of them into video memory (DOC: memory limits, 3).
- */
-void qgpu_mem_alloc_begin(struct qgpu_instance *inst)
-{
-	atomic_long_inc(&inst->mem.allocs_started);
-}
-
-/**
- * qgpu_mem_alloc_end() - what the allocation made is in the mirror, charged or freed
- * @inst: the instance
- */
-void qgpu_mem_alloc_end(struct qgpu_instance *inst)
-{
-	/* Pairs with the acquire in qgpu_mem_dup_begin(): the mirror's update is seen first. */
-	smp_mb__before_atomic();
-	atomic_long_inc(&inst->mem.allocs_finished);
-}
-
-/**
  * qgpu_mem_client_making() - a call that can make an object in a tenant's client is forwarded
  * @inst: the instance
  * @hclient: the client the object would be made in
  *
- * RM_ALLOC, RM_DUP_OBJECT and the imports from an fd, whatever their class: a sibling thread can
- * change what an unsealed one makes.
+ * RM_ALLOC, RM_VID_HEAP_CONTROL ALLOC_*, RM_ALLOC_MEMORY, RM_DUP_OBJECT and the imports from an
+ * fd, whatever their class: a sibling thread can change what an unsealed one makes. A handle
+ * freed and made again by any of them names something else to a call that looked it up before
+ * (a duplicate's source, qgpu_mem_dup_end(); a channel UVM registers, qgpu_uvm_channel.c).
+ * Sealed, RM makes the object in the client qgpu read; unsealed, a sibling thread can move the
+ * call to another client of the same file after qgpu read it, the residual race of forwarding
+ * unsealed (DOC: sealed forwarding).
  *
  * Context: the tracker's lock of the file the client is bound to held, until
  *	qgpu_mem_client_made().
@@ -1175,12 +1158,11 @@ struct qgpu_mem_charge *qgpu_mem_charge_of(struct qgpu_instance *inst, u32 hclie
 void qgpu_mem_dup_begin(struct qgpu_file *qf, const struct nvrm_nvos55 *p,
 			struct qgpu_mem_dup *d)
 {
-	struct qgpu_mem_inst *m = &qf->inst->mem;
-
 	d->local = qgpu_rmtrack_find(qf->track, p->hclient_src, p->hclient_src);
 	d->hclient = p->hclient;
 	d->making = qgpu_mem_client_making(qf->inst, p->hclient);
-	d->finished = atomic_long_read_acquire(&m->allocs_finished);
+	/* ORDER: the mark before the lookup; a making seen after it voids what was found. */
+	d->marked = qgpu_mem_client_mark(qf->inst, p->hclient_src, &d->src);
 	d->charge = qgpu_mem_charge_of(qf->inst, p->hclient_src, p->hobject_src, NULL);
 }
 
@@ -1235,9 +1217,8 @@ static u32 qgpu_mem_dup_settle(struct qgpu_file *qf, const struct nvrm_nvos55 *p
 	struct qgpu_mem_charge *c = d->charge;
 	u32 status = NVRM_OK;
 
-	/* RM's lock ordered the duplicate after every allocation it could name: see it counted. */
-	smp_mb();
-	if (!d->local && atomic_long_read(&inst->mem.allocs_started) != d->finished &&
+	if (!d->local &&
+	    (!d->marked || !qgpu_mem_client_unchanged(inst, p->hclient_src, &d->src)) &&
 	    qgpu_kclient_ready()) {
 		if (c)
 			qgpu_mem_charge_put(c);
@@ -1272,13 +1253,14 @@ static u32 qgpu_mem_dup_settle(struct qgpu_file *qf, const struct nvrm_nvos55 *p
  *
  * The source's charge as the mirror had it before the call is the duplicate's when nothing could
  * have changed the source handle's meaning in between: the source client is the calling file's
- * (its mirror changes only under the lock held), or no allocation of the instance was in flight
- * or began meanwhile (@allocs_started still equals what @allocs_finished was; a free and reuse
- * of the handle needs one). Otherwise another file's allocation may not be settled yet, or the
- * source may have been freed and its handle reused, and the mirror cannot tell which memory RM
- * duplicated: the duplicate then gets its own charge, for the size RM reports. That counts the
- * memory twice while both handles live, which errs on the tenant's side of its limit and happens
- * only for a duplicate across files racing an allocation. A charged duplicate that cannot be
+ * (its mirror changes only under the lock held), or no call that makes an object in the source
+ * client was in flight or began meanwhile (qgpu_mem_client_unchanged(); a free and reuse of the
+ * handle needs one: an allocation, a duplicate into it, an import). Otherwise the handle's object
+ * may not be mirrored yet, or the source may have been freed and its handle reused, and the mirror
+ * cannot tell which memory RM duplicated: the duplicate then gets its own charge, for the size RM
+ * reports. That counts the memory twice while both handles live, which errs on the tenant's side
+ * of its limit and happens only for a duplicate across files racing a call that makes objects in
+ * the source's client. A charged duplicate that cannot be
  * mirrored, or its own charge that does not fit, is freed again and the call fails with
  * NV_ERR_NO_MEMORY.
  *
@@ -1770,8 +1752,6 @@ void qgpu_mem_inst_init(struct qgpu_instance *inst, u64 max, u64 sysmem_max)
 	m->sys.max = sysmem_max;
 	atomic64_set(&m->events, 0);
 	xa_init(&m->clients);
-	atomic_long_set(&m->allocs_started, 0);
-	atomic_long_set(&m->allocs_finished, 0);
 }
 
 /*

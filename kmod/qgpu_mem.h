@@ -47,9 +47,6 @@ struct qgpu_mem_pool {
  * @clients: RM client handle -> struct qgpu_mem_client, for the instance's tenants' clients on
  *	all its proxy ctl files (the DUP isolation check, and where a duplicate finds its
  *	source's charge: through the source client's mirror); internal locking, lookups under RCU
- * @allocs_started: RM_ALLOC and VID_HEAP_CONTROL ALLOC_* calls of the instance forwarded so far
- * @allocs_finished: those whose outcome is in the mirror (settled, refused or freed); equal to
- *	@allocs_started when none is in flight (see qgpu_mem_dup_end())
  */
 struct qgpu_mem_inst {
 	spinlock_t lock;	/* see above */
@@ -59,24 +56,6 @@ struct qgpu_mem_inst {
 	bool refuse_managed;
 	bool refuse_dmabuf;
 	struct xarray clients;
-	atomic_long_t allocs_started;
-	atomic_long_t allocs_finished;
-};
-
-/**
- * struct qgpu_mem_dup - a duplicate in flight, as qgpu_mem_dup_begin() found its source
- * @charge: the source's charge (a reference), or NULL
- * @finished: the instance's @allocs_finished before the source was looked up
- * @local: the source client is the calling file's, whose mirror cannot change meanwhile
- * @hclient: the destination client
- * @making: what qgpu_mem_client_making() returned for it
- */
-struct qgpu_mem_dup {
-	struct qgpu_mem_charge *charge;
-	long finished;
-	bool local;
-	u32 hclient;
-	u64 making;
 };
 
 /**
@@ -87,6 +66,24 @@ struct qgpu_mem_dup {
 struct qgpu_mem_mark {
 	u64 serial;
 	long made;
+};
+
+/**
+ * struct qgpu_mem_dup - a duplicate in flight, as qgpu_mem_dup_begin() found its source
+ * @charge: the source's charge (a reference), or NULL
+ * @src: where the source client's objects stood before the source was looked up
+ * @marked: @src is set (the source client is one of the instance's)
+ * @local: the source client is the calling file's, whose mirror cannot change meanwhile
+ * @hclient: the destination client
+ * @making: what qgpu_mem_client_making() returned for it
+ */
+struct qgpu_mem_dup {
+	struct qgpu_mem_charge *charge;
+	struct qgpu_mem_mark src;
+	bool marked;
+	bool local;
+	u32 hclient;
+	u64 making;
 };
 
 extern const struct attribute_group qgpu_mem_instance_group;
@@ -115,8 +112,6 @@ void qgpu_mem_dup_begin(struct qgpu_file *qf, const struct nvrm_nvos55 *p,
 void qgpu_mem_dup_abort(struct qgpu_instance *inst, struct qgpu_mem_dup *d);
 u32 qgpu_mem_dup_end(struct qgpu_file *qf, const struct nvrm_nvos55 *p, struct qgpu_mem_dup *d,
 		     struct qgpu_rmnode *node);
-void qgpu_mem_alloc_begin(struct qgpu_instance *inst);
-void qgpu_mem_alloc_end(struct qgpu_instance *inst);
 u64 qgpu_mem_client_making(struct qgpu_instance *inst, u32 hclient);
 void qgpu_mem_client_made(struct qgpu_instance *inst, u32 hclient, u64 serial);
 bool qgpu_mem_client_mark(struct qgpu_instance *inst, u32 hclient, struct qgpu_mem_mark *mark);
