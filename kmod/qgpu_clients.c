@@ -56,7 +56,7 @@ static void qgpu_clients_refused(struct qgpu_file *qf, const char *what, u32 h)
 /* Whether @h is a client allocated through any of @qf's instance's ctl files. */
 static bool qgpu_clients_in_instance(struct qgpu_file *qf, u32 h)
 {
-	return xa_load(&qf->inst->mem.clients, h);
+	return xa_load(&qf->inst->mem.clients, qgpu_mem_client_key(h));
 }
 
 /* Whether @h may be named in a call issued on @hclient through a file tracked by @t (or NULL). */

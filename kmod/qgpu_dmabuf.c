@@ -97,7 +97,7 @@ long qgpu_dmabuf_export(struct qgpu_file *qf, unsigned int cmd, unsigned long ar
 			status = NVRM_ERR_NOT_SUPPORTED;
 			qgpu_mem_call_refused(inst, "dma-buf export (dmabuf=refuse)");
 		}
-	} else if (!xa_load(&inst->mem.clients, d.hclient)) {
+	} else if (!xa_load(&inst->mem.clients, qgpu_mem_client_key(d.hclient))) {
 		status = NVRM_ERR_INVALID_OBJECT_HANDLE;
 	} else {
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);

@@ -560,7 +560,6 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 	struct nvrm_alloc a;
 	void *cparams;
 	long ret, done;
-	u64 making;
 	u32 status;
 	u32 hnew;
 
@@ -574,7 +573,7 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 		ret = qgpu_rm_alloc_refuse(qf, arg, size, buf, NVRM_ERR_INSUFFICIENT_RESOURCES);
 		goto out_settle;
 	}
-	making = qgpu_mem_client_making(qf->inst, a.hroot);
+	qgpu_rmtrack_making(t);
 	if (a.hclass == NVRM_CLASS_NV01_MEMORY_LOCAL_USER ||
 	    a.hclass == NVRM_CLASS_NV01_MEMORY_SYSTEM) {
 		ret = qgpu_mem_rm_alloc(qf, cmd, arg, size, compat, &a);
@@ -660,7 +659,7 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 	qgpu_fabric_made(&fab, NULL);	/* RM made nothing: nothing held */
 	qgpu_ctxbuf_made(&cb, NULL);
 out_unlock:
-	qgpu_mem_client_made(qf->inst, a.hroot, making);
+	qgpu_rmtrack_made(t);
 out_settle:
 	qgpu_objects_settle(t);
 	mutex_unlock(&t->lock);
@@ -774,7 +773,7 @@ static long qgpu_rm_dup_forward(struct qgpu_file *qf, unsigned int cmd, unsigned
 		if (sealed)
 			done.status = status;
 	} else {
-		qgpu_mem_dup_abort(qf->inst, &d);
+		qgpu_mem_dup_abort(qf, &d);
 	}
 	qgpu_objects_settle(t);
 	mutex_unlock(&t->lock);
@@ -828,7 +827,7 @@ static long qgpu_rm_dup(struct qgpu_file *qf, unsigned int cmd, unsigned long ar
 					src ? src->hclass : QGPU_CLASS_UNKNOWN);
 		p.status = qgpu_rm_dup_unmirrored(qf, &p, qgpu_mem_dup_end(qf, &p, &d, node), node);
 	} else {
-		qgpu_mem_dup_abort(qf->inst, &d);
+		qgpu_mem_dup_abort(qf, &d);
 	}
 out_unlock:
 	qgpu_objects_settle(t);
@@ -851,7 +850,6 @@ static long qgpu_rm_vid_heap(struct qgpu_file *qf, unsigned int cmd, unsigned lo
 	struct nvrm_vidheap v, done;
 	struct qgpu_rmnode *node;
 	struct nvrm_nvos32 raw;
-	u64 making = 0;
 	u32 units = 0;
 	bool sealed;
 	long ret;
@@ -869,7 +867,7 @@ static long qgpu_rm_vid_heap(struct qgpu_file *qf, unsigned int cmd, unsigned lo
 		return put_user(NVRM_ERR_INSUFFICIENT_RESOURCES, &up->status) ? -EFAULT : 0;
 	}
 	if (v.is_alloc)
-		making = qgpu_mem_client_making(qf->inst, v.hroot);
+		qgpu_rmtrack_making(t);
 	/* video or system memory; virtual memory (address space only) is forwarded */
 	if (v.is_alloc && !(v.alloc_flags & NVRM_ALLOC_FLAGS_VIRTUAL)) {
 		ret = qgpu_mem_vid_heap_alloc(qf, cmd, arg, size, compat, &raw, &v);
@@ -915,7 +913,7 @@ static long qgpu_rm_vid_heap(struct qgpu_file *qf, unsigned int cmd, unsigned lo
 	}
 out_unlock:
 	if (v.is_alloc)
-		qgpu_mem_client_made(qf->inst, v.hroot, making);
+		qgpu_rmtrack_made(t);
 	qgpu_objects_settle(t);
 	mutex_unlock(&t->lock);
 	return ret;
@@ -1158,7 +1156,7 @@ static long qgpu_rm_alloc_memory(struct qgpu_file *qf, unsigned int cmd, unsigne
 	struct nvrm_nvos02_with_fd __user *up = (struct nvrm_nvos02_with_fd __user *)arg;
 	struct qgpu_rmtrack *t = qf->track ?: qgpu_registered_track(qf);
 	struct nvrm_nvos02_with_fd p;
-	u64 reserved = 0, making = 0;
+	u64 reserved = 0;
 	bool sealed;
 	u32 status;
 	long ret;
@@ -1171,7 +1169,7 @@ static long qgpu_rm_alloc_memory(struct qgpu_file *qf, unsigned int cmd, unsigne
 		if (put_user(p.params.status, &up->params.status))
 			return -EFAULT;
 		mutex_lock(&t->lock);
-		making = qgpu_mem_client_making(t->inst, p.params.hroot);
+		qgpu_rmtrack_making(t);
 		if (!qgpu_objects_reserve(t, 1)) {
 			ret = put_user(NVRM_ERR_INSUFFICIENT_RESOURCES, &up->params.status) ?
 			      -EFAULT : 0;
@@ -1210,7 +1208,7 @@ static long qgpu_rm_alloc_memory(struct qgpu_file *qf, unsigned int cmd, unsigne
 	}
 out:
 	if (t) {
-		qgpu_mem_client_made(t->inst, p.params.hroot, making);
+		qgpu_rmtrack_made(t);
 		qgpu_objects_settle(t);
 		mutex_unlock(&t->lock);
 	}

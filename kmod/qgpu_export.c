@@ -261,7 +261,6 @@ bool qgpu_export_control(struct qgpu_file *qf, const struct nvrm_control *c, uns
 	union qgpu_export_params *p;
 	struct qgpu_xlate x;
 	int fd, real_fd, err;
-	u64 making;
 	s32 *pfd;
 	u32 status;
 
@@ -286,9 +285,9 @@ bool qgpu_export_control(struct qgpu_file *qf, const struct nvrm_control *c, uns
 	err = qgpu_xlate_fd(&x, qf, fd, &real_fd);
 	if (!err) {
 		*pfd = real_fd;
-		making = qgpu_mem_client_making(qf->inst, c->hclient);	/* an import makes */
+		qgpu_rmtrack_making(qf->track);	/* an import makes objects */
 		status = qgpu_export_call(qf, c, ec, p, x.proxy);
-		qgpu_mem_client_made(qf->inst, c->hclient, making);
+		qgpu_rmtrack_made(qf->track);
 		*pfd = fd;	/* the caller sees its own fd number, as after a direct call */
 	}
 	qgpu_xlate_end(&x);

@@ -150,10 +150,8 @@ struct qgpu_mem_made {
  *	video memory in [0], system memory in [1]
  * @serial: unique to this record, never 0: a client freed and made again under its handle has
  *	another
- * @making: calls forwarded so far that can make an object in the client (RM_ALLOC, a duplicate,
- *	an import; qgpu_mem_client_making())
- * @made: those whose object is in the mirror, or that made none; equal to @making when none is
- *	in flight (qgpu_mem_client_unchanged())
+ * @track: the tracker whose mirror has the client: only its file's calls make objects in it (its
+ *	@making and @made count them; freed after a grace period, after this record)
  * @rcu: freed after a grace period (qgpu_mem_charge_of() looks it up under RCU)
  */
 struct qgpu_mem_client {
@@ -161,8 +159,7 @@ struct qgpu_mem_client {
 	struct qgpu_rmnode *root;
 	u64 held[2];
 	u64 serial;
-	atomic_long_t making;
-	atomic_long_t made;
+	struct qgpu_rmtrack *track;
 	struct rcu_head rcu;
 };
 
@@ -333,7 +330,8 @@ static void qgpu_mem_client_release(struct qgpu_rmnode *node)
 {
 	struct qgpu_mem_client *mc = node->payload;
 
-	xa_cmpxchg(&mc->inst->mem.clients, node->handle, mc, NULL, GFP_KERNEL);
+	xa_cmpxchg(&mc->inst->mem.clients, qgpu_mem_client_key(node->handle), mc, NULL,
+		   GFP_KERNEL);
 	if (mc->held[0])
 		qgpu_mem_uncharge(mc->inst, false, mc->held[0]);
 	if (mc->held[1])
@@ -780,8 +778,9 @@ long qgpu_mem_rm_alloc_done(struct qgpu_file *qf, unsigned long arg, const struc
 		mc->inst = qf->inst;
 		mc->root = node;
 		mc->serial = atomic64_inc_return(&qgpu_mem_client_serials);
-		if (xa_err(xa_store(&qf->inst->mem.clients, node->handle, mc,
-				    GFP_KERNEL_ACCOUNT))) {
+		mc->track = qf->track;
+		if (xa_err(xa_store(&qf->inst->mem.clients, qgpu_mem_client_key(node->handle),
+				    mc, GFP_KERNEL_ACCOUNT))) {
 			kfree(mc);
 			return 0;
 		}
@@ -1005,63 +1004,10 @@ bool qgpu_mem_dup_refused(struct qgpu_file *qf, const struct nvrm_nvos55 *p, uns
 {
 	u32 __user *ustatus = (u32 __user *)(arg + offsetof(struct nvrm_nvos55, status));
 
-	if (xa_load(&qf->inst->mem.clients, p->hclient_src))
+	if (xa_load(&qf->inst->mem.clients, qgpu_mem_client_key(p->hclient_src)))
 		return false;
 	*ret = put_user(NVRM_ERR_INVALID_CLIENT, ustatus) ? -EFAULT : 0;
 	return true;
-}
-
-/**
- * qgpu_mem_client_making() - a call that can make an object in a tenant's client is forwarded
- * @inst: the instance
- * @hclient: the client the object would be made in
- *
- * RM_ALLOC, RM_VID_HEAP_CONTROL ALLOC_*, RM_ALLOC_MEMORY, RM_DUP_OBJECT and the imports from an
- * fd, whatever their class: a sibling thread can change what an unsealed one makes. A handle
- * freed and made again by any of them names something else to a call that looked it up before
- * (a duplicate's source, qgpu_mem_dup_end(); a channel UVM registers, qgpu_uvm_channel.c).
- * Sealed, RM makes the object in the client qgpu read; unsealed, a sibling thread can move the
- * call to another client of the same file after qgpu read it, the residual race of forwarding
- * unsealed (DOC: sealed forwarding).
- *
- * Context: the tracker's lock of the file the client is bound to held, until
- *	qgpu_mem_client_made().
- * Return: what to hand qgpu_mem_client_made() (0: not one of the instance's clients).
- */
-u64 qgpu_mem_client_making(struct qgpu_instance *inst, u32 hclient)
-{
-	struct qgpu_mem_client *mc;
-	u64 serial = 0;
-
-	rcu_read_lock();
-	mc = xa_load(&inst->mem.clients, hclient);
-	if (mc) {
-		atomic_long_inc(&mc->making);
-		serial = mc->serial;
-	}
-	rcu_read_unlock();
-	return serial;
-}
-
-/**
- * qgpu_mem_client_made() - what the call made is in the mirror, or it made nothing
- * @inst: the instance
- * @hclient: the client qgpu_mem_client_making() was told
- * @serial: what it returned
- */
-void qgpu_mem_client_made(struct qgpu_instance *inst, u32 hclient, u64 serial)
-{
-	struct qgpu_mem_client *mc;
-
-	if (!serial)
-		return;
-	/* Pairs with the acquire in qgpu_mem_client_mark(): the mirror's update is seen first. */
-	smp_mb__before_atomic();
-	rcu_read_lock();
-	mc = xa_load(&inst->mem.clients, hclient);
-	if (mc && mc->serial == serial)
-		atomic_long_inc(&mc->made);
-	rcu_read_unlock();
 }
 
 /**
@@ -1077,10 +1023,10 @@ bool qgpu_mem_client_mark(struct qgpu_instance *inst, u32 hclient, struct qgpu_m
 	struct qgpu_mem_client *mc;
 
 	rcu_read_lock();
-	mc = xa_load(&inst->mem.clients, hclient);
+	mc = xa_load(&inst->mem.clients, qgpu_mem_client_key(hclient));
 	if (mc) {
 		mark->serial = mc->serial;
-		mark->made = atomic_long_read_acquire(&mc->made);
+		mark->made = atomic_long_read_acquire(&mc->track->made);
 	}
 	rcu_read_unlock();
 	return mc;
@@ -1092,10 +1038,12 @@ bool qgpu_mem_client_mark(struct qgpu_instance *inst, u32 hclient, struct qgpu_m
  * @hclient: the client
  * @mark: what qgpu_mem_client_mark() found
  *
- * True when it is the same client record and no call that can make an object in it was in
- * flight at the mark or began since: a handle the mirror had at the mark then names, for any
- * call RM ordered after the mark, what it named then or nothing (a free and reuse of a handle
- * needs a call that makes one).
+ * True when it is the same client record and no call that can make an object in it, of the file
+ * it is bound to, was in flight at the mark or began since (struct qgpu_rmtrack @making): a handle
+ * the mirror had at the mark then names, for any call RM ordered after the mark, what it named
+ * then or nothing (a free and reuse of a handle needs a call that makes one). Sealed, RM makes an
+ * object in the client qgpu read; unsealed, a sibling thread can move a call to another client of
+ * the same file, which is counted the same, but not to another file's: RM refuses those.
  */
 bool qgpu_mem_client_unchanged(struct qgpu_instance *inst, u32 hclient,
 			       const struct qgpu_mem_mark *mark)
@@ -1106,8 +1054,9 @@ bool qgpu_mem_client_unchanged(struct qgpu_instance *inst, u32 hclient,
 	/* RM's lock ordered the call after every making it saw: see them counted. */
 	smp_mb();
 	rcu_read_lock();
-	mc = xa_load(&inst->mem.clients, hclient);
-	same = mc && mc->serial == mark->serial && atomic_long_read(&mc->making) == mark->made;
+	mc = xa_load(&inst->mem.clients, qgpu_mem_client_key(hclient));
+	same = mc && mc->serial == mark->serial &&
+	       atomic_long_read(&mc->track->making) == mark->made;
 	rcu_read_unlock();
 	return same;
 }
@@ -1132,7 +1081,7 @@ struct qgpu_mem_charge *qgpu_mem_charge_of(struct qgpu_instance *inst, u32 hclie
 	struct qgpu_rmnode *src;
 
 	rcu_read_lock();
-	mc = xa_load(&inst->mem.clients, hclient);
+	mc = xa_load(&inst->mem.clients, qgpu_mem_client_key(hclient));
 	if (known)
 		*known = mc;
 	src = mc ? qgpu_rmtrack_lookup_rcu(mc->root, handle) : NULL;
@@ -1159,8 +1108,7 @@ void qgpu_mem_dup_begin(struct qgpu_file *qf, const struct nvrm_nvos55 *p,
 			struct qgpu_mem_dup *d)
 {
 	d->local = qgpu_rmtrack_find(qf->track, p->hclient_src, p->hclient_src);
-	d->hclient = p->hclient;
-	d->making = qgpu_mem_client_making(qf->inst, p->hclient);
+	qgpu_rmtrack_making(qf->track);
 	/* ORDER: the mark before the lookup; a making seen after it voids what was found. */
 	d->marked = qgpu_mem_client_mark(qf->inst, p->hclient_src, &d->src);
 	d->charge = qgpu_mem_charge_of(qf->inst, p->hclient_src, p->hobject_src, NULL);
@@ -1168,14 +1116,14 @@ void qgpu_mem_dup_begin(struct qgpu_file *qf, const struct nvrm_nvos55 *p,
 
 /**
  * qgpu_mem_dup_abort() - RM made no duplicate
- * @inst: the instance
+ * @qf: the proxy ctl file
  * @d: what qgpu_mem_dup_begin() found
  */
-void qgpu_mem_dup_abort(struct qgpu_instance *inst, struct qgpu_mem_dup *d)
+void qgpu_mem_dup_abort(struct qgpu_file *qf, struct qgpu_mem_dup *d)
 {
 	if (d->charge)
 		qgpu_mem_charge_put(d->charge);
-	qgpu_mem_client_made(inst, d->hclient, d->making);
+	qgpu_rmtrack_made(qf->track);
 }
 
 /**
@@ -1209,7 +1157,7 @@ struct qgpu_mem_charge *qgpu_mem_own_charge(struct qgpu_instance *inst, u32 hcli
 	return c;
 }
 
-/* qgpu_mem_dup_end() but for the client's count of calls that make objects */
+/* qgpu_mem_dup_end() but for the file's count of calls that make objects */
 static u32 qgpu_mem_dup_settle(struct qgpu_file *qf, const struct nvrm_nvos55 *p,
 			       struct qgpu_mem_dup *d, struct qgpu_rmnode *node)
 {
@@ -1272,7 +1220,7 @@ u32 qgpu_mem_dup_end(struct qgpu_file *qf, const struct nvrm_nvos55 *p, struct q
 {
 	u32 status = qgpu_mem_dup_settle(qf, p, d, node);
 
-	qgpu_mem_client_made(qf->inst, d->hclient, d->making);
+	qgpu_rmtrack_made(qf->track);
 	return status;
 }
 

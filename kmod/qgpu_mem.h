@@ -58,10 +58,20 @@ struct qgpu_mem_inst {
 	struct xarray clients;
 };
 
+/*
+ * The index of client @hclient in struct qgpu_mem_inst.clients. RM's generated client handles
+ * count up from NVRM_CLIENT_HANDLE_BASE: offset from it, they keep the tree one or two levels deep
+ * instead of six (every RM_ALLOC and duplicate looks a client up there).
+ */
+static inline unsigned long qgpu_mem_client_key(u32 hclient)
+{
+	return hclient ^ NVRM_CLIENT_HANDLE_BASE;
+}
+
 /**
  * struct qgpu_mem_mark - where a client's objects stood (qgpu_mem_client_mark())
  * @serial: the client record's serial
- * @made: its count of calls that made objects, then
+ * @made: its file's count of calls that made objects (struct qgpu_rmtrack), then
  */
 struct qgpu_mem_mark {
 	u64 serial;
@@ -74,16 +84,12 @@ struct qgpu_mem_mark {
  * @src: where the source client's objects stood before the source was looked up
  * @marked: @src is set (the source client is one of the instance's)
  * @local: the source client is the calling file's, whose mirror cannot change meanwhile
- * @hclient: the destination client
- * @making: what qgpu_mem_client_making() returned for it
  */
 struct qgpu_mem_dup {
 	struct qgpu_mem_charge *charge;
 	struct qgpu_mem_mark src;
 	bool marked;
 	bool local;
-	u32 hclient;
-	u64 making;
 };
 
 extern const struct attribute_group qgpu_mem_instance_group;
@@ -109,11 +115,9 @@ bool qgpu_mem_dup_refused(struct qgpu_file *qf, const struct nvrm_nvos55 *p,
 			  unsigned long arg, long *ret);
 void qgpu_mem_dup_begin(struct qgpu_file *qf, const struct nvrm_nvos55 *p,
 			struct qgpu_mem_dup *d);
-void qgpu_mem_dup_abort(struct qgpu_instance *inst, struct qgpu_mem_dup *d);
+void qgpu_mem_dup_abort(struct qgpu_file *qf, struct qgpu_mem_dup *d);
 u32 qgpu_mem_dup_end(struct qgpu_file *qf, const struct nvrm_nvos55 *p, struct qgpu_mem_dup *d,
 		     struct qgpu_rmnode *node);
-u64 qgpu_mem_client_making(struct qgpu_instance *inst, u32 hclient);
-void qgpu_mem_client_made(struct qgpu_instance *inst, u32 hclient, u64 serial);
 bool qgpu_mem_client_mark(struct qgpu_instance *inst, u32 hclient, struct qgpu_mem_mark *mark);
 bool qgpu_mem_client_unchanged(struct qgpu_instance *inst, u32 hclient,
 			       const struct qgpu_mem_mark *mark);

@@ -186,7 +186,7 @@ static void qgpu_rmtrack_destroy(struct qgpu_rmtrack *t)
 	qgpu_uvm_channels_release(t, true);
 	qgpu_os_events_release(t);
 	kobject_put(&t->inst->kobj);
-	kfree(t);
+	kfree_rcu(t, rcu);
 }
 
 /*

@@ -7,6 +7,7 @@
 #ifndef QGPU_RMTRACK_H
 #define QGPU_RMTRACK_H
 
+#include <linux/atomic.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
@@ -94,6 +95,14 @@ struct qgpu_rmnode {
  * @mapped_pinned: 2 MiB regions of RM_MAP_MEMORY_DMA mappings qgpu could not place in its model,
  *	counted in the instance's ``mapped_current`` until the tracker goes (qgpu_mapped.c); under
  *	@lock
+ * @making: calls forwarded so far that can make an object in one of the file's clients (RM binds
+ *	a client to its file, so no other file's can): RM_ALLOC, RM_VID_HEAP_CONTROL ALLOC_*,
+ *	RM_ALLOC_MEMORY, RM_DUP_OBJECT, the imports from an fd (qgpu_rmtrack_making())
+ * @made: those whose outcome is in the mirror; equal to @making when none is in flight. Another
+ *	file that looked a handle of the file's clients up, then had the driver act on it, knows the
+ *	handle named the same object throughout when @making did not move past what @made was when
+ *	it looked (qgpu_mem_client_mark(); a free and reuse of a handle needs one of those calls)
+ * @rcu: freed after a grace period (those lookups read the counters under RCU)
  */
 struct qgpu_rmtrack {
 	struct mutex lock;	/* see above */
@@ -107,7 +116,24 @@ struct qgpu_rmtrack {
 	unsigned int os_events;
 	u32 objects_reserved;
 	u32 mapped_pinned;
+	atomic_long_t making;
+	atomic_long_t made;
+	struct rcu_head rcu;
 };
+
+/* A call that can make an object in one of @t's clients is to be forwarded (@t->lock held). */
+static inline void qgpu_rmtrack_making(struct qgpu_rmtrack *t)
+{
+	atomic_long_inc(&t->making);
+}
+
+/* What that call made is in @t's mirror, or it made nothing (@t->lock still held). */
+static inline void qgpu_rmtrack_made(struct qgpu_rmtrack *t)
+{
+	/* Pairs with the acquire in qgpu_mem_client_mark(): the mirror's update is seen first. */
+	smp_mb__before_atomic();
+	atomic_long_inc(&t->made);
+}
 
 /* The class of a mirrored duplicate whose source qgpu does not mirror (0 would be NV01_ROOT). */
 #define QGPU_CLASS_UNKNOWN	0xffffffffu

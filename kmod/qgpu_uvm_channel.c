@@ -19,14 +19,14 @@
  * one the mirror had for the handle just before the call, looked up under RCU as for UVM's
  * mappings. That is what UVM retained unless the handle came to name another channel during the
  * call: freed, and made again (RM_ALLOC), duplicated or imported into, all through the file the
- * client is bound to. Each of those counts in the client's record before it is forwarded and after
- * the mirror has it (qgpu_mem_client_making()); where any was in flight or began during the call,
- * or the handle had no charge, the registration gets a charge of its own instead: the most a
+ * client is bound to. Each of those counts in that file's tracker before it is forwarded and after
+ * the mirror has it (qgpu_rmtrack_making()); where any was in flight or began during the call, or
+ * the handle had no charge, the registration gets a charge of its own instead: the most a
  * channel and its group can be (a graphics group's buffers and a channel's block, and two
  * ``channels`` counts; qgpu_ctxbuf_retained()). UVM already holds them, so that charge is made
  * whatever the limits say, and the instance's use may read above its bounds until UVM lets go;
  * what the instance really holds never does. Only a tenant that registers a channel while it
- * makes objects in the same client pays it.
+ * makes objects through the same ctl file pays it.
  *
  * UVM reads the registration's parameters itself. Sealed (DOC: sealed forwarding), the handler
  * reads qgpu's checked copy and qgpu keeps its status. Unsealed, qgpu believes a registration or
