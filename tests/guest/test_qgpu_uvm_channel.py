@@ -10,6 +10,9 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -75,64 +78,74 @@ def test_a_registered_channel_stays_charged_until_uvm_lets_it_go(seal_mode: str,
             r.close()
 
 
+@dataclass
+class Tenant:
+    """A tenant of an instance (its node directory `node`): its client and device, a UVM VA space
+    of the device, memory for its channels' rings (from ring()), and what a graphics group takes
+    on the GPU."""
+
+    node: str
+    r: Rm
+    dev: int
+    s: UvmSpace
+    mem: tuple[int, int]
+    group: int
+
+
+@contextmanager
+def tenant(name: str, opts: str) -> Iterator[Tenant]:
+    """An instance and a Tenant of it; the tenant closes its VA space itself (the tests check
+    what that lets go)."""
+    with instance(name, opts=opts) as d:
+        r = Rm(dev=d)
+        try:
+            dev, sub = r.device()
+            s = UvmSpace(r, dev, f"{d}/nvidia-uvm")
+            yield Tenant(d, r, dev, s, ring(r, dev), rm.gr_group_bytes(r, sub))
+        finally:
+            r.close()
+
+
+def register_and_free(t: Tenant, engine: int, rounds: int, **kw: int) -> tuple[int, int]:
+    """Up to `rounds` times: a group on `engine` and a channel in it made, the channel registered
+    and the group freed (its channel with it). Returns (rounds made, the status that stopped
+    them, or OK)."""
+    for made in range(rounds):
+        status, tsg = t.r.alloc(t.r.client, t.dev, rm.TSG, rm.group_params(engine))
+        if status != rm.OK:
+            return made, status
+        status, chan = channel_in(t.r, tsg, t.mem)
+        assert status == rm.OK, hex(status)
+        assert register(t.s, t.r, chan, **kw) == rm.OK
+        assert t.r.free(tsg) == rm.OK
+    return rounds, rm.OK
+
+
 def test_registering_and_freeing_groups_stops_at_mem_max() -> None:
     """The way past the limit: a graphics group and a channel made, registered and freed, in a
     loop. Each round leaves RM holding the group's buffers; the instance is charged them, and
     the next group past its limit is refused, so what RM holds stays within ``mem_max``."""
-    with instance("ucm", opts="mem=32M") as d:
-        r = Rm(dev=d)
-        try:
-            dev, sub = r.device()
-            group = rm.gr_group_bytes(r, sub)
-            free0 = real_free()
-            s = UvmSpace(r, dev, f"{d}/nvidia-uvm")
-            mem = ring(r, dev)
-            made = 0
-            for _ in range(8):
-                status, tsg = r.alloc(r.client, dev, rm.TSG, rm.group_params())
-                if status != rm.OK:
-                    assert status == rm.NO_MEMORY, hex(status)
-                    break
-                status, chan = channel_in(r, tsg, mem)
-                assert status == rm.OK, hex(status)
-                assert register(s, r, chan) == rm.OK
-                assert r.free(tsg) == rm.OK  # its channel with it
-                made += 1
-            held = free0 - real_free()
-            assert made == (32 * MIB - Channel.MEM) // (group + rm.CTXBUF_CHANNEL)
-            assert held == current("ucm") <= 32 * MIB
-            s.close()
-            assert wait_current("ucm", Channel.MEM) == Channel.MEM
-        finally:
-            r.close()
+    free0 = real_free()
+    with tenant("ucm", "mem=32M") as t:
+        made, status = register_and_free(t, rm.ENGINE_GRAPHICS, 8)
+        assert status == rm.NO_MEMORY, hex(status)
+        held = free0 - real_free()
+        assert made == (32 * MIB - Channel.MEM) // (t.group + rm.CTXBUF_CHANNEL)
+        assert held == current("ucm") <= 32 * MIB
+        t.s.close()
+        assert wait_current("ucm", Channel.MEM) == Channel.MEM
 
 
 def test_registering_and_freeing_groups_stops_at_channels_max() -> None:
     """Copy-engine groups take no memory, but each registered channel keeps its id and its
     group's: they count against ``channels_max`` until UVM lets go."""
-    with instance("ucc", opts="mem=64M channels=4") as d:
-        r = Rm(dev=d)
-        try:
-            dev, _ = r.device()
-            s = UvmSpace(r, dev, f"{d}/nvidia-uvm")
-            mem = ring(r, dev)
-            made = 0
-            for _ in range(4):
-                status, tsg = r.alloc(r.client, dev, rm.TSG, rm.group_params(rm.ENGINE_COPY0))
-                if status != rm.OK:
-                    assert status == rm.NO_FREE_FIFOS, hex(status)  # past channels_max
-                    break
-                status, chan = channel_in(r, tsg, mem)
-                assert status == rm.OK, hex(status)
-                assert register(s, r, chan, base=0, length=0) == rm.OK  # nothing to map
-                assert r.free(tsg) == rm.OK
-                made += 1
-            assert made == 2
-            assert count("ucc", "channels") == 4
-            s.close()
-            wait_count("ucc", "channels", 0)
-        finally:
-            r.close()
+    with tenant("ucc", "mem=64M channels=4") as t:
+        # a copy engine's channel has nothing to map: no span
+        made, status = register_and_free(t, rm.ENGINE_COPY0, 4, base=0, length=0)
+        assert (made, status) == (2, rm.NO_FREE_FIFOS)  # past channels_max
+        assert count("ucc", "channels") == 4
+        t.s.close()
+        wait_count("ucc", "channels", 0)
 
 
 def test_a_killed_process_leaves_no_registered_channel_charged() -> None:
@@ -154,9 +167,10 @@ def test_a_killed_process_leaves_no_registered_channel_charged() -> None:
 
 
 def waits_for_the_instances_turn(tid: int) -> bool:
-    """Whether thread `tid` of this process sleeps on a mutex (qgpu's params_seal)."""
+    """Whether thread `tid` of this process sleeps on a mutex (qgpu's params_seal, taken where
+    a registration is forwarded: in qgpu_uvm_channel_register, or qgpu_clients_uvm before it)."""
     wchan = Path(f"/proc/self/task/{tid}/wchan").read_text()
-    return wchan == "qgpu_uvm_channel_register" or "mutex" in wchan
+    return wchan in ("qgpu_uvm_channel_register", "qgpu_clients_uvm") or "mutex" in wchan
 
 
 def test_a_channel_swapped_while_its_registration_waits_is_charged_the_most_it_can_be() -> None:
@@ -170,17 +184,13 @@ def test_a_channel_swapped_while_its_registration_waits_is_charged_the_most_it_c
     stalled_r, stalled_w = os.pipe()
     go_r, go_w = os.pipe()
     done_r, done_w = os.pipe()
-    with instance("ucr", opts="mem=1G") as d:
-        r = Rm(dev=d)
+    free0 = real_free()
+    with tenant("ucr", "mem=1G") as t:
+        r, s, mem = t.r, t.s, t.mem
         try:
-            dev, sub = r.device()
-            group = rm.gr_group_bytes(r, sub)
-            free0 = real_free()
-            s = UvmSpace(r, dev, f"{d}/nvidia-uvm")
-            mem = ring(r, dev)
-            status, gr = r.alloc(r.client, dev, rm.TSG, rm.group_params())
+            status, gr = r.alloc(r.client, t.dev, rm.TSG, rm.group_params())
             assert status == rm.OK, hex(status)
-            status, ce = r.alloc(r.client, dev, rm.TSG, rm.group_params(rm.ENGINE_COPY0))
+            status, ce = r.alloc(r.client, t.dev, rm.TSG, rm.group_params(rm.ENGINE_COPY0))
             assert status == rm.OK, hex(status)
             assert channel_in(r, ce, mem, handle)[0] == rm.OK
             result: list[int] = []
@@ -190,7 +200,7 @@ def test_a_channel_swapped_while_its_registration_waits_is_charged_the_most_it_c
                 tid.append(threading.get_native_id())
                 result.append(register(s, r, handle))
 
-            staller = fork_call(lambda: stalled_device_alloc(d, stalled_w, go_r, done_w))
+            staller = fork_call(lambda: stalled_device_alloc(t.node, stalled_w, go_r, done_w))
             try:
                 assert os.read(stalled_r, 1) == b"s"
                 thread = threading.Thread(target=registers)
@@ -207,9 +217,9 @@ def test_a_channel_swapped_while_its_registration_waits_is_charged_the_most_it_c
                 assert exited_within(staller, 60.0)
             thread.join()
             assert result == [rm.OK]
-            assert r.free(dev) == rm.OK  # every group, channel and memory of the tenant
+            assert r.free(t.dev) == rm.OK  # every group, channel and memory of the tenant
             held = free0 - real_free()
-            assert held == group + rm.CTXBUF_CHANNEL  # what RM keeps for UVM
+            assert held == t.group + rm.CTXBUF_CHANNEL  # what RM keeps for UVM
             assert current("ucr") >= held, (current("ucr"), held)
             assert count("ucr", "channels") >= 2
             s.close()
@@ -217,6 +227,5 @@ def test_a_channel_swapped_while_its_registration_waits_is_charged_the_most_it_c
             wait_count("ucr", "channels", 0)
             assert real_free() == free0
         finally:
-            r.close()
             for fd in (stalled_r, stalled_w, go_r, go_w, done_r, done_w):
                 os.close(fd)
