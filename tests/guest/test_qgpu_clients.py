@@ -35,7 +35,6 @@ PM_BIND, PM_BIND_SIZE = 0x20801209, 40  # NV2080 GR_CTXSW_PM_BIND: hClient@0, hC
 PREEMPTION_BIND, PREEMPTION_BIND_SIZE = 0x20801211, 112  # hClient@4
 QUERY_UNIQUE_ID, QUERY_UNIQUE_ID_SIZE = 0x20801124, 1540  # hClients[128]@0, numChannels@1024
 ROUNDS = 400
-UVM_REGISTER_CHANNEL = 27
 UVM_ROUNDS = 150
 
 
@@ -446,19 +445,13 @@ def test_uvm_commands_naming_another_client_are_refused() -> None:
             status, tvas = tenant.alloc(tenant.client, dev, rm.VASPACE, bytes(64))
             assert status == rm.OK, hex(status)
             assert rm.uvm_register_gpu_vaspace(fd, uuid, tenant.client, tvas) == rm.OK
-            assert register_channel(fd, uuid, victim.client, 0x5C000001) == rm.INVALID_CLIENT
+            assert rm.uvm_register_channel(fd, uuid, victim.client, 0x5C000001) == rm.INVALID_CLIENT
             # the tenant's own client reaches UVM, which finds no such channel in it
-            assert register_channel(fd, uuid, tenant.client, 0x5C000001) == (
+            assert rm.uvm_register_channel(fd, uuid, tenant.client, 0x5C000001) == (
                 rm.INVALID_OBJECT_HANDLE
             )
         finally:
             os.close(fd)
-
-
-def register_channel(fd: int, uuid: bytes, hclient: int, hchannel: int) -> int:
-    """UVM_REGISTER_CHANNEL (56 B): gpuUuid, rmCtrlFd, hClient, hChannel, base, length."""
-    params = bytearray(uuid + struct.pack("<iII4xQQI4x", -1, hclient, hchannel, 0, 1 << 21, 0))
-    return rm.uvm_ioctl(fd, UVM_REGISTER_CHANNEL, params)
 
 
 def test_a_uvm_client_rewritten_after_the_check_never_reaches_uvm() -> None:

@@ -12,6 +12,7 @@ from churn import churning
 from holder import killed_after
 from qgpu_sysfs import count, inst_dir, instance, read, wait_count
 from qgpu_sysfs import mem_current as current
+from racing import two_files
 from rm import Channel, Rm
 from test_qgpu_memlimit import wait_current
 
@@ -114,38 +115,27 @@ def test_copies_of_groups_racing_another_files_alloc_and_free_stay_counted() -> 
     made the copy. Whatever the interleaving, the instance is never charged less than the
     framebuffer RM holds for its groups, nor counts fewer groups than RM keeps."""
     handle = 0x5A5A
-    direct = Rm()
-    with instance("cbr", opts="mem=4G") as d:
-        r1, r2 = Rm(dev=d), Rm(dev=d)
-        try:
-            _, sub = direct.device()
-            free0 = direct.fb_free_bytes(sub)
-            dev1, _ = r1.device()
-            dev2, _ = r2.device()
+    with two_files("cbr", "mem=4G") as f:
+        r1, r2 = f.r1, f.r2
+        free0 = f.direct.fb_free_bytes(f.sub)
 
-            def alloc_free() -> None:
-                if r1.alloc(r1.client, dev1, rm.TSG, rm.group_params(), handle)[0] == rm.OK:
-                    r1.free(handle)
+        def alloc_free() -> None:
+            if r1.alloc(r1.client, f.dev1, rm.TSG, rm.group_params(), handle)[0] == rm.OK:
+                r1.free(handle)
 
-            copies = []
-            with churning(alloc_free):
-                for _ in range(300):
-                    status, copy = r2.dup(dev2, r1.client, handle)
-                    if status == rm.OK:
-                        copies.append(copy)
-            assert copies, "no copy was made"
-            r1.free(handle)
-            held = free0 - direct.fb_free_bytes(sub)
-            groups = held // rm.gr_group_bytes(direct, sub)  # what RM keeps for the copies
-            assert 0 < groups <= len(copies)
-            assert current("cbr") >= held, (current("cbr"), held, len(copies))
-            assert count("cbr", "channels") >= groups, (count("cbr", "channels"), groups)
-            r2.close()
-            r2.ctl = r2.gpu_fd = -1
-            r1.close()
-            r1.ctl = r1.gpu_fd = -1
-            assert wait_current("cbr", 0) == 0
-            wait_count("cbr", "channels", 0)
-        finally:
-            for r in (r2, r1, direct):
-                r.close()
+        copies = []
+        with churning(alloc_free):
+            for _ in range(300):
+                status, copy = r2.dup(f.dev2, r1.client, handle)
+                if status == rm.OK:
+                    copies.append(copy)
+        assert copies, "no copy was made"
+        r1.free(handle)
+        held = free0 - f.direct.fb_free_bytes(f.sub)
+        groups = held // rm.gr_group_bytes(f.direct, f.sub)  # what RM keeps for the copies
+        assert 0 < groups <= len(copies)
+        assert current("cbr") >= held, (current("cbr"), held, len(copies))
+        assert count("cbr", "channels") >= groups, (count("cbr", "channels"), groups)
+        f.close_files()
+        assert wait_current("cbr", 0) == 0
+        wait_count("cbr", "channels", 0)

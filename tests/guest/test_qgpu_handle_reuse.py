@@ -13,9 +13,8 @@ import time
 
 import rm
 from churn import churning
-from qgpu_sysfs import instance
 from qgpu_sysfs import mem_current as current
-from rm import Rm
+from racing import two_files
 from test_qgpu_memlimit import wait_current
 
 KIB, MIB = 1 << 10, 1 << 20
@@ -31,59 +30,48 @@ def test_a_copy_of_a_handle_remade_by_duplicates_is_charged_what_rm_copied() -> 
     rounds were charged 0 while RM kept 1 MiB. Unsealed, qgpu's own duplicate through its kernel
     client missed the window in as many rounds."""
     handle = 0x5D5D
-    direct = Rm()
-    with instance("hr", opts="mem=4G") as d:
-        r1, r2 = Rm(dev=d), Rm(dev=d)
-        try:
-            _, sub = direct.device()
-            dev1, _ = r1.device()
-            dev2, _ = r2.device()
-            lock = threading.Lock()
-            pair: list[int] = []  # the round's allocations, while the thread may swap them
+    with two_files("hr", "mem=4G") as f:
+        r1, r2 = f.r1, f.r2
+        lock = threading.Lock()
+        pair: list[int] = []  # the round's allocations, while the thread may swap them
 
-            def swap() -> None:
+        def swap() -> None:
+            with lock:
+                srcs = list(pair)
+                for src in srcs:
+                    if r1.dup(f.dev1, r1.client, src, handle)[0] == rm.OK:
+                        r1.free(handle)
+            if not srcs:
+                time.sleep(0.001)
+
+        short, copies = [], 0
+        with churning(swap):
+            for _ in range(ROUNDS):
+                charged0, free0 = current("hr"), f.direct.fb_free_bytes(f.sub)
+                status, big, _ = r1.vidmem(f.dev1, MIB)
+                assert status == rm.OK, hex(status)
+                status, small, _ = r1.vidmem(f.dev1, 64 * KIB)
+                assert status == rm.OK, hex(status)
                 with lock:
-                    srcs = list(pair)
-                    for src in srcs:
-                        if r1.dup(dev1, r1.client, src, handle)[0] == rm.OK:
-                            r1.free(handle)
-                if not srcs:
-                    time.sleep(0.001)
-
-            short, copies = [], 0
-            with churning(swap):
-                for _ in range(ROUNDS):
-                    charged0, free0 = current("hr"), direct.fb_free_bytes(sub)
-                    status, big, _ = r1.vidmem(dev1, MIB)
-                    assert status == rm.OK, hex(status)
-                    status, small, _ = r1.vidmem(dev1, 64 * KIB)
-                    assert status == rm.OK, hex(status)
-                    with lock:
-                        pair[:] = [big, small]
-                    status = rm.NO_MEMORY
-                    for _ in range(20):  # until one copy is made
-                        status, copy = r2.dup(dev2, r1.client, handle)
-                        if status == rm.OK:
-                            break
-                    with lock:
-                        pair.clear()  # the thread's step is over: the handle is free
-                    assert r1.free(big) == rm.OK
-                    assert r1.free(small) == rm.OK
-                    if status != rm.OK:
-                        continue
-                    copies += 1
-                    held = free0 - direct.fb_free_bytes(sub)
-                    charged = current("hr") - charged0
-                    if charged < held:
-                        short.append((charged, held))
-                    assert r2.free(copy) == rm.OK
-            assert copies, "no copy was made"
-            assert not short, f"{len(short)} of {copies} copies charged less than RM keeps: {short}"
-            r2.close()
-            r2.ctl = r2.gpu_fd = -1
-            r1.close()
-            r1.ctl = r1.gpu_fd = -1
-            assert wait_current("hr", 0) == 0
-        finally:
-            for r in (r2, r1, direct):
-                r.close()
+                    pair[:] = [big, small]
+                status = rm.NO_MEMORY
+                for _ in range(20):  # until one copy is made
+                    status, copy = r2.dup(f.dev2, r1.client, handle)
+                    if status == rm.OK:
+                        break
+                with lock:
+                    pair.clear()  # the thread's step is over: the handle is free
+                assert r1.free(big) == rm.OK
+                assert r1.free(small) == rm.OK
+                if status != rm.OK:
+                    continue
+                copies += 1
+                held = free0 - f.direct.fb_free_bytes(f.sub)
+                charged = current("hr") - charged0
+                if charged < held:
+                    short.append((charged, held))
+                assert r2.free(copy) == rm.OK
+        assert copies, "no copy was made"
+        assert not short, f"{len(short)} of {copies} copies charged less than RM keeps: {short}"
+        f.close_files()
+        assert wait_current("hr", 0) == 0

@@ -32,6 +32,7 @@ from qgpu_sysfs import (
     write,
 )
 from qgpu_sysfs import mem_current as current
+from racing import two_files
 from rm import Rm
 
 KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
@@ -482,35 +483,23 @@ def test_duplicates_racing_another_files_alloc_and_free_stay_charged() -> None:
     memory RM holds for it (measured on the driver's own nodes).
     """
     size, handle = 64 * KIB, 0x5A5A
-    direct = Rm()
-    with instance("sx", opts="mem=256M") as d:
-        r1, r2 = Rm(dev=d), Rm(dev=d)
-        try:
-            _, sub = direct.device()
-            free0 = direct.fb_free_bytes(sub)
-            dev1, _ = r1.device()
-            dev2, _ = r2.device()
+    with two_files("sx", "mem=256M") as f:
+        free0 = f.direct.fb_free_bytes(f.sub)
 
-            def alloc_free() -> None:
-                if vidmem_at(r1, dev1, size, handle) == rm.OK:
-                    r1.free(handle)
+        def alloc_free() -> None:
+            if vidmem_at(f.r1, f.dev1, size, handle) == rm.OK:
+                f.r1.free(handle)
 
-            made = 0
-            with churning(alloc_free):
-                for _ in range(1500):
-                    made += r2.dup(dev2, r1.client, handle)[0] == rm.OK
-            assert made, "no duplicate was made"
-            r1.free(handle)
-            held = free0 - direct.fb_free_bytes(sub)
-            assert current("sx") >= held, (current("sx"), held, made)
-            r2.close()
-            r2.ctl = r2.gpu_fd = -1
-            r1.close()
-            r1.ctl = r1.gpu_fd = -1
-            assert wait_current("sx", 0) == 0
-        finally:
-            for r in (r2, r1, direct):
-                r.close()
+        made = 0
+        with churning(alloc_free):
+            for _ in range(1500):
+                made += f.r2.dup(f.dev2, f.r1.client, handle)[0] == rm.OK
+        assert made, "no duplicate was made"
+        f.r1.free(handle)
+        held = free0 - f.direct.fb_free_bytes(f.sub)
+        assert current("sx") >= held, (current("sx"), held, made)
+        f.close_files()
+        assert wait_current("sx", 0) == 0
 
 
 def test_one_instance_at_its_limit_does_not_affect_the_other() -> None:
