@@ -1499,6 +1499,31 @@ struct nvrm_gr_engine_context_properties {
 #define NVRM_GR_CTX_ENGINE_ID_COUNT_V550	0x1Au
 #define NVRM_GR_CTX_ENGINE_ID_COUNT_V550_SINCE	550u
 
+/*
+ * NV2080_CTRL_CMD_GPU_GET_CONSTRUCTED_FALCON_INFO (ctrl2080gpu.h, 550.40.07-595.45.04; absent
+ * through 545.29.06), on a subdevice, NON_PRIVILEGED, routed to the physical RM (flags 0x10048,
+ * g_subdevice_nvoc.c, 580.142): the falcon engines the firmware constructed, each with the size of
+ * the context buffer kernel RM reserves for a channel group of its engine
+ * (gpuBuildGenericKernelFalconList_IMPL(), gpu.c; kchangrpapiConstruct_IMPL(), 580.142). An
+ * engDesc is an NVOC class id shifted left 8, or'ed with the instance (MKENGDESC(),
+ * g_eng_desc_nvoc.h): nvrm_ctxbuf.h has the ids.
+ */
+#define NVRM_CTRL_CMD_GPU_GET_CONSTRUCTED_FALCON_INFO	0x208001B0u
+#define NVRM_CONSTRUCTED_FALCON_INFO_SINCE		550u
+#define NVRM_CONSTRUCTED_FALCONS_MAX			0x40u	/* _MAX_CONSTRUCTED_FALCONS */
+struct nvrm_constructed_falcon {
+	u32 eng_desc;		/* @0 engDesc */
+	u32 ctx_attr;		/* @4 */
+	u32 ctx_buffer_size;	/* @8 */
+	u32 addr_space_list;	/* @12 */
+	u32 register_base;	/* @16 */
+};
+
+struct nvrm_constructed_falcon_info {
+	u32 count;		/* @0 numConstructedFalcons */
+	struct nvrm_constructed_falcon falcons[NVRM_CONSTRUCTED_FALCONS_MAX];	/* @4 */
+};
+
 /* ctrl208f/ctrl208ffifo.h (NV20_SUBDEVICE_DIAG), ctrl503c.h (NV50_THIRD_PARTY_P2P) */
 #define NVRM_CTRL_CMD_NV208F_FIFO_GET_CHANNEL_STATE	0x208F0403u	/* 16 B: hClient@4 */
 #define NVRM_CTRL_CMD_NV503C_REGISTER_PID		0x503C0106u	/* 4 B: hClient@0 */
@@ -1912,6 +1937,10 @@ NVRM_ASSERT_SIZE(struct nvrm_gr_engine_context_properties, 32);
 NVRM_ASSERT_OFFSET(struct nvrm_gr_engine_context_properties, engine_id, 16);
 NVRM_ASSERT_OFFSET(struct nvrm_gr_engine_context_properties, size, 24);
 NVRM_ASSERT_OFFSET(struct nvrm_gr_engine_context_properties, info_populated, 28);
+NVRM_ASSERT_SIZE(struct nvrm_constructed_falcon, 20);
+NVRM_ASSERT_OFFSET(struct nvrm_constructed_falcon, ctx_buffer_size, 8);
+NVRM_ASSERT_SIZE(struct nvrm_constructed_falcon_info, 1284);
+NVRM_ASSERT_OFFSET(struct nvrm_constructed_falcon_info, falcons, 4);
 NVRM_ASSERT_OFFSET(struct nvrm_channel_group_alloc_params, hva_space, 8);
 NVRM_ASSERT_OFFSET(struct nvrm_channel_group_alloc_params, engine_type, 12);
 NVRM_ASSERT_OFFSET(struct nvrm_channel_group_alloc_params, is_calling_context_vgpu_plugin, 16);

@@ -83,3 +83,120 @@ bool nvrm_ctxbuf_engine_is_gr(u32 engine_type)
 	return engine_type >= NVRM_NV2080_ENGINE_TYPE_GRAPHICS &&
 	       engine_type <= NVRM_NV2080_ENGINE_TYPE_GR7;
 }
+
+/**
+ * nvrm_ctxbuf_falcon_engdesc() - the falcon a channel group of @engine_type runs on
+ * @engine_type: a channel group's NV2080_ENGINE_TYPE
+ *
+ * Return: the falcon's engDesc as GET_CONSTRUCTED_FALCON_INFO names it, or 0 where the engine is
+ * not a falcon's (graphics, copy engines, anything unknown).
+ */
+u32 nvrm_ctxbuf_falcon_engdesc(u32 engine_type)
+{
+	if (engine_type >= NVRM_NV2080_ENGINE_TYPE_NVDEC0 &&
+	    engine_type < NVRM_NV2080_ENGINE_TYPE_NVDEC0 + 8)
+		return NVRM_ENGDESC(NVRM_FALCON_CLASS_NVDEC,
+				    engine_type - NVRM_NV2080_ENGINE_TYPE_NVDEC0);
+	if (engine_type >= NVRM_NV2080_ENGINE_TYPE_NVENC0 &&
+	    engine_type < NVRM_NV2080_ENGINE_TYPE_NVENC0 + 3)
+		return NVRM_ENGDESC(NVRM_FALCON_CLASS_NVENC,
+				    engine_type - NVRM_NV2080_ENGINE_TYPE_NVENC0);
+	if (engine_type >= NVRM_NV2080_ENGINE_TYPE_NVJPEG0 &&
+	    engine_type < NVRM_NV2080_ENGINE_TYPE_NVJPEG0 + 8)
+		return NVRM_ENGDESC(NVRM_FALCON_CLASS_NVJPG,
+				    engine_type - NVRM_NV2080_ENGINE_TYPE_NVJPEG0);
+	switch (engine_type) {
+	case NVRM_NV2080_ENGINE_TYPE_NVENC3:
+		return NVRM_ENGDESC(NVRM_FALCON_CLASS_NVENC, 3);
+	case NVRM_NV2080_ENGINE_TYPE_SEC2:
+		return NVRM_ENGDESC(NVRM_FALCON_CLASS_SEC2, 0);
+	case NVRM_NV2080_ENGINE_TYPE_OFA0:
+		return NVRM_ENGDESC(NVRM_FALCON_CLASS_OFA, 0);
+	case NVRM_NV2080_ENGINE_TYPE_OFA1:
+		return NVRM_ENGDESC(NVRM_FALCON_CLASS_OFA, 1);
+	}
+	return 0;
+}
+
+/* Is @engdesc a falcon that channel groups run on (one nvrm_ctxbuf_falcon_engdesc() returns)? */
+static bool nvrm_ctxbuf_falcon_runs_groups(u32 engdesc)
+{
+	switch (engdesc >> 8) {
+	case NVRM_FALCON_CLASS_NVDEC:
+	case NVRM_FALCON_CLASS_NVENC:
+	case NVRM_FALCON_CLASS_NVJPG:
+	case NVRM_FALCON_CLASS_OFA:
+	case NVRM_FALCON_CLASS_SEC2:
+		return true;
+	}
+	return false;
+}
+
+/* What one falcon's context buffer of @size takes: a chunk at least, even for an empty one. */
+static u64 nvrm_ctxbuf_falcon_bytes(u32 size)
+{
+	return nvrm_ctxbuf_contig(size ? size : 1);
+}
+
+/**
+ * nvrm_ctxbuf_falcon_group() - what RM reserves for a channel group of a falcon engine
+ * @info: the GPU's GET_CONSTRUCTED_FALCON_INFO answer, or NULL where the driver gave none
+ * @engine_type: the group's NV2080_ENGINE_TYPE
+ *
+ * The group reserves its falcon's context buffer, contiguous, so a whole pool chunk
+ * (nvrm_ctxbuf_contig()); RM asks for it even when the falcon's size is 0. Without an answer
+ * (drivers before 550, or a failed call) a falcon engine's group is charged the least it can
+ * take, one 64 KiB chunk; an engine the answer lists no falcon for reserves nothing, but SEC2,
+ * whose falcon kernel RM may construct itself, takes its 64 KiB at least.
+ *
+ * Return: bytes of video memory; 0 for an engine that is not a falcon's.
+ */
+u64 nvrm_ctxbuf_falcon_group(const struct nvrm_constructed_falcon_info *info, u32 engine_type)
+{
+	u32 engdesc = nvrm_ctxbuf_falcon_engdesc(engine_type);
+	u64 bytes = 0;
+	u32 i, count;
+
+	if (!engdesc)
+		return 0;
+	if (!info)
+		return nvrm_ctxbuf_falcon_bytes(0);
+	count = info->count < NVRM_CONSTRUCTED_FALCONS_MAX ? info->count :
+		NVRM_CONSTRUCTED_FALCONS_MAX;
+	for (i = 0; i < count; i++) {
+		if (info->falcons[i].eng_desc == engdesc) {
+			bytes = nvrm_ctxbuf_falcon_bytes(info->falcons[i].ctx_buffer_size);
+			break;
+		}
+	}
+	if (engine_type == NVRM_NV2080_ENGINE_TYPE_SEC2 && bytes < NVRM_CTXBUF_SEC2_BYTES)
+		bytes = nvrm_ctxbuf_contig(NVRM_CTXBUF_SEC2_BYTES);
+	return bytes;
+}
+
+/**
+ * nvrm_ctxbuf_falcon_group_max() - the most a channel group of any falcon engine reserves
+ * @info: as for nvrm_ctxbuf_falcon_group()
+ *
+ * Over the falcons of the engines groups run on; SEC2's 64 KiB at least.
+ *
+ * Return: bytes of video memory.
+ */
+u64 nvrm_ctxbuf_falcon_group_max(const struct nvrm_constructed_falcon_info *info)
+{
+	u64 most = nvrm_ctxbuf_contig(NVRM_CTXBUF_SEC2_BYTES), bytes;
+	u32 i, count;
+
+	if (!info)
+		return most;
+	count = info->count < NVRM_CONSTRUCTED_FALCONS_MAX ? info->count :
+		NVRM_CONSTRUCTED_FALCONS_MAX;
+	for (i = 0; i < count; i++) {
+		if (!nvrm_ctxbuf_falcon_runs_groups(info->falcons[i].eng_desc))
+			continue;	/* the GSP's, the PMU's, ... */
+		bytes = nvrm_ctxbuf_falcon_bytes(info->falcons[i].ctx_buffer_size);
+		if (bytes > most)
+			most = bytes;
+	}
+	return most;
+}

@@ -112,11 +112,12 @@ struct nvsim_channel *nvsim_channel_of(const struct nvsim_object *obj)
  * From 535 RM takes a channel group's context buffers, and each channel's instance block, from
  * the video memory that RM_ALLOC of memory is served from, in pools of its own per group
  * (nvrm_ctxbuf.h): a group of a graphics engine reserves its main, patch and PM buffers when it
- * is made, whatever it later runs, each rounded to a pool chunk; a copy-engine group reserves
- * nothing; each channel takes a 64 KiB chunk. nvsim takes as much of its framebuffer, or fails
- * the allocation with NV_ERR_NO_MEMORY as RM does (ctxBufPoolReserve()), and gives it back when
- * the group's last handle goes (a duplicate keeps it) and when the channel goes. A channel made
- * under a device gets a group of its own engine, as in RM.
+ * is made, whatever it later runs, each rounded to a pool chunk; a group of a falcon engine
+ * (a video or JPEG decoder, optical flow) its falcon's context buffer (DOC: falcon engines); a
+ * copy-engine group nothing; each channel takes a 64 KiB chunk. nvsim takes as much of its
+ * framebuffer, or fails the allocation with NV_ERR_NO_MEMORY as RM does (ctxBufPoolReserve()),
+ * and gives it back when the group's last handle goes (a duplicate keeps it) and when the channel
+ * goes. A channel made under a device gets a group of its own engine, as in RM.
  *
  * The sizes are GR_GET_ENGINE_CONTEXT_PROPERTIES' answers (below). A GSP-based GPU
  * reports its own from the firmware; none was read on a GPU, so nvsim's are placeholders: a main
@@ -130,8 +131,10 @@ static const u32 nvsim_gr_ctx_pm_bytes = 1u << 20;
 /* What RM's pools take for a group of @engine_type (0: none) under nvsim's ABI version. */
 static u64 nvsim_ctxbuf_group_bytes(u32 engine_type)
 {
-	if (nvsim_abi.major < NVRM_CTXBUF_POOL_SINCE || !nvrm_ctxbuf_engine_is_gr(engine_type))
+	if (nvsim_abi.major < NVRM_CTXBUF_POOL_SINCE)
 		return 0;
+	if (!nvrm_ctxbuf_engine_is_gr(engine_type))
+		return nvsim_falcon_group_bytes(engine_type);	/* DOC: falcon engines */
 	return nvrm_ctxbuf_gr_group(nvsim_gr_ctx_main_bytes, nvsim_gr_ctx_patch_bytes,
 				    nvsim_gr_ctx_pm_bytes);
 }

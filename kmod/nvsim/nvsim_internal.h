@@ -478,6 +478,11 @@ bool nvsim_dmabuf_capable(void);
 extern const struct nvsim_control nvsim_gpuinfo_controls[];
 extern const unsigned int nvsim_gpuinfo_num_controls;
 
+/* nvsim_falcon.c: the falcon engines and GET_CONSTRUCTED_FALCON_INFO */
+extern const struct nvsim_control nvsim_falcon_controls[];
+extern const unsigned int nvsim_falcon_num_controls;
+u64 nvsim_falcon_group_bytes(u32 engine_type);
+
 /* nvsim_pids.c: per-process usage controls */
 extern const struct nvsim_control nvsim_pids_controls[];
 extern const unsigned int nvsim_pids_num_controls;

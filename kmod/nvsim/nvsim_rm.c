@@ -803,6 +803,7 @@ static const struct {
 	{ nvsim_fifo_controls, &nvsim_fifo_num_controls },
 	{ nvsim_export_controls, &nvsim_export_num_controls },
 	{ nvsim_gpuinfo_controls, &nvsim_gpuinfo_num_controls },
+	{ nvsim_falcon_controls, &nvsim_falcon_num_controls },
 };
 
 static const struct nvsim_control *nvsim_control_lookup(u32 cmd)

@@ -848,6 +848,53 @@ def gr_group_bytes(r: Rm, sub: int) -> int:
     )
 
 
+# NV2080_ENGINE_TYPE_* of falcon engines (cl2080_notification.h), and their falcons' engDesc:
+# the NVOC class id << 8 | the instance (g_eng_desc_nvoc.h; kmod/nvrm/nvrm_ctxbuf.h)
+ENGINE_NVDEC0, ENGINE_NVENC0, ENGINE_SEC2, ENGINE_NVJPEG0, ENGINE_OFA0 = (
+    0x13,
+    0x1B,
+    0x26,
+    0x2B,
+    0x33,
+)
+FALCON_CLASS = {
+    ENGINE_NVDEC0: 0x8F99E1,  # OBJBSP
+    ENGINE_NVENC0: 0xE97B6C,  # OBJMSENC
+    ENGINE_SEC2: 0x28C408,  # OBJSEC2
+    ENGINE_NVJPEG0: 0x2B3A54,  # OBJNVJPG
+    ENGINE_OFA0: 0xDD7BAB,  # OBJOFA
+}
+GPU_GET_CONSTRUCTED_FALCON_INFO = 0x208001B0  # 550 on
+CONSTRUCTED_FALCONS_MAX = 0x40
+
+
+def constructed_falcons(r: Rm, sub: int) -> tuple[int, dict[int, int]]:
+    """GPU_GET_CONSTRUCTED_FALCON_INFO: (status, {engDesc: context buffer size})."""
+    params = bytearray(4 + CONSTRUCTED_FALCONS_MAX * 20)
+    status = r.control(sub, GPU_GET_CONSTRUCTED_FALCON_INFO, params)
+    (count,) = struct.unpack_from("<I", params, 0)
+    falcons = {}
+    for i in range(min(count, CONSTRUCTED_FALCONS_MAX)):
+        engdesc, _, size = struct.unpack_from("<III", params, 4 + 20 * i)
+        falcons[engdesc] = size
+    return status, falcons
+
+
+def falcon_engdesc(engine: int, instance: int = 0) -> int:
+    """The engDesc of the falcon that groups of `engine` (an instance 0 type) run on."""
+    return FALCON_CLASS[engine] << 8 | instance
+
+
+def falcon_group_bytes(r: Rm, sub: int, engine: int) -> int:
+    """What RM reserves for a channel group of falcon `engine`: its buffer's pool chunk, a chunk
+    even for an empty one; nothing where the GPU lists no falcon for it, but SEC2's 64 KiB."""
+    status, falcons = constructed_falcons(r, sub)
+    assert status == OK, hex(status)
+    size = falcons.get(falcon_engdesc(engine))
+    taken = 0 if size is None else ctxbuf_contig(max(size, 1))
+    return max(taken, 64 << 10) if engine == ENGINE_SEC2 else taken
+
+
 def abi_at_least(version: tuple[int, ...]) -> bool:
     return tuple(int(x) for x in param("abi_version").split(".")) >= version
 

@@ -1,14 +1,17 @@
 """nvsim's context buffers (kmod/nvsim/nvsim_fifo.c, DOC: context buffers): from 535 a channel
 group of the graphics engine takes its context buffers, and every channel its instance block's
 pool chunk, from the framebuffer that memory allocations are served from, until the group's last
-copy and the channel go; a copy-engine group takes none. GR_GET_ENGINE_CONTEXT_PROPERTIES gives
-the sizes, as RM does."""
+copy and the channel go; a copy-engine group takes none, and a falcon engine's group (a video or
+JPEG decoder, optical flow) its falcon's context buffer (kmod/nvsim/nvsim_falcon.c). The sizes come
+from GR_GET_ENGINE_CONTEXT_PROPERTIES and, from 550, GPU_GET_CONSTRUCTED_FALCON_INFO, as in RM."""
 
 from __future__ import annotations
 
 import struct
 
+import pytest
 import rm
+from kernel import reload_modules
 from rm import Rm
 
 KIB, MIB = 1 << 10, 1 << 20
@@ -79,5 +82,63 @@ def test_a_group_the_framebuffer_cannot_hold_is_refused() -> None:
         assert status == rm.OK, hex(status)
         assert r.free(h) == rm.OK
         assert r.fb_free_bytes(sub) == free
+    finally:
+        r.close()
+
+
+def test_the_gpu_lists_its_falcon_engines() -> None:
+    r = Rm()
+    try:
+        _, sub = r.device()
+        status, falcons = rm.constructed_falcons(r, sub)
+        assert status == rm.OK, hex(status)
+        # an H100's: seven video decoders, seven JPEG decoders, one optical flow engine
+        decoders = [rm.falcon_engdesc(rm.ENGINE_NVDEC0, i) for i in range(7)]
+        jpeg = [rm.falcon_engdesc(rm.ENGINE_NVJPEG0, i) for i in range(7)]
+        assert sorted(falcons) == sorted([*decoders, *jpeg, rm.falcon_engdesc(rm.ENGINE_OFA0)])
+        assert all(size > 0 for size in falcons.values())
+        assert rm.falcon_engdesc(rm.ENGINE_NVENC0) not in falcons  # no encoder
+    finally:
+        r.close()
+
+
+def test_falcon_engine_groups_take_their_falcons_context_buffer() -> None:
+    r = Rm()
+    try:
+        dev, sub = r.device()
+        free = r.fb_free_bytes(sub)
+        taken = 0
+        groups = []
+        for engine in (rm.ENGINE_NVDEC0, rm.ENGINE_NVJPEG0, rm.ENGINE_OFA0, rm.ENGINE_SEC2):
+            status, h = r.alloc(r.client, dev, rm.TSG, rm.group_params(engine))
+            assert status == rm.OK, hex(status)
+            groups.append(h)
+            taken += rm.falcon_group_bytes(r, sub, engine)
+            assert r.fb_free_bytes(sub) == free - taken, hex(engine)
+        # a decoder's takes a 256 KiB chunk, a JPEG decoder's 64 KiB, SEC2's kernel RM's 64 KiB
+        assert taken == 256 * KIB + 64 * KIB + 256 * KIB + 64 * KIB
+        status, enc = r.alloc(r.client, dev, rm.TSG, rm.group_params(rm.ENGINE_NVENC0))
+        assert status == rm.OK, hex(status)
+        assert r.fb_free_bytes(sub) == free - taken  # an engine the GPU lists no falcon for
+        for h in [*groups, enc]:
+            assert r.free(h) == rm.OK
+        assert r.fb_free_bytes(sub) == free
+    finally:
+        r.close()
+
+
+@pytest.mark.usefixtures("default_modules")
+def test_before_550_the_falcons_are_not_listed_but_their_groups_still_take_buffers() -> None:
+    """GET_CONSTRUCTED_FALCON_INFO is public from 550.40.07; 535-545 reserve the buffer all the
+    same (kchangrpapiConstruct_IMPL(), 535.43.02)."""
+    reload_modules("abi_version=545.29.06")
+    r = Rm()
+    try:
+        dev, sub = r.device()
+        assert rm.constructed_falcons(r, sub)[0] == rm.NOT_SUPPORTED
+        free = r.fb_free_bytes(sub)
+        status, _ = r.alloc(r.client, dev, rm.TSG, rm.group_params(rm.ENGINE_NVDEC0))
+        assert status == rm.OK, hex(status)
+        assert r.fb_free_bytes(sub) == free - 256 * KIB
     finally:
         r.close()
