@@ -27,20 +27,29 @@
  * take (4 MiB and 128 KiB), and says so in the log once. Drivers before 535 take these buffers
  * from memory RM reserved at boot, not from what tenants share, and nothing is charged.
  *
+ * A group of a falcon engine (a video decoder or encoder, a JPEG decoder, optical flow, SEC2)
+ * reserves its falcon's one context buffer, contiguous, on a GSP-based GPU: a pool chunk of
+ * 64 KiB at least. The sizes are the firmware's, which RM lists to any client from 550
+ * (NV2080 GPU_GET_CONSTRUCTED_FALCON_INFO), asked once a GPU with the graphics sizes; a group is
+ * charged its falcon's buffer rounded as the pools round, and nothing for an engine the list has
+ * no falcon for. Before 550, or where the driver does not answer, each such group is charged the
+ * least it can take, 64 KiB, and the log says so once: a tenant of a 535-545 driver can hold up
+ * to the difference a group past its limit, bounded by ``channels_max``.
+ *
  * qgpu reads a group's engine type from its parameters and has RM read that same copy (sealed,
  * the instance's params_seal); without the probe (``seal=0``) a sibling thread that rewrites it
  * under the call is charged for what qgpu read, and one that rewrites the status RM wrote leaves
  * the group uncharged, as for fabric memory. A channel made directly under a device gets a
- * group of its own from RM, of the channel's engine: qgpu charges it as a graphics group whatever
- * the engine, which errs on the tenant's side (CUDA makes every channel in a group).
+ * group of its own from RM, of the channel's engine: qgpu charges it the most a group of any
+ * engine takes (a graphics group's, unless a falcon's buffer is larger), which errs on the
+ * tenant's side (CUDA makes every channel in a group).
  *
  * Not charged: a channel's chunk stays in its group's pool until the group has no channel left,
  * so a group that once had more channels than it has now holds up to 64 KiB for each of the
- * difference (at most 127 a group, under ``channels_max``); and the buffers of video, JPEG and
- * optical flow engines' groups, whose sizes only the firmware's tables give. A copy made while
- * another file makes objects in the source's client cannot be sure of its source (DOC: memory
- * limits): RM says what it is, and a channel or group gets a count and charge of its own
- * (qgpu_ctxbuf_own()).
+ * difference (at most 127 a group, under ``channels_max``). A copy made while another file makes
+ * objects in the source's client cannot be sure of its source (DOC: memory limits): RM says what
+ * it is, and a channel or group gets a count and charge of its own, a group the most a group of
+ * any engine takes (qgpu_ctxbuf_own()).
  */
 #include <linux/err.h>
 #include <linux/mutex.h>
@@ -56,6 +65,20 @@
 #include "qgpu_rmtrack.h"
 #include "qgpu_seal.h"
 
+/**
+ * struct qgpu_ctxbuf_sizes - what RM reserves for one GPU's channel groups, as its driver says
+ * @gr_group: a graphics group's context buffers
+ * @any_group: the most a group of any engine reserves
+ * @falcons_known: the driver listed its falcons in @falcons
+ * @falcons: GET_CONSTRUCTED_FALCON_INFO's answer (550 on)
+ */
+struct qgpu_ctxbuf_sizes {
+	u64 gr_group;
+	u64 any_group;
+	bool falcons_known;
+	struct nvrm_constructed_falcon_info falcons;
+};
+
 /* One buffer's size from the GPU, or 0 where the driver does not answer. */
 static u32 qgpu_ctxbuf_size(u32 hsubdevice, u32 engine_id)
 {
@@ -67,31 +90,89 @@ static u32 qgpu_ctxbuf_size(u32 hsubdevice, u32 engine_id)
 	return p.size;
 }
 
-/*
- * What RM reserves for a graphics channel group on @gpu: asked of the driver once, as the sizes
- * are the GPU's, fixed at boot. Two first callers may both ask; they get the same answer.
- */
-static u64 qgpu_ctxbuf_gr_group(struct qgpu_gpu *gpu)
+/* Ask @gpu's driver, through qgpu's subdevice, what its groups reserve (floors where it won't). */
+static void qgpu_ctxbuf_ask(struct qgpu_gpu *gpu, struct qgpu_ctxbuf_sizes *s)
 {
-	u64 bytes = READ_ONCE(gpu->ctxbuf_gr_group);
 	u32 hsub, main = 0, patch = 0, pm = 0;
+	bool sub = !qgpu_kclient_subdevice(gpu, &hsub);
 
-	if (bytes)
-		return bytes;
-	if (!qgpu_kclient_subdevice(gpu, &hsub)) {
+	if (sub) {
 		main = qgpu_ctxbuf_size(hsub, NVRM_GR_CTX_ENGINE_ID_GRAPHICS);
 		patch = qgpu_ctxbuf_size(hsub, NVRM_GR_CTX_ENGINE_ID_GRAPHICS_PATCH);
 		pm = qgpu_ctxbuf_size(hsub, NVRM_GR_CTX_ENGINE_ID_GRAPHICS_PM);
 	}
 	if (main && patch && pm) {
-		bytes = nvrm_ctxbuf_gr_group(main, patch, pm);
+		s->gr_group = nvrm_ctxbuf_gr_group(main, patch, pm);
 	} else {
-		bytes = nvrm_ctxbuf_gr_group_floor();
-		pr_info_once("gpu%u: the driver did not give the context buffers' sizes; charging %llu KiB a graphics channel group, the least it can take\n",
-			     gpu->index, bytes >> 10);
+		s->gr_group = nvrm_ctxbuf_gr_group_floor();
+		pr_info("gpu%u: the driver did not give the context buffers' sizes; charging %llu KiB a graphics channel group, the least it can take\n",
+			gpu->index, s->gr_group >> 10);
 	}
-	WRITE_ONCE(gpu->ctxbuf_gr_group, bytes);
-	return bytes;
+	if (sub && gpu->abi.major >= NVRM_CONSTRUCTED_FALCON_INFO_SINCE) {
+		u32 cmd = NVRM_CTRL_CMD_GPU_GET_CONSTRUCTED_FALCON_INFO;
+
+		s->falcons_known = !qgpu_kclient_control(hsub, cmd, &s->falcons,
+							 sizeof(s->falcons));
+	}
+	if (!s->falcons_known)
+		pr_info("gpu%u: the driver did not list its falcon engines; charging %llu KiB a video, JPEG or optical-flow channel group, the least it can take\n",
+			gpu->index, nvrm_ctxbuf_falcon_group_max(NULL) >> 10);
+	s->any_group = max(s->gr_group,
+			   nvrm_ctxbuf_falcon_group_max(s->falcons_known ? &s->falcons : NULL));
+}
+
+/*
+ * What RM reserves for @gpu's channel groups: asked of the driver once, as the sizes are the
+ * GPU's, fixed at boot. Two first callers may both ask; the first to publish wins. NULL when out
+ * of memory: the callers charge the floors then.
+ */
+static const struct qgpu_ctxbuf_sizes *qgpu_ctxbuf_sizes(struct qgpu_gpu *gpu)
+{
+	/* pairs with the cmpxchg below: a reader sees the sizes filled in before the pointer */
+	struct qgpu_ctxbuf_sizes *s = smp_load_acquire(&gpu->ctxbuf), *first;
+
+	if (s)
+		return s;
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return NULL;
+	qgpu_ctxbuf_ask(gpu, s);
+	first = cmpxchg(&gpu->ctxbuf, NULL, s);	/* fully ordered: publishes, or reads the winner */
+	if (first) {
+		kfree(s);
+		return first;
+	}
+	return s;
+}
+
+/* What RM reserves for a graphics channel group on @gpu. */
+static u64 qgpu_ctxbuf_gr_group(struct qgpu_gpu *gpu)
+{
+	const struct qgpu_ctxbuf_sizes *s = qgpu_ctxbuf_sizes(gpu);
+
+	return s ? s->gr_group : nvrm_ctxbuf_gr_group_floor();
+}
+
+/* What RM reserves for a channel group of @engine_type on @gpu (0 for a copy engine's). */
+static u64 qgpu_ctxbuf_group(struct qgpu_gpu *gpu, u32 engine_type)
+{
+	const struct qgpu_ctxbuf_sizes *s;
+
+	if (nvrm_ctxbuf_engine_is_gr(engine_type))
+		return qgpu_ctxbuf_gr_group(gpu);
+	if (!nvrm_ctxbuf_falcon_engdesc(engine_type))
+		return 0;	/* no need to ask */
+	s = qgpu_ctxbuf_sizes(gpu);
+	return nvrm_ctxbuf_falcon_group(s && s->falcons_known ? &s->falcons : NULL, engine_type);
+}
+
+/* The most a channel group of any engine reserves on @gpu, for a group whose engine is unknown */
+static u64 qgpu_ctxbuf_any_group(struct qgpu_gpu *gpu)
+{
+	const struct qgpu_ctxbuf_sizes *s = qgpu_ctxbuf_sizes(gpu);
+
+	return s ? s->any_group :
+		   max(nvrm_ctxbuf_gr_group_floor(), nvrm_ctxbuf_falcon_group_max(NULL));
 }
 
 /* A channel group's engine type, from qgpu's sealed copy of its parameters. */
@@ -105,8 +186,7 @@ static u32 qgpu_ctxbuf_group_begin(struct qgpu_file *qf, const struct nvrm_alloc
 	p = memdup_user(u64_to_user_ptr(a->params_ptr), sizeof(*p));
 	if (IS_ERR(p))	/* RM's answer to parameters it cannot read */
 		return NVRM_ERR_INVALID_ADDRESS;
-	if (nvrm_ctxbuf_engine_is_gr(p->engine_type))	/* asked before the seal: a control */
-		*bytes = qgpu_ctxbuf_gr_group(qf->inst->gpu);
+	*bytes = qgpu_ctxbuf_group(qf->inst->gpu, p->engine_type);	/* asked before the seal */
 	if (qgpu_seal_params_lock(&qf->inst->params_seal, seal, a->params_ptr, p, sizeof(*p))) {
 		/* killed while another forward waited on RM: the process never sees the status */
 		kfree(p);
@@ -152,7 +232,7 @@ u32 qgpu_ctxbuf_begin(struct qgpu_file *qf, const struct nvrm_alloc *a, struct q
 		bytes = NVRM_CTXBUF_CHANNEL_BYTES;
 		parent = qgpu_rmtrack_find(qf->track, a->hroot, a->hparent);
 		if (!parent || parent->hclass != NVRM_CLASS_KEPLER_CHANNEL_GROUP_A)
-			bytes += qgpu_ctxbuf_gr_group(inst->gpu);	/* RM makes it a group */
+			bytes += qgpu_ctxbuf_any_group(inst->gpu);	/* RM makes it a group */
 		else
 			group = parent;
 	}
@@ -177,8 +257,8 @@ u32 qgpu_ctxbuf_begin(struct qgpu_file *qf, const struct nvrm_alloc *a, struct q
  *
  * For a copy made while another file made objects in the source's client (qgpu_mem_dup_end()):
  * its source may have been freed and its handle reused meanwhile. RM says what the copy is; a
- * channel or group then gets a count and a charge of its own, a group's as a graphics group's
- * whatever its engine. That counts the object twice while both handles live, which errs on the
+ * channel or group then gets a count and a charge of its own, a group the most a group of any
+ * engine takes. That counts the object twice while both handles live, which errs on the
  * tenant's side, as a memory copy's own charge does.
  *
  * Return: the charge, its count taken over, or NULL: not a channel or group, or @status.
@@ -199,7 +279,7 @@ struct qgpu_mem_charge *qgpu_ctxbuf_own(struct qgpu_instance *inst, u32 hclient,
 		return NULL;
 	if (inst->gpu->abi.major >= NVRM_CTXBUF_POOL_SINCE)
 		bytes = hclass == NVRM_CLASS_KEPLER_CHANNEL_GROUP_A ?
-			qgpu_ctxbuf_gr_group(inst->gpu) : NVRM_CTXBUF_CHANNEL_BYTES;
+			qgpu_ctxbuf_any_group(inst->gpu) : NVRM_CTXBUF_CHANNEL_BYTES;
 	c = qgpu_mem_charge_new(inst, bytes);
 	if (!c) {
 		qgpu_channels_put(inst);
@@ -228,7 +308,7 @@ static struct qgpu_mem_charge *qgpu_ctxbuf_forced(struct qgpu_instance *inst, u6
  * @inst: the instance
  *
  * For a channel nvidia-uvm retained while the tenant's handle may have come to name another
- * (qgpu_uvm_channel.c): the channel's instance block and a graphics group's buffers, and a
+ * (qgpu_uvm_channel.c): the channel's instance block and the most a group takes, and a
  * ``channels`` count for each. Charged whatever the limits say, for the driver holds them
  * already; the instance's use and count may read above its bounds until the charge goes.
  *
@@ -239,7 +319,7 @@ struct qgpu_mem_charge *qgpu_ctxbuf_retained(struct qgpu_instance *inst)
 	bool pool = inst->gpu->abi.major >= NVRM_CTXBUF_POOL_SINCE;
 	struct qgpu_mem_charge *group, *chan;
 
-	group = qgpu_ctxbuf_forced(inst, pool ? qgpu_ctxbuf_gr_group(inst->gpu) : 0);
+	group = qgpu_ctxbuf_forced(inst, pool ? qgpu_ctxbuf_any_group(inst->gpu) : 0);
 	if (!group)
 		return NULL;
 	chan = qgpu_ctxbuf_forced(inst, pool ? NVRM_CTXBUF_CHANNEL_BYTES : 0);

@@ -202,7 +202,10 @@ static const struct attribute_group *qgpu_gpu_groups[] = {
 
 static void qgpu_gpu_release(struct device *dev)
 {
-	kfree(to_qgpu_gpu(dev));
+	struct qgpu_gpu *gpu = to_qgpu_gpu(dev);
+
+	kfree(gpu->ctxbuf);
+	kfree(gpu);
 }
 
 /**

@@ -42,6 +42,7 @@
 #include "qgpu_os_events.h"
 #include "qgpu_seal.h"
 
+struct qgpu_ctxbuf_sizes;
 struct qgpu_rmtrack;
 struct qgpu_sched_gpu;
 struct qgpu_sched_inst;
@@ -92,8 +93,8 @@ enum qgpu_node {
  * @kc_subdevice: its subdevice (both under qgpu_kclient.c's lock)
  * @overcommit: the sum of its instances' memory limits may exceed @memory (written under
  *	qgpu_lock, read locklessly)
- * @ctxbuf_gr_group: bytes RM reserves for a graphics channel group's context buffers, 0 until
- *	first asked (qgpu_ctxbuf.c; written once, read locklessly)
+ * @ctxbuf: what RM reserves for its channel groups, NULL until first asked (qgpu_ctxbuf.c; set
+ *	once by cmpxchg, read with smp_load_acquire(), freed with the GPU)
  * @sched: its compute scheduler (qgpu_sched.c)
  * @rm_gpu: the GPU as the driver's GPU-file check names it (its nv_state_t, never dereferenced),
  *	learned at load (DOC: GPU-file check); NULL: not known, and the check is met by a file
@@ -120,7 +121,7 @@ struct qgpu_gpu {
 	u32 kc_device;
 	u32 kc_subdevice;
 	bool overcommit;
-	u64 ctxbuf_gr_group;
+	struct qgpu_ctxbuf_sizes *ctxbuf;
 	struct qgpu_sched_gpu *sched;
 	const void *rm_gpu;
 	int numa_node;

@@ -22,7 +22,7 @@
  * client is bound to. Each of those counts in that file's tracker before it is forwarded and after
  * the mirror has it (qgpu_rmtrack_making()); where any was in flight or began during the call, or
  * the handle had no charge, the registration gets a charge of its own instead: the most a
- * channel and its group can be (a graphics group's buffers and a channel's block, and two
+ * channel and its group can be (the most a group of any engine takes and a channel's block, and two
  * ``channels`` counts; qgpu_ctxbuf_retained()). UVM already holds them, so that charge is made
  * whatever the limits say, and the instance's use may read above its bounds until UVM lets go;
  * what the instance really holds never does. Only a tenant that registers a channel while it

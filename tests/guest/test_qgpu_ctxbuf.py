@@ -1,15 +1,18 @@
 """The video memory RM takes for a channel group's context buffers and a channel's instance block
 is charged to the instance (kmod/qgpu_ctxbuf.c, DOC: context buffers): a graphics group what the
-GPU's sizes make it, a channel its 64 KiB chunk, a copy-engine group nothing; past ``mem_max`` the
+GPU's sizes make it, a falcon engine's group (a video or JPEG decoder, optical flow) its falcon's
+buffer, a channel its 64 KiB chunk, a copy-engine group nothing; past ``mem_max`` the
 RM_ALLOC fails with NV_ERR_NO_MEMORY and RM allocates nothing; the charge goes with the group's
 last copy and the channel, process death included. Forwarded uncharged, a tenant could hold
 8 MiB of the GPU's memory a group past its limit."""
 
 from __future__ import annotations
 
+import pytest
 import rm
 from churn import churning
 from holder import killed_after
+from kernel import reload_modules
 from qgpu_sysfs import count, inst_dir, instance, read, wait_count
 from qgpu_sysfs import mem_current as current
 from racing import two_files
@@ -139,3 +142,78 @@ def test_copies_of_groups_racing_another_files_alloc_and_free_stay_counted() -> 
         f.close_files()
         assert wait_current("cbr", 0) == 0
         wait_count("cbr", "channels", 0)
+
+
+FALCON_ENGINES = (rm.ENGINE_NVDEC0, rm.ENGINE_NVJPEG0, rm.ENGINE_OFA0, rm.ENGINE_SEC2)
+
+
+def test_falcon_engine_groups_are_charged_their_falcons_buffer(seal_mode: str) -> None:
+    with instance("cbf", opts="mem=32M") as d:
+        r = Rm(dev=d)
+        try:
+            dev, sub = r.device()
+            free, charged, groups = real_free(), 0, []
+            for engine in FALCON_ENGINES:
+                status, h = r.alloc(r.client, dev, rm.TSG, rm.group_params(engine))
+                assert status == rm.OK, hex(status)
+                groups.append(h)
+                charged += rm.falcon_group_bytes(r, sub, engine)  # the GPU's list, through qgpu
+                assert current("cbf") == charged, hex(engine)
+                assert real_free() == free - charged  # what RM took
+            assert charged == 256 * KIB + 64 * KIB + 256 * KIB + 64 * KIB
+            # an engine the GPU lists no falcon for reserves nothing
+            status, enc = r.alloc(r.client, dev, rm.TSG, rm.group_params(rm.ENGINE_NVENC0))
+            assert status == rm.OK, hex(status)
+            assert current("cbf") == charged
+            for h in [*groups, enc]:
+                assert r.free(h) == rm.OK
+            assert current("cbf") == 0
+            assert count("cbf", "channels") == 0
+        finally:
+            r.close()
+        assert wait_current("cbf", 0) == 0
+
+
+def test_a_falcon_group_past_the_limit_is_refused_and_rm_takes_nothing(seal_mode: str) -> None:
+    """Uncharged, a tenant made video decoders' groups in a loop, each holding a 256 KiB chunk of
+    the GPU's memory past its limit."""
+    with instance("cbfl", opts="mem=32M") as d:
+        r = Rm(dev=d)
+        try:
+            dev, sub = r.device()
+            status, h, _ = r.vidmem(dev, 32 * MIB - 128 * KIB)
+            assert status == rm.OK, hex(status)
+            events, free = int(read(inst_dir("cbfl") / "events")), real_free()
+            status, _ = r.alloc(r.client, dev, rm.TSG, rm.group_params(rm.ENGINE_NVDEC0))
+            assert status == rm.NO_MEMORY, hex(status)
+            assert real_free() == free  # RM reserved nothing
+            assert int(read(inst_dir("cbfl") / "events")) == events + 1
+            # a JPEG decoder's 64 KiB fits, twice; the third does not
+            for _ in range(2):
+                status, _ = r.alloc(r.client, dev, rm.TSG, rm.group_params(rm.ENGINE_NVJPEG0))
+                assert status == rm.OK, hex(status)
+            status, _ = r.alloc(r.client, dev, rm.TSG, rm.group_params(rm.ENGINE_NVJPEG0))
+            assert status == rm.NO_MEMORY, hex(status)
+            assert current("cbfl") == 32 * MIB
+            assert r.free(h) == rm.OK
+        finally:
+            r.close()
+        assert wait_current("cbfl", 0) == 0
+
+
+@pytest.mark.usefixtures("default_modules")
+def test_before_550_a_falcon_group_is_charged_the_least_it_takes() -> None:
+    """535-545 reserve a falcon's buffer but do not list the falcons to a client: qgpu charges
+    each such group one 64 KiB chunk, the least it can take."""
+    reload_modules("abi_version=545.29.06")
+    with instance("cbf5", opts="mem=32M") as d:
+        r = Rm(dev=d)
+        try:
+            dev, _ = r.device()
+            for engine, charged in ((rm.ENGINE_NVJPEG0, 64 * KIB), (rm.ENGINE_NVDEC0, 128 * KIB)):
+                status, _ = r.alloc(r.client, dev, rm.TSG, rm.group_params(engine))
+                assert status == rm.OK, hex(status)
+                assert current("cbf5") == charged
+        finally:
+            r.close()
+        assert wait_current("cbf5", 0) == 0
