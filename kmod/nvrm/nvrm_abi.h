@@ -1500,6 +1500,26 @@ struct nvrm_gr_engine_context_properties {
 #define NVRM_GR_CTX_ENGINE_ID_COUNT_V550_SINCE	550u
 
 /*
+ * NV2080_CTRL_CMD_MC_GET_ARCH_INFO (ctrl2080mc.h, 525.47.04-595.45.04), on a subdevice,
+ * NON_PRIVILEGED (flags 0x1050b, g_subdevice_nvoc.c, 580.142): the GPU's architecture. Values
+ * (NV2080_CTRL_MC_ARCH_INFO_ARCHITECTURE_*): TU100 0x160, GA100 0x170, GH100 0x180, AD100 0x190,
+ * GB100 0x1A0, GB200 0x1B0; T23X 0xE0000023 (a Tegra SoC's).
+ */
+#define NVRM_CTRL_CMD_MC_GET_ARCH_INFO		0x20801701u
+struct nvrm_mc_arch_info {
+	u32 architecture;	/* @0 */
+	u32 implementation;	/* @4 */
+	u32 revision;		/* @8 */
+	u8 sub_revision;	/* @12 */
+	u8 _pad[3];
+};
+
+#define NVRM_ARCH_TU100				0x160u
+#define NVRM_ARCH_GA100				0x170u
+#define NVRM_ARCH_GH100				0x180u
+#define NVRM_ARCH_T23X				0xE0000023u
+
+/*
  * NV2080_CTRL_CMD_GPU_GET_CONSTRUCTED_FALCON_INFO (ctrl2080gpu.h, 550.40.07-595.45.04; absent
  * through 545.29.06), on a subdevice, NON_PRIVILEGED, routed to the physical RM (flags 0x10048,
  * g_subdevice_nvoc.c, 580.142): the falcon engines the firmware constructed, each with the size of
@@ -1937,6 +1957,8 @@ NVRM_ASSERT_SIZE(struct nvrm_gr_engine_context_properties, 32);
 NVRM_ASSERT_OFFSET(struct nvrm_gr_engine_context_properties, engine_id, 16);
 NVRM_ASSERT_OFFSET(struct nvrm_gr_engine_context_properties, size, 24);
 NVRM_ASSERT_OFFSET(struct nvrm_gr_engine_context_properties, info_populated, 28);
+NVRM_ASSERT_SIZE(struct nvrm_mc_arch_info, 16);
+NVRM_ASSERT_OFFSET(struct nvrm_mc_arch_info, sub_revision, 12);
 NVRM_ASSERT_SIZE(struct nvrm_constructed_falcon, 20);
 NVRM_ASSERT_OFFSET(struct nvrm_constructed_falcon, ctx_buffer_size, 8);
 NVRM_ASSERT_SIZE(struct nvrm_constructed_falcon_info, 1284);

@@ -38,6 +38,21 @@ u64 nvrm_ctxbuf_contig(u64 bytes)
 }
 
 /**
+ * nvrm_ctxbuf_pools_on() - does RM take channel groups' buffers from its shared allocator here?
+ * @architecture: the GPU's NV2080_CTRL_MC_ARCH_INFO_ARCHITECTURE_* (MC_GET_ARCH_INFO)
+ *
+ * From 535, on Ampere and later discrete GPUs (nvrm_ctxbuf.h); not on Turing, nor on a Tegra SoC
+ * (T23X, whose value sorts above every discrete architecture).
+ *
+ * Return: true where a group's context buffers and a channel's instance block take video memory
+ * the instance's other allocations could have had.
+ */
+bool nvrm_ctxbuf_pools_on(u32 architecture)
+{
+	return architecture >= NVRM_ARCH_GA100 && architecture < NVRM_ARCH_T23X;
+}
+
+/**
  * nvrm_ctxbuf_gr_group() - what RM reserves for a channel group of the graphics engine
  * @main: the main context buffer's size, as GR_GET_ENGINE_CONTEXT_PROPERTIES reports it
  * @patch: the patch buffer's

@@ -20,6 +20,15 @@ struct nvrm_constructed_falcon_info;
 #define NVRM_CTXBUF_POOL_SINCE		535u
 
 /*
+ * ...and only on a GPU whose chip has gpuIsCtxBufAllocInPmaSupported_GA100(): every Ampere, Ada,
+ * Hopper and Blackwell chip each driver from 535.43.02 to 595.45.04 supports (g_gpu_nvoc.c), none
+ * of Turing's, which keep taking the buffers from RM's reserved heap. The function answers false
+ * on a vGPU host (hypervisorIsVgxHyper(), kern_gpu_ga100.c), and a guest's RM uses no pools
+ * (ctxBufPoolIsSupported(), ctx_buf_pool.c): neither shows in the architecture.
+ */
+bool nvrm_ctxbuf_pools_on(u32 architecture);
+
+/*
  * A channel's instance block is 4 KiB (NV_RAMIN_ALLOC_SIZE, dev_ram.h) and physically
  * contiguous: the pool gives it a whole chunk of its smallest pool, 64 KiB
  * (ctxBufPoolGetSizeAndPageSize(), ctx_buf_pool.c, 535-595).

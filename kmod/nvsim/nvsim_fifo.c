@@ -109,12 +109,14 @@ struct nvsim_channel *nvsim_channel_of(const struct nvsim_object *obj)
 /**
  * DOC: context buffers
  *
- * From 535 RM takes a channel group's context buffers, and each channel's instance block, from
- * the video memory that RM_ALLOC of memory is served from, in pools of its own per group
- * (nvrm_ctxbuf.h): a group of a graphics engine reserves its main, patch and PM buffers when it
- * is made, whatever it later runs, each rounded to a pool chunk; a group of a falcon engine
- * (a video or JPEG decoder, optical flow) its falcon's context buffer (DOC: falcon engines); a
- * copy-engine group nothing; each channel takes a 64 KiB chunk. nvsim takes as much of its
+ * From 535, on an Ampere or later GPU (the ``architecture`` parameter; nvsim_ctxbuf_pools_on()),
+ * RM takes a channel group's context buffers, and each channel's instance block, from the video
+ * memory that RM_ALLOC of memory is served from, in pools of its own per group (nvrm_ctxbuf.h);
+ * a Turing keeps taking them from RM's reserved heap, and nvsim takes nothing there. A group of a
+ * graphics engine reserves its main, patch and PM buffers when it is made, whatever it later
+ * runs, each rounded to a pool chunk; a group of a falcon engine (a video or JPEG decoder, optical
+ * flow) its falcon's context buffer (DOC: falcon engines); a copy-engine group nothing; each
+ * channel takes a 64 KiB chunk. nvsim takes as much of its
  * framebuffer, or fails the allocation with NV_ERR_NO_MEMORY as RM does (ctxBufPoolReserve()),
  * and gives it back when the group's last handle goes (a duplicate keeps it) and when the channel
  * goes. A channel made under a device gets a group of its own engine, as in RM.
@@ -128,10 +130,10 @@ static const u32 nvsim_gr_ctx_main_bytes = 1536u << 10;
 static const u32 nvsim_gr_ctx_patch_bytes = 32u << 10;
 static const u32 nvsim_gr_ctx_pm_bytes = 1u << 20;
 
-/* What RM's pools take for a group of @engine_type (0: none) under nvsim's ABI version. */
+/* What RM's pools take for a group of @engine_type (0: none) under nvsim's ABI and GPU. */
 static u64 nvsim_ctxbuf_group_bytes(u32 engine_type)
 {
-	if (nvsim_abi.major < NVRM_CTXBUF_POOL_SINCE)
+	if (!nvsim_ctxbuf_pools_on())
 		return 0;
 	if (!nvrm_ctxbuf_engine_is_gr(engine_type))
 		return nvsim_falcon_group_bytes(engine_type);	/* DOC: falcon engines */
@@ -340,7 +342,7 @@ u32 nvsim_channel_construct(struct nvsim_object *obj, struct nvsim_object *paren
 			goto err_free;
 	}
 	/* its instance block, from the group's pool (DOC: context buffers) */
-	if (nvsim_abi.major >= NVRM_CTXBUF_POOL_SINCE) {
+	if (nvsim_ctxbuf_pools_on()) {
 		if (!nvsim_fb_take(obj->gpu, NVRM_CTXBUF_CHANNEL_BYTES)) {
 			status = NVRM_ERR_NO_MEMORY;
 			nvsim_res_put(&tsg->res);

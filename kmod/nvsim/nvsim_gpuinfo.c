@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * nvsim: NV2080 GPU_GET_INFO_V2 and GPU_GET_CACHED_INFO, the GPU's capability flags.
+ * nvsim: NV2080 GPU_GET_INFO_V2 and GPU_GET_CACHED_INFO, the GPU's capability flags, and
+ * MC_GET_ARCH_INFO, its architecture.
  *
  * As getGpuInfos() (subdevice_ctrl_gpu_kernel.c, 525-595): on a subdevice, with the version's
  * params size; a list size of 0 or over NV2080_CTRL_GPU_INFO_MAX_LIST_SIZE, or an index at or
@@ -12,7 +13,43 @@
  * (4K_PAGE_ISOLATION_REQUIRED, MOBILE_CONFIG_ENABLED, COHERENT_GPU_MEMORY_MODE) is the real
  * answer; a GSP-based GPU answers the rest from its firmware, with values nvsim does not know.
  */
+#include <linux/moduleparam.h>
+
 #include "nvsim_internal.h"
+
+#include "nvrm/nvrm_ctxbuf.h"
+
+/*
+ * architecture: what MC_GET_ARCH_INFO reports (NV2080_CTRL_MC_ARCH_INFO_ARCHITECTURE_*), and so
+ * whether channel groups take their buffers from the framebuffer (DOC: context buffers,
+ * nvsim_fifo.c): Hopper by default, as the GPU's name says; 0x160 makes it a Turing.
+ */
+static unsigned int architecture = NVRM_ARCH_GH100;
+module_param(architecture, uint, 0444);
+MODULE_PARM_DESC(architecture, "Architecture MC_GET_ARCH_INFO reports (default 0x180, Hopper)");
+
+/**
+ * nvsim_ctxbuf_pools_on() - do channel groups take their buffers from the framebuffer?
+ *
+ * As RM from 535 on an Ampere or later GPU (nvrm_ctxbuf_pools_on()).
+ *
+ * Return: true if so.
+ */
+bool nvsim_ctxbuf_pools_on(void)
+{
+	return nvsim_abi.major >= NVRM_CTXBUF_POOL_SINCE && nvrm_ctxbuf_pools_on(architecture);
+}
+
+/* MC_GET_ARCH_INFO: the architecture parameter; implementation and revisions 0. */
+static u32 nvsim_ctrl_mc_get_arch_info(const struct nvsim_caller *caller, struct nvsim_object *obj,
+				       void *buf)
+{
+	struct nvrm_mc_arch_info *p = buf;
+
+	memset(p, 0, sizeof(*p));
+	p->architecture = architecture;
+	return NVRM_OK;
+}
 
 static u32 nvsim_ctrl_gpu_get_info(const struct nvsim_caller *caller, struct nvsim_object *obj,
 				   void *buf)
@@ -39,6 +76,8 @@ const struct nvsim_control nvsim_gpuinfo_controls[] = {
 	{ NVRM_CTRL_CMD_GPU_GET_INFO_V2, NVRM_CLASS_NV20_SUBDEVICE_0, 0, nvsim_ctrl_gpu_get_info },
 	{ NVRM_CTRL_CMD_GPU_GET_CACHED_INFO, NVRM_CLASS_NV20_SUBDEVICE_0, 0,
 	  nvsim_ctrl_gpu_get_info },
+	{ NVRM_CTRL_CMD_MC_GET_ARCH_INFO, NVRM_CLASS_NV20_SUBDEVICE_0,
+	  sizeof(struct nvrm_mc_arch_info), nvsim_ctrl_mc_get_arch_info },
 };
 
 const unsigned int nvsim_gpuinfo_num_controls = ARRAY_SIZE(nvsim_gpuinfo_controls);

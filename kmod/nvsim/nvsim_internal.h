@@ -474,9 +474,10 @@ void nvsim_export_file_release(struct nvsim_file *nf);
 int nvsim_export_dmabuf(struct file *file, void *params, u32 size);
 bool nvsim_dmabuf_capable(void);
 
-/* nvsim_gpuinfo.c: GPU_GET_INFO_V2 and GPU_GET_CACHED_INFO */
+/* nvsim_gpuinfo.c: GPU_GET_INFO_V2, GPU_GET_CACHED_INFO and MC_GET_ARCH_INFO */
 extern const struct nvsim_control nvsim_gpuinfo_controls[];
 extern const unsigned int nvsim_gpuinfo_num_controls;
+bool nvsim_ctxbuf_pools_on(void);
 
 /* nvsim_falcon.c: the falcon engines and GET_CONSTRUCTED_FALCON_INFO */
 extern const struct nvsim_control nvsim_falcon_controls[];

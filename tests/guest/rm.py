@@ -868,6 +868,17 @@ GPU_GET_CONSTRUCTED_FALCON_INFO = 0x208001B0  # 550 on
 CONSTRUCTED_FALCONS_MAX = 0x40
 
 
+MC_GET_ARCH_INFO = 0x20801701
+ARCH_TU100, ARCH_GH100 = 0x160, 0x180  # NV2080_CTRL_MC_ARCH_INFO_ARCHITECTURE_*
+
+
+def architecture(r: Rm, sub: int) -> tuple[int, int]:
+    """MC_GET_ARCH_INFO: (status, architecture)."""
+    params = bytearray(16)
+    status = r.control(sub, MC_GET_ARCH_INFO, params)
+    return status, struct.unpack_from("<I", params, 0)[0]
+
+
 def constructed_falcons(r: Rm, sub: int) -> tuple[int, dict[int, int]]:
     """GPU_GET_CONSTRUCTED_FALCON_INFO: (status, {engDesc: context buffer size})."""
     params = bytearray(4 + CONSTRUCTED_FALCONS_MAX * 20)

@@ -3,7 +3,8 @@ group of the graphics engine takes its context buffers, and every channel its in
 pool chunk, from the framebuffer that memory allocations are served from, until the group's last
 copy and the channel go; a copy-engine group takes none, and a falcon engine's group (a video or
 JPEG decoder, optical flow) its falcon's context buffer (kmod/nvsim/nvsim_falcon.c). The sizes come
-from GR_GET_ENGINE_CONTEXT_PROPERTIES and, from 550, GPU_GET_CONSTRUCTED_FALCON_INFO, as in RM."""
+from GR_GET_ENGINE_CONTEXT_PROPERTIES and, from 550, GPU_GET_CONSTRUCTED_FALCON_INFO, as in RM. A
+Turing (the ``architecture`` parameter) takes them from RM's reserved heap, not the framebuffer."""
 
 from __future__ import annotations
 
@@ -140,5 +141,31 @@ def test_before_550_the_falcons_are_not_listed_but_their_groups_still_take_buffe
         status, _ = r.alloc(r.client, dev, rm.TSG, rm.group_params(rm.ENGINE_NVDEC0))
         assert status == rm.OK, hex(status)
         assert r.fb_free_bytes(sub) == free - 256 * KIB
+    finally:
+        r.close()
+
+
+@pytest.mark.usefixtures("default_modules")
+def test_a_turing_takes_nothing_from_the_framebuffer_for_groups_and_channels() -> None:
+    """gpuIsCtxBufAllocInPmaSupported() is false for every Turing chip (535-595)."""
+    r = Rm()
+    try:
+        assert rm.architecture(r, r.device()[1]) == (rm.OK, rm.ARCH_GH100)
+    finally:
+        r.close()
+    reload_modules("architecture=0x160")
+    r = Rm()
+    try:
+        dev, sub = r.device()
+        assert rm.architecture(r, sub) == (rm.OK, rm.ARCH_TU100)
+        free = r.fb_free_bytes(sub)
+        for engine in (rm.ENGINE_GRAPHICS, rm.ENGINE_NVDEC0):
+            status, _ = r.alloc(r.client, dev, rm.TSG, rm.group_params(engine))
+            assert status == rm.OK, hex(status)
+        ch = rm.Channel(r, dev, sub, schedule=False)  # a group, 128 KiB of memory, a channel
+        try:
+            assert r.fb_free_bytes(sub) == free - ch.MEM
+        finally:
+            ch.close()  # its mappings would keep the module in use
     finally:
         r.close()

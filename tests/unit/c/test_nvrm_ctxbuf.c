@@ -117,3 +117,14 @@ TEST(without_the_drivers_answer_a_falcon_group_takes_one_chunk_at_least)
 	falcons_set(0, NULL);
 	EXPECT_EQ(nvrm_ctxbuf_falcon_group_max(&falcons), 64 * KiB);	/* SEC2's */
 }
+
+TEST(the_pools_serve_ampere_and_later_discrete_gpus)
+{
+	EXPECT_FALSE(nvrm_ctxbuf_pools_on(0x160));	/* TU100 */
+	EXPECT_TRUE(nvrm_ctxbuf_pools_on(0x170));	/* GA100 */
+	EXPECT_TRUE(nvrm_ctxbuf_pools_on(0x180));	/* GH100 */
+	EXPECT_TRUE(nvrm_ctxbuf_pools_on(0x190));	/* AD100 */
+	EXPECT_TRUE(nvrm_ctxbuf_pools_on(0x1B0));	/* GB200 */
+	EXPECT_FALSE(nvrm_ctxbuf_pools_on(0xE0000023));	/* T23X */
+	EXPECT_FALSE(nvrm_ctxbuf_pools_on(0));
+}
