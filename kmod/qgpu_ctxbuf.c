@@ -24,8 +24,11 @@
  * are the GPU's own: qgpu asks its kernel client's subdevice, once a GPU, for the main, patch and
  * PM buffers (NV2080 GR_GET_ENGINE_CONTEXT_PROPERTIES, any client may, 525-595) and rounds as
  * RM's pools do. Where the driver does not answer, qgpu charges the least any graphics group can
- * take (4 MiB and 128 KiB), and says so in the log once. Drivers before 535 take these buffers
- * from memory RM reserved at boot, not from what tenants share, and nothing is charged.
+ * take (4 MiB and 128 KiB), and says so in the log once. Drivers before 535, and a Turing GPU
+ * with any driver, take these buffers from memory RM reserved at boot, not from what tenants
+ * share, and nothing is charged: qgpu asks the GPU's architecture with the sizes (NV2080
+ * MC_GET_ARCH_INFO, any client may, 525-595; nvrm_ctxbuf_pools_on()), and charges where it
+ * cannot tell. On a vGPU host, where RM uses no pools either, qgpu charges all the same.
  *
  * A group of a falcon engine (a video decoder or encoder, a JPEG decoder, optical flow, SEC2)
  * reserves its falcon's one context buffer, contiguous, on a GSP-based GPU: a pool chunk of
@@ -67,12 +70,15 @@
 
 /**
  * struct qgpu_ctxbuf_sizes - what RM reserves for one GPU's channel groups, as its driver says
+ * @pools: the GPU's groups take their buffers from its shared allocator (an Ampere or later);
+ *	the sizes are 0 where they do not
  * @gr_group: a graphics group's context buffers
  * @any_group: the most a group of any engine reserves
  * @falcons_known: the driver listed its falcons in @falcons
  * @falcons: GET_CONSTRUCTED_FALCON_INFO's answer (550 on)
  */
 struct qgpu_ctxbuf_sizes {
+	bool pools;
 	u64 gr_group;
 	u64 any_group;
 	bool falcons_known;
@@ -95,7 +101,17 @@ static void qgpu_ctxbuf_ask(struct qgpu_gpu *gpu, struct qgpu_ctxbuf_sizes *s)
 {
 	u32 hsub, main = 0, patch = 0, pm = 0;
 	bool sub = !qgpu_kclient_subdevice(gpu, &hsub);
+	struct nvrm_mc_arch_info arch = { 0 };
 
+	/* an unknown architecture is charged as one with the pools: it errs on the tenant's side */
+	s->pools = !sub || qgpu_kclient_control(hsub, NVRM_CTRL_CMD_MC_GET_ARCH_INFO, &arch,
+						 sizeof(arch)) ||
+		   nvrm_ctxbuf_pools_on(arch.architecture);
+	if (!s->pools) {	/* no size is needed then */
+		pr_info("gpu%u: architecture 0x%x takes channel groups' buffers from RM's reserved memory; none is charged\n",
+			gpu->index, arch.architecture);
+		return;
+	}
 	if (sub) {
 		main = qgpu_ctxbuf_size(hsub, NVRM_GR_CTX_ENGINE_ID_GRAPHICS);
 		patch = qgpu_ctxbuf_size(hsub, NVRM_GR_CTX_ENGINE_ID_GRAPHICS_PATCH);
@@ -143,6 +159,17 @@ static const struct qgpu_ctxbuf_sizes *qgpu_ctxbuf_sizes(struct qgpu_gpu *gpu)
 		return first;
 	}
 	return s;
+}
+
+/* Do @gpu's channel groups and channels take the video memory its instances share? */
+static bool qgpu_ctxbuf_pools(struct qgpu_gpu *gpu)
+{
+	const struct qgpu_ctxbuf_sizes *s;
+
+	if (gpu->abi.major < NVRM_CTXBUF_POOL_SINCE)
+		return false;
+	s = qgpu_ctxbuf_sizes(gpu);
+	return !s || s->pools;
 }
 
 /* What RM reserves for a graphics channel group on @gpu. */
@@ -222,7 +249,7 @@ u32 qgpu_ctxbuf_begin(struct qgpu_file *qf, const struct nvrm_alloc *a, struct q
 	memset(cb, 0, sizeof(*cb));
 	if (!qgpu_channels_counted(a->hclass))
 		return NVRM_OK;
-	if (inst->gpu->abi.major < NVRM_CTXBUF_POOL_SINCE) {
+	if (!qgpu_ctxbuf_pools(inst->gpu)) {
 		/* nothing charged: the charge carries the object's channel count only */
 	} else if (a->hclass == NVRM_CLASS_KEPLER_CHANNEL_GROUP_A) {
 		status = qgpu_ctxbuf_group_begin(qf, a, seal, cb, &bytes);
@@ -277,7 +304,7 @@ struct qgpu_mem_charge *qgpu_ctxbuf_own(struct qgpu_instance *inst, u32 hclient,
 	*status = NVRM_ERR_NO_MEMORY;
 	if (rm != NVRM_OK || !qgpu_channels_reserve(inst))
 		return NULL;
-	if (inst->gpu->abi.major >= NVRM_CTXBUF_POOL_SINCE)
+	if (qgpu_ctxbuf_pools(inst->gpu))
 		bytes = hclass == NVRM_CLASS_KEPLER_CHANNEL_GROUP_A ?
 			qgpu_ctxbuf_any_group(inst->gpu) : NVRM_CTXBUF_CHANNEL_BYTES;
 	c = qgpu_mem_charge_new(inst, bytes);
@@ -316,7 +343,7 @@ static struct qgpu_mem_charge *qgpu_ctxbuf_forced(struct qgpu_instance *inst, u6
  */
 struct qgpu_mem_charge *qgpu_ctxbuf_retained(struct qgpu_instance *inst)
 {
-	bool pool = inst->gpu->abi.major >= NVRM_CTXBUF_POOL_SINCE;
+	bool pool = qgpu_ctxbuf_pools(inst->gpu);
 	struct qgpu_mem_charge *group, *chan;
 
 	group = qgpu_ctxbuf_forced(inst, pool ? qgpu_ctxbuf_any_group(inst->gpu) : 0);

@@ -217,3 +217,27 @@ def test_before_550_a_falcon_group_is_charged_the_least_it_takes() -> None:
         finally:
             r.close()
         assert wait_current("cbf5", 0) == 0
+
+
+@pytest.mark.usefixtures("default_modules")
+def test_on_a_turing_groups_and_channels_are_counted_but_not_charged() -> None:
+    """A Turing takes their buffers from RM's reserved heap, not from the memory the instances
+    share (nvrm_ctxbuf_pools_on()): charging them would refuse a tenant memory it could have."""
+    reload_modules("architecture=0x160")
+    with instance("cbt", opts="mem=32M") as d:
+        r = Rm(dev=d)
+        try:
+            dev, sub = r.device()
+            free = real_free()
+            for engine in (rm.ENGINE_GRAPHICS, rm.ENGINE_NVDEC0):
+                status, _ = r.alloc(r.client, dev, rm.TSG, rm.group_params(engine))
+                assert status == rm.OK, hex(status)
+            ch = Channel(r, dev, sub, schedule=False)
+            try:
+                assert current("cbt") == ch.MEM == free - real_free()
+                assert count("cbt", "channels") == 4  # two groups, the channel and its group
+            finally:
+                ch.close()  # its mappings would keep the module in use
+        finally:
+            r.close()
+        assert wait_current("cbt", 0) == 0
