@@ -187,8 +187,6 @@ static u64 qgpu_ctxbuf_group(struct qgpu_gpu *gpu, u32 engine_type)
 
 	if (nvrm_ctxbuf_engine_is_gr(engine_type))
 		return qgpu_ctxbuf_gr_group(gpu);
-	if (!nvrm_ctxbuf_falcon_engdesc(engine_type))
-		return 0;	/* no need to ask */
 	s = qgpu_ctxbuf_sizes(gpu);
 	return nvrm_ctxbuf_falcon_group(s && s->falcons_known ? &s->falcons : NULL, engine_type);
 }

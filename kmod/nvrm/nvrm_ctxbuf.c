@@ -147,6 +147,13 @@ static bool nvrm_ctxbuf_falcon_runs_groups(u32 engdesc)
 	return false;
 }
 
+/* The entries of @info to read: its count, no more than the array holds. */
+static u32 nvrm_ctxbuf_falcon_count(const struct nvrm_constructed_falcon_info *info)
+{
+	return info->count < NVRM_CONSTRUCTED_FALCONS_MAX ? info->count :
+	       NVRM_CONSTRUCTED_FALCONS_MAX;
+}
+
 /* What one falcon's context buffer of @size takes: a chunk at least, even for an empty one. */
 static u64 nvrm_ctxbuf_falcon_bytes(u32 size)
 {
@@ -176,8 +183,7 @@ u64 nvrm_ctxbuf_falcon_group(const struct nvrm_constructed_falcon_info *info, u3
 		return 0;
 	if (!info)
 		return nvrm_ctxbuf_falcon_bytes(0);
-	count = info->count < NVRM_CONSTRUCTED_FALCONS_MAX ? info->count :
-		NVRM_CONSTRUCTED_FALCONS_MAX;
+	count = nvrm_ctxbuf_falcon_count(info);
 	for (i = 0; i < count; i++) {
 		if (info->falcons[i].eng_desc == engdesc) {
 			bytes = nvrm_ctxbuf_falcon_bytes(info->falcons[i].ctx_buffer_size);
@@ -204,8 +210,7 @@ u64 nvrm_ctxbuf_falcon_group_max(const struct nvrm_constructed_falcon_info *info
 
 	if (!info)
 		return most;
-	count = info->count < NVRM_CONSTRUCTED_FALCONS_MAX ? info->count :
-		NVRM_CONSTRUCTED_FALCONS_MAX;
+	count = nvrm_ctxbuf_falcon_count(info);
 	for (i = 0; i < count; i++) {
 		if (!nvrm_ctxbuf_falcon_runs_groups(info->falcons[i].eng_desc))
 			continue;	/* the GSP's, the PMU's, ... */
