@@ -33,6 +33,16 @@ mkdir -p /newroot
 # The read-only root may cache freely; the project share must not, so the host sees results at once.
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose,msize=512000 hostroot /newroot ||
 	die "cannot mount the host root filesystem"
+# The project's virtualenv is only read in the guest, and every Python process there imports
+# typer and pydantic from it: give it the root's cached view rather than the uncached project
+# share's: `qgpuctl list -o json` took 11.0 s a run through this view and 13.6 s through the share
+# (3 runs each, one boot).
+# Taken now, before a tmpfs can hide a project that lives under /tmp; a symbolic link is left alone.
+venv=
+if [ -d "/newroot$proj/.venv" ] && [ ! -L "/newroot$proj/.venv" ]; then
+	mkdir -p /venv
+	mount --bind "/newroot$proj/.venv" /venv && venv=/venv
+fi
 for d in tmp run var/tmp; do
 	mount -t tmpfs -o mode=1777 tmpfs "/newroot/$d"
 done
@@ -41,6 +51,8 @@ done
 mkdir -p "/newroot$proj" 2>/dev/null
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 proj "/newroot$proj" ||
 	die "cannot mount the project directory $proj"
+[ -z "$venv" ] || mount --move "$venv" "/newroot$proj/.venv" ||
+	die "cannot mount the cached view of $proj/.venv"
 mount --move /proc /newroot/proc
 mount --move /sys /newroot/sys
 mount --move /dev /newroot/dev
