@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-import yaml
 
 from qgpuctl.backends.files import write_atomic
 from qgpuctl.cli.context import AppContext, app_context
@@ -27,6 +26,8 @@ class CdiFormat(StrEnum):
 def spec_text(spec: dict[str, Any], fmt: CdiFormat) -> str:
     if fmt is CdiFormat.JSON:
         return json.dumps(spec, indent=2) + "\n"
+    import yaml  # here, not at the top: see qgpuctl.render.output
+
     return yaml.safe_dump(spec, sort_keys=False, default_flow_style=False)
 
 

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import typer
-import yaml
 
 from qgpuctl.backends import schema as k
 from qgpuctl.cli.cdi import current_spec
@@ -37,6 +36,8 @@ COLUMNS = ("check", "status", "detail")
 
 
 def _load_specs(paths: list[Path]) -> list[tuple[Path, Any]]:
+    import yaml  # here, not at the top: see qgpuctl.render.output
+
     specs: list[tuple[Path, Any]] = []
     for path in paths:
         try:

@@ -8,7 +8,6 @@ import time
 from typing import Annotated, Any
 
 import typer
-import yaml
 
 from qgpuctl.backends.events import QgpuEvent
 from qgpuctl.cli.common import held_of_bound, human_size
@@ -200,6 +199,8 @@ def events(
             if fmt is OutputFormat.JSON:
                 sys.stdout.write(json.dumps(event.to_data()) + "\n")
             elif fmt is OutputFormat.YAML:
+                import yaml  # here, not at the top: see qgpuctl.render.output
+
                 sys.stdout.write("---\n" + yaml.safe_dump(event.to_data(), sort_keys=False))
             else:
                 sys.stdout.write(_event_line(event) + "\n")

@@ -23,11 +23,10 @@ file does not select) are made by :mod:`qgpuctl.core.plan`.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
-
-import yaml
+from typing import TYPE_CHECKING, Any, Final
 
 from qgpuctl.backends import schema as k
 from qgpuctl.core.units import (
@@ -38,6 +37,9 @@ from qgpuctl.core.units import (
     parse_rm_objects,
     parse_size,
 )
+
+if TYPE_CHECKING:
+    import yaml
 from qgpuctl.errors import PolicyError, SizeError
 
 VERSION: Final = "v1"
@@ -127,11 +129,12 @@ class PolicyFile:
 # --- loading -----------------------------------------------------------------
 
 
-class _StrictLoader(yaml.SafeLoader):
-    """SafeLoader that refuses a key given twice in one mapping."""
+# yaml is imported by the functions that read or write a file, not with this module: every
+# qgpuctl command imports this module, and yaml costs a command's start-up half a second in the
+# test VM's emulation.
 
 
-def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
     seen: set[Any] = set()
     for key_node, _ in node.value:
         key = loader.construct_object(key_node)
@@ -144,16 +147,24 @@ def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict[An
     return loader.construct_mapping(node)
 
 
-_StrictLoader.add_constructor(
-    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
-    _construct_mapping,
-)
+@functools.cache
+def _strict_loader() -> type[yaml.SafeLoader]:
+    """SafeLoader that refuses a key given twice in one mapping."""
+    import yaml
+
+    class StrictLoader(yaml.SafeLoader):
+        pass
+
+    StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+    return StrictLoader
 
 
 def load_policy(text: str, source: str = "<policy>") -> PolicyFile:
     """Parse and validate a policy file's text; raises PolicyError naming the field."""
+    import yaml
+
     try:
-        data = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
+        data = yaml.load(text, Loader=_strict_loader())  # noqa: S506 - a SafeLoader subclass
     except PolicyError as exc:
         raise PolicyError("", f"{source}: {exc.msg}") from None
     except yaml.YAMLError as exc:
@@ -374,16 +385,21 @@ def _check_across_entries(gpus: Sequence[GpuSpec]) -> None:
 # --- writing -----------------------------------------------------------------
 
 
-class _FlowDumper(yaml.SafeDumper):
-    """Block style for the structure, flow style for the leaves ({name: a, mem: 4G, ...})."""
-
-
 def _represent_dict(dumper: yaml.SafeDumper, data: dict[str, Any]) -> yaml.Node:
     flow = all(not isinstance(v, dict | list) for v in data.values())
     return dumper.represent_mapping("tag:yaml.org,2002:map", data.items(), flow_style=flow)
 
 
-_FlowDumper.add_representer(dict, _represent_dict)
+@functools.cache
+def _flow_dumper() -> type[yaml.SafeDumper]:
+    """Block style for the structure, flow style for the leaves ({name: a, mem: 4G, ...})."""
+    import yaml
+
+    class FlowDumper(yaml.SafeDumper):
+        pass
+
+    FlowDumper.add_representer(dict, _represent_dict)
+    return FlowDumper
 
 
 def _instance_data(i: InstanceSpec) -> dict[str, Any]:
@@ -427,9 +443,11 @@ def policy_to_data(policy: PolicyFile) -> dict[str, Any]:
 
 
 def dump_policy_yaml(policy: PolicyFile, header: str = "") -> str:
+    import yaml
+
     body = yaml.dump(
         policy_to_data(policy),
-        Dumper=_FlowDumper,
+        Dumper=_flow_dumper(),
         sort_keys=False,
         default_flow_style=False,
         width=100,

@@ -3,6 +3,10 @@
 Data always goes to the file the caller passes (stdout for command results);
 diagnostics go to stderr through :func:`print_error`, so ``qgpuctl ... -o json |
 jq`` never sees a warning mixed into its input.
+
+rich and yaml are imported by the functions that use them: every command imports this
+module, most print only one of the formats, and each library costs a command's start-up
+half a second or more in the test VM's emulation.
 """
 
 from __future__ import annotations
@@ -11,12 +15,11 @@ import json
 import os
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-import yaml
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
 
 Row = Mapping[str, Any]
 
@@ -42,6 +45,8 @@ def console_for(file: TextIO) -> Console:
     Highlighting and markup are off: values such as ``[0,1]`` or UUIDs are
     data and must print verbatim.
     """
+    from rich.console import Console
+
     return Console(
         file=file,
         no_color=bool(os.environ.get("NO_COLOR")),
@@ -64,6 +69,21 @@ def _header(column: str) -> str:
     return column.replace("_", " ").upper()
 
 
+def _yaml_document(data: Any) -> str:
+    import yaml
+
+    return yaml.safe_dump(data, sort_keys=False, default_flow_style=False)
+
+
+def _table(columns: Sequence[str]) -> Table:
+    from rich.table import Table
+
+    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
+    for column in columns:
+        table.add_column(_header(column), overflow="fold")
+    return table
+
+
 def render_table(
     rows: Sequence[Row],
     columns: Sequence[str],
@@ -79,11 +99,11 @@ def render_table(
     if fmt is OutputFormat.JSON:
         file.write(json.dumps(data, indent=2) + "\n")
     elif fmt is OutputFormat.YAML:
-        file.write(yaml.safe_dump(data, sort_keys=False, default_flow_style=False))
+        file.write(_yaml_document(data))
     else:
-        table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
-        for column in columns:
-            table.add_column(_header(column), overflow="fold")
+        from rich.text import Text
+
+        table = _table(columns)
         for record in data:
             cells = []
             for column in columns:
@@ -96,6 +116,8 @@ def render_table(
 
 def print_error(message: str, file: TextIO) -> None:
     """One red line on ``file`` (stderr): the whole user-facing form of an error."""
+    from rich.text import Text
+
     line = " ".join(part.strip() for part in message.splitlines() if part.strip())
     console_for(file).print(Text(f"qgpuctl: error: {line}", style="red"), soft_wrap=True)
 
@@ -105,7 +127,7 @@ def render_data(data: Any, fmt: OutputFormat, file: TextIO) -> None:
     if fmt is OutputFormat.JSON:
         file.write(json.dumps(data, indent=2) + "\n")
     else:
-        file.write(yaml.safe_dump(data, sort_keys=False, default_flow_style=False))
+        file.write(_yaml_document(data))
 
 
 def render_sections(
@@ -118,6 +140,8 @@ def render_sections(
     if fmt is not OutputFormat.TABLE:
         render_data(data, fmt, file)
         return
+    from rich.text import Text
+
     for n, (title, rows, columns) in enumerate(sections):
         if n:
             file.write("\n")
@@ -134,6 +158,8 @@ def render_fields(fields: Sequence[tuple[str, Any]], fmt: OutputFormat, file: Te
     if fmt is not OutputFormat.TABLE:
         render_data(dict(fields), fmt, file)
         return
+    from rich.text import Text
+
     width = max((len(key) for key, _ in fields), default=0)
     console = console_for(file)
     for key, value in fields:
@@ -143,13 +169,12 @@ def render_fields(fields: Sequence[tuple[str, Any]], fmt: OutputFormat, file: Te
 def sections_renderable(sections: Sequence[tuple[str, Sequence[Row], Sequence[str]]]) -> Any:
     """The tables of :func:`render_sections` as one rich renderable (for ``top``)."""
     from rich.console import Group
+    from rich.text import Text
 
     parts: list[Any] = []
     for title, rows, columns in sections:
         parts.append(Text(title, style="bold"))
-        table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
-        for column in columns:
-            table.add_column(_header(column), overflow="fold")
+        table = _table(columns)
         for row in rows:
             table.add_row(*(Text(_cell(row.get(column))) for column in columns))
         parts.append(table)

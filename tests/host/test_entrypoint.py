@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+from fake_kernel import FakeKernel
 
 import qgpuctl
 
@@ -31,3 +35,64 @@ def test_python_dash_m_version() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "qgpuctl 0.1.0\n"
+
+
+# Each library costs a command's start-up half a second or more in the test VM's emulation,
+# where the guest tests run the CLI hundreds of times; a command that prints neither a table
+# nor YAML should not load them.
+_START_UP_PROBE = """
+import json, sys
+from qgpuctl.cli.app import main
+sys.argv = ["qgpuctl", *sys.argv[1:]]
+try:
+    main()
+except SystemExit as exc:
+    code = exc.code
+heavy = sorted(m for m in ("yaml", "rich") if m in sys.modules)
+print(json.dumps({"code": code, "heavy": heavy}), file=sys.stderr)
+"""
+
+
+def _start_up(tmp_path: Path, *args: str) -> dict[str, Any]:
+    """Run ``qgpuctl ARGS`` against a fake GPU in a fresh interpreter: its exit code, its
+    stdout, and which of the heavy libraries it had loaded when it returned."""
+    kernel = FakeKernel(tmp_path / "sys", dev_root=tmp_path / "dev")
+    if not (tmp_path / "sys" / "class/qgpu/gpu0").exists():
+        kernel.add_gpu(0)
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "QGPU_SYSFS_ROOT": str(tmp_path / "sys"),
+        "QGPU_DEV_ROOT": str(tmp_path / "dev"),
+        "COLUMNS": "100",
+        "NO_COLOR": "1",
+    }
+    proc = subprocess.run(
+        [sys.executable, "-c", _START_UP_PROBE, *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env=env,
+    )
+    last = proc.stderr.strip().splitlines()[-1]
+    result: dict[str, Any] = json.loads(last)
+    result["stdout"] = proc.stdout
+    return result
+
+
+def test_json_output_loads_neither_rich_nor_yaml(tmp_path: Path) -> None:
+    (tmp_path / "dev").mkdir()
+    r = _start_up(tmp_path, "list", "-o", "json")
+    assert r["code"] in (0, None), r
+    assert r["stdout"].startswith("["), r
+    assert r["heavy"] == [], r
+
+
+def test_table_and_yaml_output_load_what_they_print_with(tmp_path: Path) -> None:
+    (tmp_path / "dev").mkdir()
+    table = _start_up(tmp_path, "list")
+    assert table["code"] in (0, None), table
+    assert table["heavy"] == ["rich"], table
+    document = _start_up(tmp_path, "list", "-o", "yaml")
+    assert document["code"] in (0, None), document
+    assert document["heavy"] == ["yaml"], document
