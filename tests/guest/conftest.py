@@ -7,7 +7,7 @@ import sys
 from collections.abc import Iterator
 
 import pytest
-from kernel import PROJECT, dmesg, insmod, is_loaded, rmmod, trouble
+from kernel import PROJECT, KernelLog, insmod, is_loaded, rmmod, trouble
 from rm import Rm
 
 
@@ -27,9 +27,9 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.fixture(autouse=True)
 def kernel_log_stays_clean() -> Iterator[None]:
     """Fail the test during which the kernel logged a WARN, oops or BUG."""
-    before = len(dmesg())
-    yield
-    new = dmesg()[before:]
+    with KernelLog() as log:
+        yield
+        new = log.read()
     assert not trouble(new), "kernel log:\n" + "\n".join(new)
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 import rm
-from kernel import PROJECT, dmesg, insmod, is_loaded, rmmod
+from kernel import PROJECT, KernelLog, insmod, is_loaded, rmmod
 from rm import Channel, Rm
 
 BIN = PROJECT / "build" / "bin" / "nvsim-load"
@@ -251,12 +251,12 @@ def test_work_runs_gp_get_advances_and_busy_time_is_exact(chan: Channel) -> None
     assert procs[os.getpid()]["busy_ns"] >= 11_000_000
 
     # An entry nvsim does not know RCs the channel: it stops at the entry, errors counted.
-    before = len(dmesg())
-    chan.submit(0x77 << 56, rm.kernel(1 * MS))
-    assert wait_for(lambda: chan_line(chan)["errored"] == 1)
-    c = chan_line(chan)
-    assert (c["gp_get"], c["errors"]) == (7, 1)
-    assert any("bad GPFIFO entry" in line for line in dmesg()[before:])
+    with KernelLog() as log:
+        chan.submit(0x77 << 56, rm.kernel(1 * MS))
+        assert wait_for(lambda: chan_line(chan)["errored"] == 1)
+        c = chan_line(chan)
+        assert (c["gp_get"], c["errors"]) == (7, 1)
+        assert any("bad GPFIFO entry" in line for line in log.read())
 
 
 SEM = 0x8000  # a word of the channel's memory between the ring and USERD
