@@ -37,10 +37,10 @@ from qgpuctl.core.units import (
     parse_rm_objects,
     parse_size,
 )
+from qgpuctl.errors import PolicyError, SizeError
 
 if TYPE_CHECKING:
     import yaml
-from qgpuctl.errors import PolicyError, SizeError
 
 VERSION: Final = "v1"
 GPU_PLACEHOLDER: Final = "{gpu}"
@@ -127,8 +127,7 @@ class PolicyFile:
 
 
 # --- loading -----------------------------------------------------------------
-
-
+#
 # yaml is imported by the functions that read or write a file, not with this module: every
 # qgpuctl command imports this module, and yaml costs a command's start-up half a second in the
 # test VM's emulation.
