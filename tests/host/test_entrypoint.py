@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fake_kernel import FakeKernel
 
 import qgpuctl
@@ -44,6 +45,7 @@ _START_UP_PROBE = """
 import json, sys
 from qgpuctl.cli.app import main
 sys.argv = ["qgpuctl", *sys.argv[1:]]
+code = None
 try:
     main()
 except SystemExit as exc:
@@ -53,16 +55,21 @@ print(json.dumps({"code": code, "heavy": heavy}), file=sys.stderr)
 """
 
 
-def _start_up(tmp_path: Path, *args: str) -> dict[str, Any]:
-    """Run ``qgpuctl ARGS`` against a fake GPU in a fresh interpreter: its exit code, its
-    stdout, and which of the heavy libraries it had loaded when it returned."""
-    kernel = FakeKernel(tmp_path / "sys", dev_root=tmp_path / "dev")
-    if not (tmp_path / "sys" / "class/qgpu/gpu0").exists():
-        kernel.add_gpu(0)
+@pytest.fixture
+def one_gpu(tmp_path: Path) -> Path:
+    """A machine with one GPU and no instances: the root of its sys and dev trees."""
+    (tmp_path / "dev").mkdir()
+    FakeKernel(tmp_path / "sys", dev_root=tmp_path / "dev").add_gpu(0)
+    return tmp_path
+
+
+def _start_up(root: Path, *args: str) -> dict[str, Any]:
+    """Run ``qgpuctl ARGS`` on the machine under ``root`` in a fresh interpreter: its exit
+    code, its stdout, and which of the heavy libraries it had loaded when it returned."""
     env = {
         "PATH": "/usr/bin:/bin",
-        "QGPU_SYSFS_ROOT": str(tmp_path / "sys"),
-        "QGPU_DEV_ROOT": str(tmp_path / "dev"),
+        "QGPU_SYSFS_ROOT": str(root / "sys"),
+        "QGPU_DEV_ROOT": str(root / "dev"),
         "COLUMNS": "100",
         "NO_COLOR": "1",
     }
@@ -80,19 +87,17 @@ def _start_up(tmp_path: Path, *args: str) -> dict[str, Any]:
     return result
 
 
-def test_json_output_loads_neither_rich_nor_yaml(tmp_path: Path) -> None:
-    (tmp_path / "dev").mkdir()
-    r = _start_up(tmp_path, "list", "-o", "json")
+def test_json_output_loads_neither_rich_nor_yaml(one_gpu: Path) -> None:
+    r = _start_up(one_gpu, "list", "-o", "json")
     assert r["code"] in (0, None), r
     assert r["stdout"].startswith("["), r
     assert r["heavy"] == [], r
 
 
-def test_table_and_yaml_output_load_what_they_print_with(tmp_path: Path) -> None:
-    (tmp_path / "dev").mkdir()
-    table = _start_up(tmp_path, "list")
+def test_table_and_yaml_output_load_what_they_print_with(one_gpu: Path) -> None:
+    table = _start_up(one_gpu, "list")
     assert table["code"] in (0, None), table
     assert table["heavy"] == ["rich"], table
-    document = _start_up(tmp_path, "list", "-o", "yaml")
+    document = _start_up(one_gpu, "list", "-o", "yaml")
     assert document["code"] in (0, None), document
     assert document["heavy"] == ["yaml"], document
