@@ -47,12 +47,26 @@
  * engine takes (a graphics group's, unless a falcon's buffer is larger), which errs on the
  * tenant's side (CUDA makes every channel in a group).
  *
- * Not charged: a channel's chunk stays in its group's pool until the group has no channel left,
- * so a group that once had more channels than it has now holds up to 64 KiB for each of the
- * difference (at most 127 a group, under ``channels_max``). A copy made while another file makes
- * objects in the source's client cannot be sure of its source (DOC: memory limits): RM says what
- * it is, and a channel or group gets a count and charge of its own, a group the most a group of
- * any engine takes (qgpu_ctxbuf_own()).
+ * A channel's chunk comes from a pool of its group's, which keeps it when the channel goes, for
+ * the group's next channel: the pool takes one more only when none of its chunks is free
+ * (ctxBufPoolReserve(), ctx_buf_pool.c; its chunks are not trimmed on free, pool_alloc.c), and
+ * gives them all back when a channel object goes and leaves no instance block in it, and with
+ * the group (ctxBufPoolRelease(), kernel_channel.c, 535.43.02-595.45.04). A channel UVM retains
+ * holds its block in the pool, and UVM's letting go frees the block without that release
+ * (uvm_channel_retainer.c). So a channel made in a group qgpu knows draws from the group's
+ * charge (qgpu_mem_pool_draw()): a free chunk, or one more charged to the group, refused past
+ * ``mem_max``. The channel's charge gives its chunk back to the pool with its last reference, and
+ * the pool's chunks are uncharged when that leaves none in use, unless that last reference was a
+ * UVM registration's (qgpu_mem_charge_put_retained()): then they stay charged until the group
+ * goes or a channel of it goes later, as in RM. Until session 33 a channel's chunk went with it,
+ * and a group that had held more channels than it held now kept 64 KiB for each of the
+ * difference past the limit. A channel RM refuses leaves its chunk in the pool, charged, until
+ * the pool is next released, as RM keeps the chunk it reserved for it; where RM refused it
+ * before reserving, that chunk is charged and not held (at most one a group).
+ *
+ * A copy made while another file makes objects in the source's client cannot be sure of its
+ * source (DOC: memory limits): RM says what it is, and a channel or group gets a count and charge
+ * of its own, a group the most a group of any engine takes (qgpu_ctxbuf_own()).
  */
 #include <linux/err.h>
 #include <linux/mutex.h>
@@ -239,8 +253,9 @@ static u32 qgpu_ctxbuf_group_begin(struct qgpu_file *qf, const struct nvrm_alloc
 u32 qgpu_ctxbuf_begin(struct qgpu_file *qf, const struct nvrm_alloc *a, struct qgpu_seal *seal,
 		      struct qgpu_ctxbuf *cb)
 {
-	struct qgpu_rmnode *parent, *group = NULL;
+	struct qgpu_mem_charge *group = NULL;
 	struct qgpu_instance *inst = qf->inst;
+	struct qgpu_rmnode *parent;
 	u64 bytes = 0;
 	u32 status;
 
@@ -254,18 +269,24 @@ u32 qgpu_ctxbuf_begin(struct qgpu_file *qf, const struct nvrm_alloc *a, struct q
 		if (status)
 			return status;
 	} else {
-		bytes = NVRM_CTXBUF_CHANNEL_BYTES;
 		parent = qgpu_rmtrack_find(qf->track, a->hroot, a->hparent);
+		if (parent && parent->hclass == NVRM_CLASS_KEPLER_CHANNEL_GROUP_A)
+			group = qgpu_mem_node_charge(parent);
+		if (!group)	/* the group's pool cannot be found: the channel's own chunk */
+			bytes = NVRM_CTXBUF_CHANNEL_BYTES;
 		if (!parent || parent->hclass != NVRM_CLASS_KEPLER_CHANNEL_GROUP_A)
 			bytes += qgpu_ctxbuf_any_group(inst->gpu);	/* RM makes it a group */
-		else
-			group = parent;
 	}
 	cb->charge = qgpu_mem_charge_new(inst, bytes);
 	if (cb->charge) {
 		/* what keeps the channel (UVM's retention) keeps its group */
-		qgpu_mem_charge_keep(cb->charge, qgpu_mem_node_charge(group));
-		return NVRM_OK;
+		qgpu_mem_charge_keep(cb->charge, group);
+		if (!group || qgpu_mem_pool_draw(cb->charge, group))
+			return NVRM_OK;
+		qgpu_mem_charge_put(cb->charge);	/* and the group's reference */
+		cb->charge = NULL;
+	} else if (group) {
+		qgpu_mem_charge_put(group);
 	}
 	qgpu_ctxbuf_end(qf, seal, cb, false);
 	return NVRM_ERR_NO_MEMORY;

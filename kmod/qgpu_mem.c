@@ -17,6 +17,7 @@
 #include <linux/uaccess.h>
 
 #include "nvrm/nvrm_ctrl_mem.h"
+#include "nvrm/nvrm_ctxbuf.h"
 #include "qgpu_channels.h"
 #include "qgpu_ctxbuf.h"
 #include "qgpu_internal.h"
@@ -113,8 +114,13 @@
  * @channel: what is held is a channel or channel group, whose id the instance's ``channels``
  *	counts until the last holder lets go (qgpu_channels.c, qgpu_ctxbuf.c)
  * @in_node: the charge is part of a struct qgpu_mem_made, freed with it
+ * @pooled: a channel's: the chunk of its instance block is one of @under's @chunks, not in @size
  * @under: a charge this one keeps (a reference, or NULL): a channel's keeps its group's, as RM's
  *	channel keeps its group (qgpu_mem_charge_keep())
+ * @chunks: a channel group's: the chunks its channel pool holds, charged with it (DOC: context
+ *	buffers in qgpu_ctxbuf.c); under the instance's mem.lock
+ * @blocks: a channel group's: its channels that have drawn one of @chunks, made or being made;
+ *	under the instance's mem.lock
  * @rcu: freed after a grace period (qgpu_mem_charge_of() looks it up under RCU)
  */
 struct qgpu_mem_charge {
@@ -124,7 +130,10 @@ struct qgpu_mem_charge {
 	bool sys;
 	bool channel;
 	bool in_node;
+	bool pooled;
 	struct qgpu_mem_charge *under;
+	u32 chunks;
+	u32 blocks;
 	struct rcu_head rcu;
 };
 
@@ -284,16 +293,77 @@ bool qgpu_mem_sysmem_class_refused(struct qgpu_file *qf, u32 hclass)
 /* Mirror node payloads */
 
 /**
- * qgpu_mem_charge_put() - a holder of the memory let it go; the last one uncharges it
- * @c: the charge
+ * qgpu_mem_pool_draw() - a channel is being made in a group: its instance block takes a chunk of
+ * the group's channel pool
+ * @chan: the channel's charge, not yet shared, which keeps @group's (qgpu_mem_charge_keep())
+ * @group: the group's charge
+ *
+ * As RM's ctxBufPoolReserve() for the channel: a chunk the pool holds and no channel uses serves,
+ * or else the pool takes one more, charged to the group if it fits under ``mem_max`` (a refusal
+ * is counted). The chunks stay charged while the pool holds them (DOC: context buffers in
+ * qgpu_ctxbuf.c); the channel's charge gives its chunk back to the pool with its last reference
+ * (qgpu_mem_pool_leave()).
+ *
+ * Return: false when one more chunk is past the limit (nothing drawn then).
  */
-void qgpu_mem_charge_put(struct qgpu_mem_charge *c)
+bool qgpu_mem_pool_draw(struct qgpu_mem_charge *chan, struct qgpu_mem_charge *group)
+{
+	struct qgpu_instance *inst = group->inst;
+	struct qgpu_mem_pool *p = qgpu_mem_pool(inst, false);
+	u64 chunk = NVRM_CTXBUF_CHANNEL_BYTES;
+	bool ok = true;
+
+	spin_lock(&inst->mem.lock);
+	if (group->blocks == group->chunks) {
+		ok = qgpu_mem_fits(p->used, p->max, chunk);
+		if (ok) {
+			p->used += chunk;
+			p->peak = max(p->peak, p->used);
+			group->chunks++;
+		}
+	}
+	if (ok)
+		group->blocks++;
+	spin_unlock(&inst->mem.lock);
+	if (!ok) {
+		qgpu_mem_refused(inst, false, chunk);
+		return false;
+	}
+	chan->pooled = true;	/* its last reference gives the chunk back to the pool */
+	return true;
+}
+
+/*
+ * A channel that drew a chunk of @group's pool went, or was never made: the chunk stays in the
+ * pool, and charged, for the group's next channel. Where the channel object went (@release: not
+ * only a UVM registration's hold on it), RM's pool gives all its chunks back if no channel's
+ * instance block is left in it (ctxBufPoolRelease()), and so are they uncharged.
+ */
+static void qgpu_mem_pool_leave(struct qgpu_mem_charge *group, bool release)
+{
+	struct qgpu_instance *inst = group->inst;
+	struct qgpu_mem_pool *p = qgpu_mem_pool(inst, false);
+	u64 bytes;
+
+	spin_lock(&inst->mem.lock);
+	if (!WARN_ON_ONCE(!group->blocks))
+		group->blocks--;
+	if (release && !group->blocks) {
+		bytes = (u64)group->chunks * NVRM_CTXBUF_CHANNEL_BYTES;
+		p->used -= min(p->used, bytes);
+		group->chunks = 0;
+	}
+	spin_unlock(&inst->mem.lock);
+}
+
+/* The last reference to @c went: what it charged goes; @release as for qgpu_mem_pool_leave(). */
+static void qgpu_mem_charge_free(struct qgpu_mem_charge *c, bool release)
 {
 	struct qgpu_mem_charge *under = c->under;
 
-	if (!refcount_dec_and_test(&c->ref))
-		return;
-	qgpu_mem_uncharge(c->inst, c->sys, c->size);
+	if (c->pooled)
+		qgpu_mem_pool_leave(under, release);
+	qgpu_mem_uncharge(c->inst, c->sys, c->size + (u64)c->chunks * NVRM_CTXBUF_CHANNEL_BYTES);
 	if (c->channel)
 		qgpu_channels_put(c->inst);
 	if (c->in_node)
@@ -302,6 +372,30 @@ void qgpu_mem_charge_put(struct qgpu_mem_charge *c)
 		kfree_rcu(c, rcu);
 	if (under)
 		qgpu_mem_charge_put(under);
+}
+
+/**
+ * qgpu_mem_charge_put() - a holder of the memory let it go; the last one uncharges it
+ * @c: the charge
+ */
+void qgpu_mem_charge_put(struct qgpu_mem_charge *c)
+{
+	if (refcount_dec_and_test(&c->ref))
+		qgpu_mem_charge_free(c, true);
+}
+
+/**
+ * qgpu_mem_charge_put_retained() - a UVM registration let go of a channel's charge
+ * @c: the channel's charge
+ *
+ * As qgpu_mem_charge_put(), but where this was the last reference, the channel object had gone
+ * before: UVM's letting go frees its instance block into its group's pool without releasing the
+ * pool (uvm_channel_retainer.c), so the pool's chunks stay charged.
+ */
+void qgpu_mem_charge_put_retained(struct qgpu_mem_charge *c)
+{
+	if (refcount_dec_and_test(&c->ref))
+		qgpu_mem_charge_free(c, false);
 }
 
 /**

@@ -72,8 +72,8 @@ struct qgpu_uvm_channel {
 
 static void qgpu_uvm_channel_free(struct qgpu_uvm_channel *uc)
 {
-	if (uc->charge)
-		qgpu_mem_charge_put(uc->charge);
+	if (uc->charge)	/* UVM's letting go releases no pool (qgpu_mem_charge_put_retained()) */
+		qgpu_mem_charge_put_retained(uc->charge);
 	kfree(uc);
 }
 
@@ -133,7 +133,7 @@ long qgpu_uvm_channel_register(struct qgpu_file *qf, unsigned int cmd, unsigned 
 	    !qgpu_mem_client_unchanged(inst, p->hclient, &mark)) {
 		/* qgpu cannot name what UVM retained: the most it can be */
 		if (uc->charge)
-			qgpu_mem_charge_put(uc->charge);
+			qgpu_mem_charge_put_retained(uc->charge);
 		uc->charge = qgpu_ctxbuf_retained(inst);
 	}
 	uc->pinned = !made;

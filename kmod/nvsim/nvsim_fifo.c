@@ -115,11 +115,18 @@ struct nvsim_channel *nvsim_channel_of(const struct nvsim_object *obj)
  * a Turing keeps taking them from RM's reserved heap, and nvsim takes nothing there. A group of a
  * graphics engine reserves its main, patch and PM buffers when it is made, whatever it later
  * runs, each rounded to a pool chunk; a group of a falcon engine (a video or JPEG decoder, optical
- * flow) its falcon's context buffer (DOC: falcon engines); a copy-engine group nothing; each
- * channel takes a 64 KiB chunk. nvsim takes as much of its
- * framebuffer, or fails the allocation with NV_ERR_NO_MEMORY as RM does (ctxBufPoolReserve()),
- * and gives it back when the group's last handle goes (a duplicate keeps it) and when the channel
- * goes. A channel made under a device gets a group of its own engine, as in RM.
+ * flow) its falcon's context buffer (DOC: falcon engines); a copy-engine group nothing. nvsim
+ * takes as much of its framebuffer, or fails the allocation with NV_ERR_NO_MEMORY as RM does
+ * (ctxBufPoolReserve()), and gives it back when the group's last handle goes (a duplicate keeps
+ * it). A channel made under a device gets a group of its own engine, as in RM.
+ *
+ * Each channel's instance block takes a 64 KiB chunk of a pool of its group's. As in RM
+ * (kchannelConstruct_IMPL(), kernel_channel.c; ctx_buf_pool.c; pool_alloc.c, 535.43.02-595.45.04):
+ * the pool takes a chunk from the framebuffer only when none of its own is free, and fails with
+ * NV_ERR_NO_MEMORY when it cannot; a channel that goes, or
+ * fails after its reservation, leaves its chunk in the pool, and the pool gives all its chunks
+ * back when a channel goes and leaves no instance block in it, and with the group. A UVM
+ * retention keeps the channel's instance block in the pool, and its going gives nothing back.
  *
  * The sizes are GR_GET_ENGINE_CONTEXT_PROPERTIES' answers (below). A GSP-based GPU
  * reports its own from the firmware; none was read on a GPU, so nvsim's are placeholders: a main
@@ -148,8 +155,38 @@ static void nvsim_tsg_release(struct nvsim_res *res)
 
 	lockdep_assert_held(&nvsim_rm_lock);
 	nvsim_engine_remove_tsg(tsg);
-	nvsim_fb_give(tsg->gpu, tsg->ctx_fb_bytes);
+	nvsim_fb_give(tsg->gpu, tsg->ctx_fb_bytes +
+		      (u64)tsg->pool_chunks * NVRM_CTXBUF_CHANNEL_BYTES);
 	kfree(tsg);
+}
+
+/*
+ * ctxBufPoolReserve() for one instance block: a free chunk of @tsg's channel pool, or one more
+ * from the framebuffer. Under nvsim_rm_lock.
+ */
+static bool nvsim_chanpool_reserve(struct nvsim_tsg *tsg)
+{
+	u32 free = tsg->pool_chunks - tsg->pool_blocks;
+
+	if (free)
+		return true;
+	if (nvsim_fb_take(tsg->gpu, NVRM_CTXBUF_CHANNEL_BYTES)) {
+		tsg->pool_chunks++;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * ctxBufPoolRelease(): with no instance block left in @tsg's channel pool, its chunks go back to
+ * the framebuffer; with one, nothing does. Under nvsim_rm_lock.
+ */
+static void nvsim_chanpool_release(struct nvsim_tsg *tsg)
+{
+	if (tsg->pool_blocks)
+		return;
+	nvsim_fb_give(tsg->gpu, (u64)tsg->pool_chunks * NVRM_CTXBUF_CHANNEL_BYTES);
+	tsg->pool_chunks = 0;
 }
 
 /*
@@ -217,7 +254,8 @@ static void nvsim_channel_id_release(struct kref *ref)
 
 	lockdep_assert_held(&nvsim_rm_lock);
 	nvsim_engine_put_channel_id(chan->gpu->engine);
-	nvsim_fb_give(chan->gpu, chan->fb_bytes);
+	if (chan->pooled)
+		chan->tsg->pool_blocks--;	/* the chunk stays in the pool */
 	kfree(chan);
 }
 
@@ -232,6 +270,7 @@ static void nvsim_channel_release(struct nvsim_res *res)
 	nvsim_backing_put(chan->userd);
 	nvsim_backing_put(chan->ring);
 	kref_put(&chan->id_ref, nvsim_channel_id_release);
+	nvsim_chanpool_release(tsg);
 	nvsim_res_put(&tsg->res);
 }
 
@@ -343,12 +382,14 @@ u32 nvsim_channel_construct(struct nvsim_object *obj, struct nvsim_object *paren
 	}
 	/* its instance block, from the group's pool (DOC: context buffers) */
 	if (nvsim_ctxbuf_pools_on()) {
-		if (!nvsim_fb_take(obj->gpu, NVRM_CTXBUF_CHANNEL_BYTES)) {
+		if (!nvsim_chanpool_reserve(tsg)) {
 			status = NVRM_ERR_NO_MEMORY;
+			nvsim_chanpool_release(tsg);
 			nvsim_res_put(&tsg->res);
 			goto err_free;
 		}
-		chan->fb_bytes = NVRM_CTXBUF_CHANNEL_BYTES;
+		tsg->pool_blocks++;
+		chan->pooled = true;
 	}
 	nvsim_res_init(&chan->res, nvsim_channel_release);
 	kref_init(&chan->id_ref);
@@ -370,7 +411,9 @@ u32 nvsim_channel_construct(struct nvsim_object *obj, struct nvsim_object *paren
 err_put:
 	nvsim_backing_put(chan->userd);
 	nvsim_backing_put(chan->ring);
-	nvsim_fb_give(obj->gpu, chan->fb_bytes);
+	if (chan->pooled)
+		tsg->pool_blocks--;	/* the chunk stays reserved in the pool */
+	nvsim_chanpool_release(tsg);
 	nvsim_res_put(&tsg->res);
 err_free:
 	kfree(chan);

@@ -283,6 +283,8 @@ struct nvsim_proc_stats;
  * @nchannels: number of channels in @channels
  * @ctx_fb_bytes: video memory its context buffers take (nvsim_fifo.c), until it goes
  * @gr: a graphics engine's group: its channels have context buffers for UVM to map
+ * @pool_chunks: chunks of video memory its channel pool holds (nvsim_fifo.c), under nvsim_rm_lock
+ * @pool_blocks: its channels' instance blocks in those chunks, under nvsim_rm_lock
  *
  * The fields from @all_node on are protected by the engine lock (struct nvsim_engine.lock in
  * nvsim_engine.c), except @timeslice_us_reported, which only controls touch (nvsim_rm_lock).
@@ -313,6 +315,8 @@ struct nvsim_tsg {
 	unsigned int nchannels;
 	u64 ctx_fb_bytes;
 	bool gr;
+	u32 pool_chunks;
+	u32 pool_blocks;
 };
 
 /**
@@ -320,7 +324,7 @@ struct nvsim_tsg {
  * @res: the shared resource
  * @tsg: its channel group (a reference on @tsg->res is held)
  * @gpu: its GPU
- * @id_ref: holders of its channel id and instance block (@fb_bytes): the channel until its last
+ * @id_ref: holders of its channel id and instance block (@pooled): the channel until its last
  *	handle goes, and each UVM retention of it (nvsim_uvm_channel.c); the struct goes with the
  *	last, under nvsim_rm_lock
  * @handle: its handle in the allocating client
@@ -330,7 +334,7 @@ struct nvsim_tsg {
  * @userd: backing of its USERD memory (a reference)
  * @userd_off: byte offset of USERD in @userd
  * @token: its work-submit token, unique per GPU
- * @fb_bytes: video memory RM's pool gives it (its instance block; nvsim_fifo.c), until it goes
+ * @pooled: its instance block is in a chunk of @tsg's channel pool (nvsim_fifo.c)
  * @tsg_node: entry in @tsg->channels
  * @gp_get: next entry the engine fetches; written to USERD GPGet as entries complete, or at the
  *	next writeback (userd_writeback_us)
@@ -366,7 +370,7 @@ struct nvsim_channel {
 	struct nvsim_backing *userd;
 	u64 userd_off;
 	u32 token;
-	u64 fb_bytes;
+	bool pooled;
 
 	struct list_head tsg_node;
 	u32 gp_get;

@@ -69,6 +69,42 @@ def test_groups_and_channels_take_framebuffer_until_they_go() -> None:
         other.close()
 
 
+def test_a_groups_channel_pool_keeps_chunks_while_it_has_a_channel() -> None:
+    """A channel's chunk stays in its group's pool when the channel goes, and serves the group's
+    next channel; the pool gives its chunks back when the last channel goes (ctxBufPoolRelease()).
+    test_nvsim_uvm_channel.py has a channel UVM keeps."""
+    chunk = rm.CTXBUF_CHANNEL
+    r = Rm()
+    try:
+        dev, sub = r.device()
+        group = rm.gr_group_bytes(r, sub)
+        free = r.fb_free_bytes(sub)
+        ch = rm.Channel(r, dev, sub, schedule=False)
+        base = free - group - ch.MEM
+        chans = []
+        for i in (1, 2):
+            params = rm.channel_params(ch.gpu_va, 16, ch.hmem, ch.USERD + 512 * i, ch.ctxshare)
+            status, h = r.alloc(r.client, ch.tsg, rm.CHANNEL, params)
+            assert status == rm.OK, hex(status)
+            chans.append(h)
+        assert r.fb_free_bytes(sub) == base - 3 * chunk
+        assert r.free(chans.pop()) == rm.OK
+        assert r.fb_free_bytes(sub) == base - 3 * chunk  # kept in the pool
+        params = rm.channel_params(ch.gpu_va, 16, ch.hmem, ch.USERD + 1536, ch.ctxshare)
+        status, again = r.alloc(r.client, ch.tsg, rm.CHANNEL, params)
+        assert status == rm.OK, hex(status)
+        assert r.fb_free_bytes(sub) == base - 3 * chunk  # served from the pool
+        for h in (again, *chans, ch.channel):
+            assert r.free(h) == rm.OK
+        assert r.fb_free_bytes(sub) == base  # the last channel went: all given back
+        assert r.free(ch.tsg) == rm.OK
+        ch.close()
+        assert r.free(ch.hmem) == rm.OK
+        assert r.fb_free_bytes(sub) == free
+    finally:
+        r.close()
+
+
 def test_a_group_the_framebuffer_cannot_hold_is_refused() -> None:
     r = Rm()
     try:

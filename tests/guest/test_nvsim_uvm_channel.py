@@ -84,6 +84,33 @@ def test_a_registered_channel_holds_its_group_and_block_after_the_tenants_free(
     ch.close()
 
 
+def test_a_kept_channel_holds_its_groups_pool_until_the_group_goes(
+    space: tuple[Rm, int, int, UvmSpace],
+) -> None:
+    """The instance block UVM keeps stays in its group's channel pool: the channels' going
+    leaves the pool its chunks, and so does UVM's letting go, which frees the block without
+    releasing the pool (uvm_channel_retainer.c); the group's going gives them back."""
+    r, dev, sub, s = space
+    free0, chunk = r.fb_free_bytes(sub), rm.CTXBUF_CHANNEL
+    group = rm.gr_group_bytes(r, sub)
+    ch = Channel(r, dev, sub, schedule=False)
+    params = rm.channel_params(ch.gpu_va, 16, ch.hmem, ch.USERD + 512, ch.ctxshare)
+    status, other = r.alloc(r.client, ch.tsg, rm.CHANNEL, params)
+    assert status == rm.OK, hex(status)
+    assert register(s, r, ch.channel) == rm.OK
+    held = group + ch.MEM + 2 * chunk
+    assert free0 - r.fb_free_bytes(sub) == held
+    assert (r.free(ch.channel), r.free(other)) == (rm.OK, rm.OK)
+    assert free0 - r.fb_free_bytes(sub) == held
+    assert unregister(s, r, ch.channel) == rm.OK
+    assert free0 - r.fb_free_bytes(sub) == held  # a group with no channel, and two chunks
+    assert r.free(ch.tsg) == rm.OK
+    assert free0 - r.fb_free_bytes(sub) == ch.MEM
+    ch.close()
+    assert r.free(ch.hmem) == rm.OK
+    assert r.fb_free_bytes(sub) == free0
+
+
 @pytest.mark.parametrize("how", ["gpu_vaspace", "gpu", "close"])
 def test_uvm_lets_go_with_the_gpu_va_space_the_gpu_and_the_file(how: str) -> None:
     r = Rm()

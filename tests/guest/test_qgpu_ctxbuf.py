@@ -92,6 +92,95 @@ def test_a_group_past_the_limit_is_refused_and_rm_takes_nothing(seal_mode: str) 
         assert wait_current("cbl", 0) == 0
 
 
+def more_channels(ch: Channel, n: int, first: int = 1) -> list[int]:
+    """`n` more channels in `ch`'s group, on its ring memory, each with USERD of its own."""
+    made = []
+    for i in range(first, first + n):
+        params = rm.channel_params(ch.gpu_va, ch.entries, ch.hmem, ch.USERD + 512 * i, ch.ctxshare)
+        status, h = ch.r.alloc(ch.r.client, ch.tsg, rm.CHANNEL, params)
+        assert status == rm.OK, hex(status)
+        made.append(h)
+    return made
+
+
+def test_a_groups_channel_pool_keeps_its_chunks_charged_while_it_has_a_channel(
+    seal_mode: str,
+) -> None:
+    """A channel that goes leaves its instance block's chunk in its group's pool, for the
+    group's next channel, while the group has another channel; the pool takes one more only when
+    none of its chunks is free, and gives them all back when its last channel goes. Charged only
+    while each channel lived, a group that once held three channels and now holds one kept
+    128 KiB past the limit."""
+    chunk = rm.CTXBUF_CHANNEL
+    with instance("cbp", opts="mem=32M") as d:
+        r = Rm(dev=d)
+        try:
+            dev, sub = r.device()
+            group, free = rm.gr_group_bytes(r, sub), real_free()
+            ch = Channel(r, dev, sub, schedule=False)
+            try:
+                assert current("cbp") == group + ch.MEM + chunk == free - real_free()
+                two = more_channels(ch, 2)
+                assert current("cbp") == group + ch.MEM + 3 * chunk == free - real_free()
+                for h in two:
+                    assert r.free(h) == rm.OK
+                # the pool keeps both chunks: RM holds them, and the instance is charged them
+                assert current("cbp") == group + ch.MEM + 3 * chunk == free - real_free()
+                # the next two channels take those chunks; a third takes one more
+                three = more_channels(ch, 2)
+                assert current("cbp") == group + ch.MEM + 3 * chunk == free - real_free()
+                three += more_channels(ch, 1, first=3)
+                assert current("cbp") == group + ch.MEM + 4 * chunk == free - real_free()
+                # the last channel's going gives them all back
+                for h in (*three, ch.channel):
+                    assert r.free(h) == rm.OK
+                assert current("cbp") == group + ch.MEM == free - real_free()
+                more_channels(ch, 1)  # the pool starts again
+                assert current("cbp") == group + ch.MEM + chunk == free - real_free()
+                assert r.free(ch.tsg) == rm.OK  # the group, and its channel
+                assert current("cbp") == ch.MEM == free - real_free()
+            finally:
+                ch.close()  # its mappings would keep the module in use
+        finally:
+            r.close()
+        assert wait_current("cbp", 0) == 0
+
+
+def test_a_free_chunk_of_a_groups_pool_serves_at_the_limit(seal_mode: str) -> None:
+    """A channel made in a group whose pool holds a free chunk takes nothing more, at the limit
+    too; one more chunk past the limit is refused and RM takes nothing."""
+    chunk = rm.CTXBUF_CHANNEL
+    with instance("cbpl", opts="mem=32M") as d:
+        r = Rm(dev=d)
+        try:
+            dev, sub = r.device()
+            group, free0 = rm.gr_group_bytes(r, sub), real_free()
+            ch = Channel(r, dev, sub, schedule=False)
+            try:
+                (h,) = more_channels(ch, 1)
+                assert r.free(h) == rm.OK  # its chunk stays in the pool, charged
+                status, filler, _ = r.vidmem(dev, 32 * MIB - current("cbpl"))
+                assert status == rm.OK, hex(status)
+                assert current("cbpl") == 32 * MIB
+                events, free = int(read(inst_dir("cbpl") / "events")), real_free()
+                more_channels(ch, 1)
+                assert (current("cbpl"), real_free()) == (32 * MIB, free)
+                params = rm.channel_params(
+                    ch.gpu_va, ch.entries, ch.hmem, ch.USERD + 1024, ch.ctxshare
+                )
+                assert r.alloc(r.client, ch.tsg, rm.CHANNEL, params)[0] == rm.NO_MEMORY
+                assert real_free() == free  # RM reserved nothing
+                assert int(read(inst_dir("cbpl") / "events")) == events + 1
+                assert r.free(filler) == rm.OK
+                more_channels(ch, 1, first=2)  # three channels: one more chunk, under the limit
+                assert current("cbpl") == group + ch.MEM + 3 * chunk == free0 - real_free()
+            finally:
+                ch.close()  # its mappings would keep the module in use
+        finally:
+            r.close()
+        assert wait_current("cbpl", 0) == 0
+
+
 def test_a_killed_process_leaves_no_context_buffer_charge() -> None:
     with instance("cbk", opts="mem=64M") as d:
         r = Rm(dev=d)

@@ -78,6 +78,39 @@ def test_a_registered_channel_stays_charged_until_uvm_lets_it_go(seal_mode: str,
             r.close()
 
 
+def test_a_kept_channels_group_pool_stays_charged_until_the_group_goes(seal_mode: str) -> None:
+    """UVM's letting go of a channel frees its instance block into its group's pool without
+    releasing the pool (uvm_channel_retainer.c): with the group's channels gone first, the
+    pool's chunks stay with the group, and charged, until the group goes."""
+    with instance("ucp", opts="mem=64M") as d:
+        r = Rm(dev=d)
+        try:
+            dev, sub = r.device()
+            group, free0 = rm.gr_group_bytes(r, sub), real_free()
+            s = UvmSpace(r, dev, f"{d}/nvidia-uvm")
+            ch = Channel(r, dev, sub, schedule=False)
+            try:
+                params = rm.channel_params(ch.gpu_va, 16, ch.hmem, ch.USERD + 512, ch.ctxshare)
+                status, other = r.alloc(r.client, ch.tsg, rm.CHANNEL, params)
+                assert status == rm.OK, hex(status)
+                assert register(s, r, ch.channel) == rm.OK
+                held = group + ch.MEM + 2 * rm.CTXBUF_CHANNEL
+                assert current("ucp") == held == free0 - real_free()
+                assert (r.free(ch.channel), r.free(other)) == (rm.OK, rm.OK)
+                assert current("ucp") == held == free0 - real_free()
+                assert rm.uvm_unregister_channel(s.fd, s.uuid, r.client, ch.channel) == rm.OK
+                # a group with no channel, and the two chunks of its pool
+                assert current("ucp") == held == free0 - real_free()
+                assert r.free(ch.tsg) == rm.OK
+                assert current("ucp") == ch.MEM == free0 - real_free()
+            finally:
+                ch.close()  # its mappings would keep the module in use
+                s.close()
+        finally:
+            r.close()
+        assert wait_current("ucp", 0) == 0
+
+
 @dataclass
 class Tenant:
     """A tenant of an instance (its node directory `node`): its client and device, a UVM VA space
