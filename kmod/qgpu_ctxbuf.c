@@ -45,7 +45,11 @@
  * the group uncharged, as for fabric memory. A channel made directly under a device gets a
  * group of its own from RM, of the channel's engine: qgpu charges it the most a group of any
  * engine takes (a graphics group's, unless a falcon's buffer is larger), which errs on the
- * tenant's side (CUDA makes every channel in a group).
+ * tenant's side (CUDA makes every channel in a group). A channel made under a copy of a group
+ * joins the group, as in RM: a copy made through another file's client, or imported, has a mirror
+ * node whose class qgpu did not read, and its charge says it is a group's
+ * (qgpu_mem_charge_is_group()). Until session 33 such a channel was charged as one made under a
+ * device, a group's buffers more than RM took.
  *
  * A channel's chunk comes from a pool of its group's, which keeps it when the channel goes, for
  * the group's next channel: the pool takes one more only when none of its chunks is free
@@ -235,6 +239,32 @@ static u32 qgpu_ctxbuf_group_begin(struct qgpu_file *qf, const struct nvrm_alloc
 	return NVRM_OK;
 }
 
+/* Is @parent, whose charge is @c (or NULL), a channel group, or a copy of one? */
+static bool qgpu_ctxbuf_is_group(const struct qgpu_rmnode *parent, const struct qgpu_mem_charge *c)
+{
+	if (!parent)
+		return false;
+	if (parent->hclass == NVRM_CLASS_KEPLER_CHANNEL_GROUP_A)
+		return true;
+	/* a copy through another file's client, or an import: its charge says */
+	return parent->hclass == QGPU_CLASS_UNKNOWN && c && qgpu_mem_charge_is_group(c);
+}
+
+/*
+ * The charge of the group a channel is made under (@parent: a group, or a copy of one), as a new
+ * reference, or NULL: @parent is not a group, or carries no charge.
+ */
+static struct qgpu_mem_charge *qgpu_ctxbuf_group_of(struct qgpu_rmnode *parent)
+{
+	struct qgpu_mem_charge *c = qgpu_mem_node_charge(parent);
+
+	if (c && !qgpu_ctxbuf_is_group(parent, c)) {
+		qgpu_mem_charge_put(c);
+		return NULL;
+	}
+	return c;
+}
+
 /**
  * qgpu_ctxbuf_begin() - before a channel or channel group's RM_ALLOC is forwarded: charge what RM
  * will take for it
@@ -270,14 +300,15 @@ u32 qgpu_ctxbuf_begin(struct qgpu_file *qf, const struct nvrm_alloc *a, struct q
 			return status;
 	} else {
 		parent = qgpu_rmtrack_find(qf->track, a->hroot, a->hparent);
-		if (parent && parent->hclass == NVRM_CLASS_KEPLER_CHANNEL_GROUP_A)
-			group = qgpu_mem_node_charge(parent);
+		group = qgpu_ctxbuf_group_of(parent);
 		if (!group)	/* the group's pool cannot be found: the channel's own chunk */
 			bytes = NVRM_CTXBUF_CHANNEL_BYTES;
-		if (!parent || parent->hclass != NVRM_CLASS_KEPLER_CHANNEL_GROUP_A)
+		if (!qgpu_ctxbuf_is_group(parent, group))
 			bytes += qgpu_ctxbuf_any_group(inst->gpu);	/* RM makes it a group */
 	}
 	cb->charge = qgpu_mem_charge_new(inst, bytes);
+	if (cb->charge && a->hclass == NVRM_CLASS_KEPLER_CHANNEL_GROUP_A)
+		qgpu_mem_charge_mark_group(cb->charge);
 	if (cb->charge) {
 		/* what keeps the channel (UVM's retention) keeps its group */
 		qgpu_mem_charge_keep(cb->charge, group);
@@ -332,6 +363,8 @@ struct qgpu_mem_charge *qgpu_ctxbuf_own(struct qgpu_instance *inst, u32 hclient,
 		return NULL;
 	}
 	qgpu_mem_charge_count_channel(c);
+	if (hclass == NVRM_CLASS_KEPLER_CHANNEL_GROUP_A)
+		qgpu_mem_charge_mark_group(c);
 	*status = NVRM_OK;
 	return c;
 }
@@ -368,6 +401,7 @@ struct qgpu_mem_charge *qgpu_ctxbuf_retained(struct qgpu_instance *inst)
 	group = qgpu_ctxbuf_forced(inst, pool ? qgpu_ctxbuf_any_group(inst->gpu) : 0);
 	if (!group)
 		return NULL;
+	qgpu_mem_charge_mark_group(group);
 	chan = qgpu_ctxbuf_forced(inst, pool ? NVRM_CTXBUF_CHANNEL_BYTES : 0);
 	if (!chan) {
 		qgpu_mem_charge_put(group);

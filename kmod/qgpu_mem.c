@@ -114,6 +114,8 @@
  * @channel: what is held is a channel or channel group, whose id the instance's ``channels``
  *	counts until the last holder lets go (qgpu_channels.c, qgpu_ctxbuf.c)
  * @in_node: the charge is part of a struct qgpu_mem_made, freed with it
+ * @group: a channel group's (or a copy's of one): a channel made under a copy of the group,
+ *	whose class the copy's mirror node may not know, is made in the group (qgpu_ctxbuf.c)
  * @pooled: a channel's: the chunk of its instance block is one of @under's @chunks, not in @size
  * @under: a charge this one keeps (a reference, or NULL): a channel's keeps its group's, as RM's
  *	channel keeps its group (qgpu_mem_charge_keep())
@@ -130,6 +132,7 @@ struct qgpu_mem_charge {
 	bool sys;
 	bool channel;
 	bool in_node;
+	bool group;
 	bool pooled;
 	struct qgpu_mem_charge *under;
 	u32 chunks;
@@ -519,6 +522,30 @@ struct qgpu_mem_charge *qgpu_mem_charge_forced(struct qgpu_instance *inst, u64 s
 void qgpu_mem_charge_count_channel(struct qgpu_mem_charge *c)
 {
 	c->channel = true;
+}
+
+/**
+ * qgpu_mem_charge_mark_group() - a charge is a channel group's
+ * @c: a charge of a channel group, not yet shared
+ */
+void qgpu_mem_charge_mark_group(struct qgpu_mem_charge *c)
+{
+	c->group = true;
+}
+
+/**
+ * qgpu_mem_charge_is_group() - is this a channel group's charge?
+ * @c: the charge
+ *
+ * A copy of a group made through another file's client, or imported, has a mirror node whose
+ * class qgpu did not read; its charge is the group's, or one of its own that RM's answer made a
+ * group's (qgpu_ctxbuf_own()).
+ *
+ * Return: whether qgpu_mem_charge_mark_group() marked it.
+ */
+bool qgpu_mem_charge_is_group(const struct qgpu_mem_charge *c)
+{
+	return c->group;
 }
 
 /**

@@ -135,6 +135,8 @@ struct qgpu_mem_charge *qgpu_mem_node_charge(struct qgpu_rmnode *node);
 struct qgpu_mem_charge *qgpu_mem_charge_new(struct qgpu_instance *inst, u64 size);
 struct qgpu_mem_charge *qgpu_mem_charge_forced(struct qgpu_instance *inst, u64 size);
 void qgpu_mem_charge_keep(struct qgpu_mem_charge *c, struct qgpu_mem_charge *under);
+void qgpu_mem_charge_mark_group(struct qgpu_mem_charge *c);
+bool qgpu_mem_charge_is_group(const struct qgpu_mem_charge *c);
 bool qgpu_mem_pool_draw(struct qgpu_mem_charge *chan, struct qgpu_mem_charge *group);
 void qgpu_mem_charge_put_retained(struct qgpu_mem_charge *c);
 void qgpu_mem_charge_count_channel(struct qgpu_mem_charge *c);

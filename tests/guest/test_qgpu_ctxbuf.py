@@ -181,6 +181,37 @@ def test_a_free_chunk_of_a_groups_pool_serves_at_the_limit(seal_mode: str) -> No
         assert wait_current("cbpl", 0) == 0
 
 
+def test_a_channel_in_a_copy_of_a_group_joins_the_group(seal_mode: str) -> None:
+    """A channel made under a copy of a group in another file's client joins the group, as in
+    RM, and draws from its pool. qgpu, which had not read the copy's class, charged it as a
+    channel under a device: a group's buffers more than RM took."""
+    with instance("cbc", opts="mem=32M") as d:
+        a, b = Rm(dev=d), Rm(dev=d)
+        try:
+            dev, sub = a.device()
+            bdev, _ = b.device()
+            group, free = rm.gr_group_bytes(a, sub), real_free()
+            status, tsg = a.alloc(a.client, dev, rm.TSG, rm.group_params())
+            assert status == rm.OK, hex(status)
+            status, copy = b.dup(bdev, a.client, tsg)
+            assert status == rm.OK, hex(status)
+            status, hmem, _, gpu_va = b.memory(rm.VIDMEM, bdev, Channel.MEM)
+            assert status == rm.OK, hex(status)
+            params = rm.channel_params(gpu_va, 16, hmem, Channel.USERD)
+            status, chan = b.alloc(b.client, copy, rm.CHANNEL, params)
+            assert status == rm.OK, hex(status)
+            held = group + Channel.MEM + rm.CTXBUF_CHANNEL
+            assert current("cbc") == held == free - real_free()
+            assert a.free(tsg) == rm.OK  # the copy keeps the group, and its channel
+            assert current("cbc") == held == free - real_free()
+            assert b.free(chan) == rm.OK
+            assert current("cbc") == group + Channel.MEM == free - real_free()
+        finally:
+            a.close()
+            b.close()
+        assert wait_current("cbc", 0) == 0
+
+
 def test_a_killed_process_leaves_no_context_buffer_charge() -> None:
     with instance("cbk", opts="mem=64M") as d:
         r = Rm(dev=d)

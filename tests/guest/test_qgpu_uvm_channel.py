@@ -8,6 +8,7 @@ open."""
 from __future__ import annotations
 
 import os
+import random
 import threading
 import time
 from collections.abc import Iterator
@@ -109,6 +110,90 @@ def test_a_kept_channels_group_pool_stays_charged_until_the_group_goes(seal_mode
         finally:
             r.close()
         assert wait_current("ucp", 0) == 0
+
+
+# the random test's steps, a channel twice as likely as the others
+STEPS = (
+    "group",
+    "copy",
+    "channel",
+    "channel",
+    "free_channel",
+    "free_group",
+    "register",
+    "unregister",
+)
+
+
+def test_random_groups_channels_copies_and_registrations_are_charged_what_rm_holds() -> None:
+    """Random steps: graphics and copy-engine groups made, copied into a second client and freed;
+    channels made in them or in their copies, and freed; channels registered with UVM and let go.
+    At every step the instance is charged what nvsim holds for it, pools included, and nothing
+    once the VA space and the clients close."""
+    rnd, free0 = random.Random(33), real_free()
+    with instance("ucq", opts="mem=64M") as d:
+        a, b = Rm(dev=d), Rm(dev=d)
+        try:
+            devs = {a: a.device()[0], b: b.device()[0]}
+            s = UvmSpace(a, devs[a], f"{d}/nvidia-uvm")
+            try:
+                mems = {r: ring(r, dev) for r, dev in devs.items()}
+                groups: list[tuple[Rm, int]] = []  # groups of a, and their copies in b
+                chans: list[tuple[Rm, int, int]] = []  # (client, channel, its group's handle)
+                registered: list[int] = []  # a's channels UVM holds
+                done: set[str] = set()  # the kinds of step that changed something
+                for step in range(160):
+                    op = rnd.choice(STEPS)
+                    if op == "group":
+                        engine = rnd.choice((rm.ENGINE_GRAPHICS, rm.ENGINE_COPY0))
+                        status, h = a.alloc(a.client, devs[a], rm.TSG, rm.group_params(engine))
+                        assert status in (rm.OK, rm.NO_MEMORY), hex(status)
+                        if status == rm.OK:
+                            groups.append((a, h))
+                            done.add(op)
+                    elif op == "copy" and groups:
+                        r, g = rnd.choice(groups)
+                        if r is a:
+                            status, h = b.dup(devs[b], a.client, g)
+                            assert status == rm.OK, hex(status)
+                            groups.append((b, h))
+                            done.add(op)
+                    elif op == "channel" and groups:
+                        r, g = rnd.choice(groups)
+                        status, h = channel_in(r, g, mems[r])
+                        assert status in (rm.OK, rm.NO_MEMORY), hex(status)
+                        if status == rm.OK:
+                            chans.append((r, h, g))
+                            done.add("channel in a copy" if r is b else op)
+                    elif op == "free_channel" and chans:
+                        r, h, g = chans.pop(rnd.randrange(len(chans)))
+                        assert r.free(h) == rm.OK
+                        done.add(op)
+                    elif op == "free_group" and groups:
+                        r, g = groups.pop(rnd.randrange(len(groups)))
+                        assert r.free(g) == rm.OK  # and the channels made under this handle
+                        chans = [c for c in chans if (c[0], c[2]) != (r, g)]
+                        done.add(op)
+                    elif op == "register":
+                        mine = [h for r, h, _ in chans if r is a and h not in registered]
+                        if mine:
+                            h = rnd.choice(mine)
+                            assert register(s, a, h) == rm.OK
+                            registered.append(h)
+                            done.add(op)
+                    elif op == "unregister" and registered:
+                        h = registered.pop(rnd.randrange(len(registered)))
+                        assert rm.uvm_unregister_channel(s.fd, s.uuid, a.client, h) == rm.OK
+                        done.add(op)
+                    assert current("ucq") == free0 - real_free(), (step, op)
+                assert done == {*STEPS, "channel in a copy"}
+            finally:
+                s.close()
+        finally:
+            a.close()
+            b.close()
+        assert wait_current("ucq", 0) == 0
+    assert real_free() == free0
 
 
 @dataclass
