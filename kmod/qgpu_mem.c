@@ -353,7 +353,10 @@ static void qgpu_mem_pool_leave(struct qgpu_mem_charge *group, bool release)
 		group->blocks--;
 	if (release && !group->blocks) {
 		bytes = (u64)group->chunks * NVRM_CTXBUF_CHANNEL_BYTES;
-		p->used -= min(p->used, bytes);
+		if (WARN_ON_ONCE(p->used < bytes))	/* as qgpu_mem_uncharge() */
+			p->used = 0;
+		else
+			p->used -= bytes;
 		group->chunks = 0;
 	}
 	spin_unlock(&inst->mem.lock);

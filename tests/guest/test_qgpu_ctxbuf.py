@@ -8,6 +8,9 @@ last copy and the channel, process death included. Forwarded uncharged, a tenant
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import pytest
 import rm
 from churn import churning
@@ -103,6 +106,25 @@ def more_channels(ch: Channel, n: int, first: int = 1) -> list[int]:
     return made
 
 
+@contextmanager
+def one_channel(name: str) -> Iterator[tuple[Rm, int, int, Channel]]:
+    """An instance of 32 MiB whose client holds a graphics group with one channel: the client, a
+    graphics group's bytes, nvsim's free framebuffer before the group, and the channel."""
+    with instance(name, opts="mem=32M") as d:
+        r = Rm(dev=d)
+        try:
+            dev, sub = r.device()
+            group, free = rm.gr_group_bytes(r, sub), real_free()
+            ch = Channel(r, dev, sub, schedule=False)
+            try:
+                yield r, group, free, ch
+            finally:
+                ch.close()  # its mappings would keep the module in use
+        finally:
+            r.close()
+        assert wait_current(name, 0) == 0
+
+
 def test_a_groups_channel_pool_keeps_its_chunks_charged_while_it_has_a_channel(
     seal_mode: str,
 ) -> None:
@@ -112,73 +134,49 @@ def test_a_groups_channel_pool_keeps_its_chunks_charged_while_it_has_a_channel(
     while each channel lived, a group that once held three channels and now holds one kept
     128 KiB past the limit."""
     chunk = rm.CTXBUF_CHANNEL
-    with instance("cbp", opts="mem=32M") as d:
-        r = Rm(dev=d)
-        try:
-            dev, sub = r.device()
-            group, free = rm.gr_group_bytes(r, sub), real_free()
-            ch = Channel(r, dev, sub, schedule=False)
-            try:
-                assert current("cbp") == group + ch.MEM + chunk == free - real_free()
-                two = more_channels(ch, 2)
-                assert current("cbp") == group + ch.MEM + 3 * chunk == free - real_free()
-                for h in two:
-                    assert r.free(h) == rm.OK
-                # the pool keeps both chunks: RM holds them, and the instance is charged them
-                assert current("cbp") == group + ch.MEM + 3 * chunk == free - real_free()
-                # the next two channels take those chunks; a third takes one more
-                three = more_channels(ch, 2)
-                assert current("cbp") == group + ch.MEM + 3 * chunk == free - real_free()
-                three += more_channels(ch, 1, first=3)
-                assert current("cbp") == group + ch.MEM + 4 * chunk == free - real_free()
-                # the last channel's going gives them all back
-                for h in (*three, ch.channel):
-                    assert r.free(h) == rm.OK
-                assert current("cbp") == group + ch.MEM == free - real_free()
-                more_channels(ch, 1)  # the pool starts again
-                assert current("cbp") == group + ch.MEM + chunk == free - real_free()
-                assert r.free(ch.tsg) == rm.OK  # the group, and its channel
-                assert current("cbp") == ch.MEM == free - real_free()
-            finally:
-                ch.close()  # its mappings would keep the module in use
-        finally:
-            r.close()
-        assert wait_current("cbp", 0) == 0
+    with one_channel("cbp") as (r, group, free, ch):
+        assert current("cbp") == group + ch.MEM + chunk == free - real_free()
+        two = more_channels(ch, 2)
+        assert current("cbp") == group + ch.MEM + 3 * chunk == free - real_free()
+        for h in two:
+            assert r.free(h) == rm.OK
+        # the pool keeps both chunks: RM holds them, and the instance is charged them
+        assert current("cbp") == group + ch.MEM + 3 * chunk == free - real_free()
+        # the next two channels take those chunks; a third takes one more
+        three = more_channels(ch, 2)
+        assert current("cbp") == group + ch.MEM + 3 * chunk == free - real_free()
+        three += more_channels(ch, 1, first=3)
+        assert current("cbp") == group + ch.MEM + 4 * chunk == free - real_free()
+        # the last channel's going gives them all back
+        for h in (*three, ch.channel):
+            assert r.free(h) == rm.OK
+        assert current("cbp") == group + ch.MEM == free - real_free()
+        more_channels(ch, 1)  # the pool starts again
+        assert current("cbp") == group + ch.MEM + chunk == free - real_free()
+        assert r.free(ch.tsg) == rm.OK  # the group, and its channel
+        assert current("cbp") == ch.MEM == free - real_free()
 
 
 def test_a_free_chunk_of_a_groups_pool_serves_at_the_limit(seal_mode: str) -> None:
     """A channel made in a group whose pool holds a free chunk takes nothing more, at the limit
     too; one more chunk past the limit is refused and RM takes nothing."""
     chunk = rm.CTXBUF_CHANNEL
-    with instance("cbpl", opts="mem=32M") as d:
-        r = Rm(dev=d)
-        try:
-            dev, sub = r.device()
-            group, free0 = rm.gr_group_bytes(r, sub), real_free()
-            ch = Channel(r, dev, sub, schedule=False)
-            try:
-                (h,) = more_channels(ch, 1)
-                assert r.free(h) == rm.OK  # its chunk stays in the pool, charged
-                status, filler, _ = r.vidmem(dev, 32 * MIB - current("cbpl"))
-                assert status == rm.OK, hex(status)
-                assert current("cbpl") == 32 * MIB
-                events, free = int(read(inst_dir("cbpl") / "events")), real_free()
-                more_channels(ch, 1)
-                assert (current("cbpl"), real_free()) == (32 * MIB, free)
-                params = rm.channel_params(
-                    ch.gpu_va, ch.entries, ch.hmem, ch.USERD + 1024, ch.ctxshare
-                )
-                assert r.alloc(r.client, ch.tsg, rm.CHANNEL, params)[0] == rm.NO_MEMORY
-                assert real_free() == free  # RM reserved nothing
-                assert int(read(inst_dir("cbpl") / "events")) == events + 1
-                assert r.free(filler) == rm.OK
-                more_channels(ch, 1, first=2)  # three channels: one more chunk, under the limit
-                assert current("cbpl") == group + ch.MEM + 3 * chunk == free0 - real_free()
-            finally:
-                ch.close()  # its mappings would keep the module in use
-        finally:
-            r.close()
-        assert wait_current("cbpl", 0) == 0
+    with one_channel("cbpl") as (r, group, free0, ch):
+        (h,) = more_channels(ch, 1)
+        assert r.free(h) == rm.OK  # its chunk stays in the pool, charged
+        status, filler, _ = r.vidmem(ch.dev, 32 * MIB - current("cbpl"))
+        assert status == rm.OK, hex(status)
+        assert current("cbpl") == 32 * MIB
+        events, free = int(read(inst_dir("cbpl") / "events")), real_free()
+        more_channels(ch, 1)
+        assert (current("cbpl"), real_free()) == (32 * MIB, free)
+        params = rm.channel_params(ch.gpu_va, ch.entries, ch.hmem, ch.USERD + 1024, ch.ctxshare)
+        assert r.alloc(r.client, ch.tsg, rm.CHANNEL, params)[0] == rm.NO_MEMORY
+        assert real_free() == free  # RM reserved nothing
+        assert int(read(inst_dir("cbpl") / "events")) == events + 1
+        assert r.free(filler) == rm.OK
+        more_channels(ch, 1, first=2)  # three channels: one more chunk, under the limit
+        assert current("cbpl") == group + ch.MEM + 3 * chunk == free0 - real_free()
 
 
 def test_a_channel_in_a_copy_of_a_group_joins_the_group(seal_mode: str) -> None:
