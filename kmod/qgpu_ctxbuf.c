@@ -387,9 +387,11 @@ static struct qgpu_mem_charge *qgpu_ctxbuf_forced(struct qgpu_instance *inst, u6
  * @inst: the instance
  *
  * For a channel nvidia-uvm retained while the tenant's handle may have come to name another
- * (qgpu_uvm_channel.c): the channel's instance block and the most a group takes, and a
- * ``channels`` count for each. Charged whatever the limits say, for the driver holds them
- * already; the instance's use and count may read above its bounds until the charge goes.
+ * (qgpu_uvm_channel.c): the most a group takes, the most its channel pool can hold (the retained
+ * block keeps the pool's chunks after the tenant's channels go, and qgpu cannot tell which
+ * group's they are), and a ``channels`` count for each. Charged whatever the limits say, for
+ * the driver holds them already; the instance's use and count may read above its bounds until
+ * the charge goes.
  *
  * Return: the channel's charge, which keeps the group's, or NULL when out of memory.
  */
@@ -402,7 +404,8 @@ struct qgpu_mem_charge *qgpu_ctxbuf_retained(struct qgpu_instance *inst)
 	if (!group)
 		return NULL;
 	qgpu_mem_charge_mark_group(group);
-	chan = qgpu_ctxbuf_forced(inst, pool ? NVRM_CTXBUF_CHANNEL_BYTES : 0);
+	chan = qgpu_ctxbuf_forced(inst, pool ? (u64)NVRM_CTXBUF_POOL_CHUNKS_MAX *
+					       NVRM_CTXBUF_CHANNEL_BYTES : 0);
 	if (!chan) {
 		qgpu_mem_charge_put(group);
 		return NULL;

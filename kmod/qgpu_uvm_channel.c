@@ -22,11 +22,12 @@
  * client is bound to. Each of those counts in that file's tracker before it is forwarded and after
  * the mirror has it (qgpu_rmtrack_making()); where any was in flight or began during the call, or
  * the handle had no charge, the registration gets a charge of its own instead: the most a
- * channel and its group can be (the most a group of any engine takes and a channel's block, and two
- * ``channels`` counts; qgpu_ctxbuf_retained()). UVM already holds them, so that charge is made
- * whatever the limits say, and the instance's use may read above its bounds until UVM lets go;
- * what the instance really holds never does. Only a tenant that registers a channel while it
- * makes objects through the same ctl file pays it.
+ * channel and its group can be (the most a group of any engine takes and the most its channel
+ * pool holds, 129 chunks, since the retained block keeps the pool after the tenant's channels
+ * go; and two ``channels`` counts; qgpu_ctxbuf_retained()). UVM already holds them, so that
+ * charge is made whatever the limits say, and the instance's use may read above its bounds until
+ * UVM lets go; what the instance really holds never does. Only a tenant that registers a channel
+ * while it makes objects through the same ctl file pays it.
  *
  * UVM reads the registration's parameters itself. Sealed (DOC: sealed forwarding), the handler
  * reads qgpu's checked copy and qgpu keeps its status. Unsealed, qgpu believes a registration or

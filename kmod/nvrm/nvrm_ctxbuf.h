@@ -36,6 +36,15 @@ bool nvrm_ctxbuf_pools_on(u32 architecture);
 #define NVRM_CTXBUF_CHANNEL_BYTES	(64u << 10)
 
 /*
+ * A channel group holds at most 128 channels (kfifoGetMaxChannelGroupSize_GV100(): the runlist's
+ * NV_RAMRL_ENTRY_TSG_LENGTH_MAX, gv100 dev_ram.h, 535.43.02-595.45.04, the only implementation),
+ * so its channel pool holds one chunk for each, and one more that a refused channel's
+ * reservation leaves (kchannelConstruct_IMPL() reserves before kchangrpAddChannel() checks the
+ * group's size, kernel_channel.c, 580.142).
+ */
+#define NVRM_CTXBUF_POOL_CHUNKS_MAX	129u
+
+/*
  * The main context buffer carries a 4 KiB-aligned header for each subcontext
  * (kgraphicsGetMainCtxBufferSize(), kernel_graphics.c): at most 64 of them, the instance block's
  * subcontext page directories (NV_RAMIN_SC_PAGE_DIR_BASE_TARGET__SIZE_1, gv100 dev_ram.h).

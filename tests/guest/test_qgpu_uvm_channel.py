@@ -296,8 +296,9 @@ def test_a_channel_swapped_while_its_registration_waits_is_charged_the_most_it_c
     instance's turn behind a call stalled in RM's copy of its parameters. Meanwhile the tenant
     frees that channel and makes a graphics group's under the same handle, which is what UVM then
     retains. The mirror's charge was the other channel's; qgpu sees that the client made an object
-    meanwhile and charges the most a channel and its group can be. After the tenant frees every
-    handle, what RM keeps for UVM is not more than the instance is charged."""
+    meanwhile and charges the most a channel and its group can be, its group's pool's most
+    included. After the tenant frees every handle, what RM keeps for UVM is not more than the
+    instance is charged."""
     handle = 0x5C5C
     stalled_r, stalled_w = os.pipe()
     go_r, go_w = os.pipe()
@@ -335,9 +336,13 @@ def test_a_channel_swapped_while_its_registration_waits_is_charged_the_most_it_c
                 assert exited_within(staller, 60.0)
             thread.join()
             assert result == [rm.OK]
+            for _ in range(2):  # the retained channel's group gets two more
+                assert channel_in(r, gr, mem)[0] == rm.OK
             assert r.free(t.dev) == rm.OK  # every group, channel and memory of the tenant
             held = free0 - real_free()
-            assert held == t.group + rm.CTXBUF_CHANNEL  # what RM keeps for UVM
+            # what RM keeps for UVM: the group, and its pool's three chunks (the retained block
+            # keeps the pool from being released)
+            assert held == t.group + 3 * rm.CTXBUF_CHANNEL
             assert current("ucr") >= held, (current("ucr"), held)
             assert count("ucr", "channels") >= 2
             s.close()
