@@ -250,21 +250,6 @@ static bool qgpu_ctxbuf_is_group(const struct qgpu_rmnode *parent, const struct 
 	return parent->hclass == QGPU_CLASS_UNKNOWN && c && qgpu_mem_charge_is_group(c);
 }
 
-/*
- * The charge of the group a channel is made under (@parent: a group, or a copy of one), as a new
- * reference, or NULL: @parent is not a group, or carries no charge.
- */
-static struct qgpu_mem_charge *qgpu_ctxbuf_group_of(struct qgpu_rmnode *parent)
-{
-	struct qgpu_mem_charge *c = qgpu_mem_node_charge(parent);
-
-	if (c && !qgpu_ctxbuf_is_group(parent, c)) {
-		qgpu_mem_charge_put(c);
-		return NULL;
-	}
-	return c;
-}
-
 /**
  * qgpu_ctxbuf_begin() - before a channel or channel group's RM_ALLOC is forwarded: charge what RM
  * will take for it
@@ -300,16 +285,20 @@ u32 qgpu_ctxbuf_begin(struct qgpu_file *qf, const struct nvrm_alloc *a, struct q
 			return status;
 	} else {
 		parent = qgpu_rmtrack_find(qf->track, a->hroot, a->hparent);
-		group = qgpu_ctxbuf_group_of(parent);
-		if (!group)	/* the group's pool cannot be found: the channel's own chunk */
+		group = qgpu_mem_node_charge(parent);
+		if (!qgpu_ctxbuf_is_group(parent, group)) {	/* RM makes it a group of its own */
+			if (group)
+				qgpu_mem_charge_put(group);
+			group = NULL;
+			bytes = NVRM_CTXBUF_CHANNEL_BYTES + qgpu_ctxbuf_any_group(inst->gpu);
+		} else if (!group) {	/* its group's pool is not known: a chunk of its own */
 			bytes = NVRM_CTXBUF_CHANNEL_BYTES;
-		if (!qgpu_ctxbuf_is_group(parent, group))
-			bytes += qgpu_ctxbuf_any_group(inst->gpu);	/* RM makes it a group */
+		}
 	}
 	cb->charge = qgpu_mem_charge_new(inst, bytes);
-	if (cb->charge && a->hclass == NVRM_CLASS_KEPLER_CHANNEL_GROUP_A)
-		qgpu_mem_charge_mark_group(cb->charge);
 	if (cb->charge) {
+		if (a->hclass == NVRM_CLASS_KEPLER_CHANNEL_GROUP_A)
+			qgpu_mem_charge_mark_group(cb->charge);
 		/* what keeps the channel (UVM's retention) keeps its group */
 		qgpu_mem_charge_keep(cb->charge, group);
 		if (!group || qgpu_mem_pool_draw(cb->charge, group))

@@ -185,17 +185,37 @@ static struct qgpu_mem_pool *qgpu_mem_pool(struct qgpu_instance *inst, bool sys)
 	return sys ? &inst->mem.sys : &inst->mem.vid;
 }
 
+/* @size more in use in @p, whatever its limit says; the lock held */
+static void qgpu_mem_add_locked(struct qgpu_mem_pool *p, u64 size)
+{
+	p->used += size;
+	p->peak = max(p->peak, p->used);
+}
+
+/* @size more in use in @p if it fits under its limit; the lock held */
+static bool qgpu_mem_try_add_locked(struct qgpu_mem_pool *p, u64 size)
+{
+	if (!qgpu_mem_fits(p->used, p->max, size))
+		return false;
+	qgpu_mem_add_locked(p, size);
+	return true;
+}
+
+/* @size less in use in @p; the lock held */
+static void qgpu_mem_sub_locked(struct qgpu_mem_pool *p, u64 size)
+{
+	if (WARN_ON_ONCE(p->used < size))
+		p->used = 0;
+	else
+		p->used -= size;
+}
+
 static bool qgpu_mem_try_charge(struct qgpu_instance *inst, bool sys, u64 size)
 {
-	struct qgpu_mem_pool *p = qgpu_mem_pool(inst, sys);
 	bool ok;
 
 	spin_lock(&inst->mem.lock);
-	ok = qgpu_mem_fits(p->used, p->max, size);
-	if (ok) {
-		p->used += size;
-		p->peak = max(p->peak, p->used);
-	}
+	ok = qgpu_mem_try_add_locked(qgpu_mem_pool(inst, sys), size);
 	spin_unlock(&inst->mem.lock);
 	return ok;
 }
@@ -203,23 +223,15 @@ static bool qgpu_mem_try_charge(struct qgpu_instance *inst, bool sys, u64 size)
 /* Charge what RM holds whatever the limit says (it could not be refused any more). */
 static void qgpu_mem_force_charge(struct qgpu_instance *inst, bool sys, u64 size)
 {
-	struct qgpu_mem_pool *p = qgpu_mem_pool(inst, sys);
-
 	spin_lock(&inst->mem.lock);
-	p->used += size;
-	p->peak = max(p->peak, p->used);
+	qgpu_mem_add_locked(qgpu_mem_pool(inst, sys), size);
 	spin_unlock(&inst->mem.lock);
 }
 
 static void qgpu_mem_uncharge(struct qgpu_instance *inst, bool sys, u64 size)
 {
-	struct qgpu_mem_pool *p = qgpu_mem_pool(inst, sys);
-
 	spin_lock(&inst->mem.lock);
-	if (WARN_ON_ONCE(p->used < size))
-		p->used = 0;
-	else
-		p->used -= size;
+	qgpu_mem_sub_locked(qgpu_mem_pool(inst, sys), size);
 	spin_unlock(&inst->mem.lock);
 }
 
@@ -312,24 +324,19 @@ bool qgpu_mem_sysmem_class_refused(struct qgpu_file *qf, u32 hclass)
 bool qgpu_mem_pool_draw(struct qgpu_mem_charge *chan, struct qgpu_mem_charge *group)
 {
 	struct qgpu_instance *inst = group->inst;
-	struct qgpu_mem_pool *p = qgpu_mem_pool(inst, false);
-	u64 chunk = NVRM_CTXBUF_CHANNEL_BYTES;
 	bool ok = true;
 
 	spin_lock(&inst->mem.lock);
-	if (group->blocks == group->chunks) {
-		ok = qgpu_mem_fits(p->used, p->max, chunk);
-		if (ok) {
-			p->used += chunk;
-			p->peak = max(p->peak, p->used);
+	if (group->blocks == group->chunks) {	/* none free: the pool takes one more */
+		ok = qgpu_mem_try_add_locked(&inst->mem.vid, NVRM_CTXBUF_CHANNEL_BYTES);
+		if (ok)
 			group->chunks++;
-		}
 	}
 	if (ok)
 		group->blocks++;
 	spin_unlock(&inst->mem.lock);
 	if (!ok) {
-		qgpu_mem_refused(inst, false, chunk);
+		qgpu_mem_refused(inst, false, NVRM_CTXBUF_CHANNEL_BYTES);
 		return false;
 	}
 	chan->pooled = true;	/* its last reference gives the chunk back to the pool */
@@ -345,18 +352,12 @@ bool qgpu_mem_pool_draw(struct qgpu_mem_charge *chan, struct qgpu_mem_charge *gr
 static void qgpu_mem_pool_leave(struct qgpu_mem_charge *group, bool release)
 {
 	struct qgpu_instance *inst = group->inst;
-	struct qgpu_mem_pool *p = qgpu_mem_pool(inst, false);
-	u64 bytes;
 
 	spin_lock(&inst->mem.lock);
 	if (!WARN_ON_ONCE(!group->blocks))
 		group->blocks--;
 	if (release && !group->blocks) {
-		bytes = (u64)group->chunks * NVRM_CTXBUF_CHANNEL_BYTES;
-		if (WARN_ON_ONCE(p->used < bytes))	/* as qgpu_mem_uncharge() */
-			p->used = 0;
-		else
-			p->used -= bytes;
+		qgpu_mem_sub_locked(&inst->mem.vid, (u64)group->chunks * NVRM_CTXBUF_CHANNEL_BYTES);
 		group->chunks = 0;
 	}
 	spin_unlock(&inst->mem.lock);

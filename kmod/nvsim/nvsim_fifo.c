@@ -166,15 +166,12 @@ static void nvsim_tsg_release(struct nvsim_res *res)
  */
 static bool nvsim_chanpool_reserve(struct nvsim_tsg *tsg)
 {
-	u32 free = tsg->pool_chunks - tsg->pool_blocks;
-
-	if (free)
+	if (tsg->pool_chunks > tsg->pool_blocks)
 		return true;
-	if (nvsim_fb_take(tsg->gpu, NVRM_CTXBUF_CHANNEL_BYTES)) {
-		tsg->pool_chunks++;
-		return true;
-	}
-	return false;
+	if (!nvsim_fb_take(tsg->gpu, NVRM_CTXBUF_CHANNEL_BYTES))
+		return false;
+	tsg->pool_chunks++;
+	return true;
 }
 
 /*
@@ -382,9 +379,8 @@ u32 nvsim_channel_construct(struct nvsim_object *obj, struct nvsim_object *paren
 	}
 	/* its instance block, from the group's pool (DOC: context buffers) */
 	if (nvsim_ctxbuf_pools_on()) {
-		if (!nvsim_chanpool_reserve(tsg)) {
+		if (!nvsim_chanpool_reserve(tsg)) {	/* no chunk free: none to release */
 			status = NVRM_ERR_NO_MEMORY;
-			nvsim_chanpool_release(tsg);
 			nvsim_res_put(&tsg->res);
 			goto err_free;
 		}

@@ -707,6 +707,13 @@ class Channel:
         if schedule:
             assert self.schedule(True) == OK
 
+    def sibling(self, index: int) -> tuple[int, int]:
+        """Another channel in this one's group, on its ring memory, with USERD of its own (`index`
+        1 to 127): (status, handle)."""
+        userd = self.USERD + 512 * index
+        params = channel_params(self.gpu_va, self.entries, self.hmem, userd, self.ctxshare)
+        return self.r.alloc(self.r.client, self.tsg, CHANNEL, params)
+
     def _map(self, parent: int, hmem: int, length: int) -> mmap.mmap:
         fd = self.r.open_gpu()
         self.fds.append(fd)

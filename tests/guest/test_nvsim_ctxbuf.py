@@ -83,15 +83,13 @@ def test_a_groups_channel_pool_keeps_chunks_while_it_has_a_channel() -> None:
         base = free - group - ch.MEM
         chans = []
         for i in (1, 2):
-            params = rm.channel_params(ch.gpu_va, 16, ch.hmem, ch.USERD + 512 * i, ch.ctxshare)
-            status, h = r.alloc(r.client, ch.tsg, rm.CHANNEL, params)
+            status, h = ch.sibling(i)
             assert status == rm.OK, hex(status)
             chans.append(h)
         assert r.fb_free_bytes(sub) == base - 3 * chunk
         assert r.free(chans.pop()) == rm.OK
         assert r.fb_free_bytes(sub) == base - 3 * chunk  # kept in the pool
-        params = rm.channel_params(ch.gpu_va, 16, ch.hmem, ch.USERD + 1536, ch.ctxshare)
-        status, again = r.alloc(r.client, ch.tsg, rm.CHANNEL, params)
+        status, again = ch.sibling(3)
         assert status == rm.OK, hex(status)
         assert r.fb_free_bytes(sub) == base - 3 * chunk  # served from the pool
         for h in (again, *chans, ch.channel):

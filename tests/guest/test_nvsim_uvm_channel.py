@@ -94,8 +94,7 @@ def test_a_kept_channel_holds_its_groups_pool_until_the_group_goes(
     free0, chunk = r.fb_free_bytes(sub), rm.CTXBUF_CHANNEL
     group = rm.gr_group_bytes(r, sub)
     ch = Channel(r, dev, sub, schedule=False)
-    params = rm.channel_params(ch.gpu_va, 16, ch.hmem, ch.USERD + 512, ch.ctxshare)
-    status, other = r.alloc(r.client, ch.tsg, rm.CHANNEL, params)
+    status, other = ch.sibling(1)
     assert status == rm.OK, hex(status)
     assert register(s, r, ch.channel) == rm.OK
     held = group + ch.MEM + 2 * chunk

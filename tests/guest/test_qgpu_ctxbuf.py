@@ -99,8 +99,7 @@ def more_channels(ch: Channel, n: int, first: int = 1) -> list[int]:
     """`n` more channels in `ch`'s group, on its ring memory, each with USERD of its own."""
     made = []
     for i in range(first, first + n):
-        params = rm.channel_params(ch.gpu_va, ch.entries, ch.hmem, ch.USERD + 512 * i, ch.ctxshare)
-        status, h = ch.r.alloc(ch.r.client, ch.tsg, rm.CHANNEL, params)
+        status, h = ch.sibling(i)
         assert status == rm.OK, hex(status)
         made.append(h)
     return made
@@ -170,8 +169,7 @@ def test_a_free_chunk_of_a_groups_pool_serves_at_the_limit(seal_mode: str) -> No
         events, free = int(read(inst_dir("cbpl") / "events")), real_free()
         more_channels(ch, 1)
         assert (current("cbpl"), real_free()) == (32 * MIB, free)
-        params = rm.channel_params(ch.gpu_va, ch.entries, ch.hmem, ch.USERD + 1024, ch.ctxshare)
-        assert r.alloc(r.client, ch.tsg, rm.CHANNEL, params)[0] == rm.NO_MEMORY
+        assert ch.sibling(2)[0] == rm.NO_MEMORY
         assert real_free() == free  # RM reserved nothing
         assert int(read(inst_dir("cbpl") / "events")) == events + 1
         assert r.free(filler) == rm.OK

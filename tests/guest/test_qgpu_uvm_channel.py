@@ -91,8 +91,7 @@ def test_a_kept_channels_group_pool_stays_charged_until_the_group_goes(seal_mode
             s = UvmSpace(r, dev, f"{d}/nvidia-uvm")
             ch = Channel(r, dev, sub, schedule=False)
             try:
-                params = rm.channel_params(ch.gpu_va, 16, ch.hmem, ch.USERD + 512, ch.ctxshare)
-                status, other = r.alloc(r.client, ch.tsg, rm.CHANNEL, params)
+                status, other = ch.sibling(1)
                 assert status == rm.OK, hex(status)
                 assert register(s, r, ch.channel) == rm.OK
                 held = group + ch.MEM + 2 * rm.CTXBUF_CHANNEL
