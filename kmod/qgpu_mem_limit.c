@@ -30,15 +30,15 @@ bool qgpu_mem_fits(u64 used, u64 max, u64 size)
  * @flags: the request's NVOS32_ALLOC_FLAGS_*
  * @alignment: the request's alignment
  *
- * RM rounds an allocation up to its page size, or to a forced alignment above it
- * (nvrm_mem_alloc_granule()). qgpu reserves the request rounded the same way; what RM really
- * allocated is asked of RM afterwards and replaces the reservation.
+ * RM rounds an allocation up to its page size (2 MiB at the default from 2 MiB on), or to a
+ * forced alignment above it (nvrm_vidmem_granule()). qgpu reserves the request rounded the same
+ * way; what RM really allocated is asked of RM afterwards and replaces the reservation.
  *
  * Return: the rounded size; 0 when rounding overflows 64 bits (refuse the call).
  */
 u64 qgpu_mem_reserve_size(u64 size, u32 attr, u32 flags, u64 alignment)
 {
-	u64 page = nvrm_mem_alloc_granule(attr, flags, alignment);
+	u64 page = nvrm_vidmem_granule(size, attr, flags, alignment);
 
 	if (size > ~0ULL - (page - 1))
 		return 0;

@@ -865,6 +865,43 @@ u64 nvrm_mem_alloc_granule(u32 attr, u32 flags, u64 alignment)
 }
 
 /**
+ * nvrm_vidmem_page_size() - the GPU page size RM gives video memory
+ * @size: the requested size
+ * @attr: NV_MEMORY_ALLOCATION_PARAMS.attr or NVOS32 attr (its PAGE_SIZE field)
+ *
+ * What the attr asks for (nvrm_mem_alloc_page_size()), except that the default is 2 MiB pages
+ * from 2 MiB on: _memmgrPickDefaultGpuPageSize() (mem_mgr.c, 525.60.13-595.45.04) takes huge
+ * pages when the GPU has them (Pascal on) and memSize >= RM_PAGE_SIZE_HUGE. An H200 with
+ * 580.159.04 took 4 MiB for a 3 MiB request at the default page size, 2 MiB for 2 MiB, 1 MiB for
+ * 1 MiB and 64 KiB for 4 KiB (tests/unit/c/fixtures/nvidia-580-h200-ctxbuf.digest).
+ *
+ * Return: the page size in bytes.
+ */
+u64 nvrm_vidmem_page_size(u64 size, u32 attr)
+{
+	if (NVRM_ATTR_GET(attr, PAGE_SIZE) == NVRM_ATTR_PAGE_SIZE_DEFAULT && size >= (2ULL << 20))
+		return 2ULL << 20;
+	return nvrm_mem_alloc_page_size(attr);
+}
+
+/**
+ * nvrm_vidmem_granule() - what RM rounds a video-memory allocation's size (and offset) up to
+ * @size: the requested size
+ * @attr: as for nvrm_mem_alloc_granule()
+ * @flags: as for nvrm_mem_alloc_granule()
+ * @alignment: as for nvrm_mem_alloc_granule()
+ *
+ * Return: nvrm_mem_alloc_granule(), at least nvrm_vidmem_page_size(); a power of two.
+ */
+u64 nvrm_vidmem_granule(u64 size, u32 attr, u32 flags, u64 alignment)
+{
+	u64 page = nvrm_mem_alloc_granule(attr, flags, alignment);
+	u64 vidmem_page = nvrm_vidmem_page_size(size, attr);
+
+	return page > vidmem_page ? page : vidmem_page;
+}
+
+/**
  * nvrm_mem_alloc_decode() - decode NV_MEMORY_ALLOCATION_PARAMS
  * @abi: driver profile
  * @buf: kernel copy of the alloc params (classes 0x40, 0x3E, 0x50A0, 0x90CE)

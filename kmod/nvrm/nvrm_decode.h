@@ -306,6 +306,8 @@ int nvrm_alloc_set_hnew(const struct nvrm_abi *abi, void *buf, u32 size, u32 hne
 bool nvrm_mem_alloc_is_vidmem(u32 attr, u32 flags);
 u64 nvrm_mem_alloc_page_size(u32 attr);
 u64 nvrm_mem_alloc_granule(u32 attr, u32 flags, u64 alignment);
+u64 nvrm_vidmem_page_size(u64 size, u32 attr);
+u64 nvrm_vidmem_granule(u64 size, u32 attr, u32 flags, u64 alignment);
 int nvrm_mem_alloc_decode(const struct nvrm_abi *abi, const void *buf, u32 size,
 			  struct nvrm_mem_alloc *out);
 int nvrm_mem_alloc_set_size(const struct nvrm_abi *abi, void *buf, u32 size, u64 alloc_size);

@@ -205,8 +205,9 @@ static void nvsim_mem_release(struct nvsim_res *res)
  * Class 0x40 must be placed in video memory and be physical (video_mem.c), and is charged to the
  * framebuffer; 0x3E is system memory, and refused placed in video memory or virtual
  * (sysmemConstruct_IMPL() in system_mem.c); 0x50A0 is GPU address space only. The size is
- * rounded up as RM rounds it (the page size attr asks for, or a forced alignment above it:
- * nvrm_mem_alloc_granule(); system memory at the default page size in 4 KiB pages), and the
+ * rounded up as RM rounds it (the page size attr asks for, 2 MiB for video memory at the default
+ * from 2 MiB on, or a forced alignment above it: nvrm_vidmem_granule(); system memory at the
+ * default page size in 4 KiB pages), and the
  * rounded size is what is charged and written back.
  *
  * 0x40 and 0x3E check what only kernel callers may ask for as stdmemValidateParams() does
@@ -247,6 +248,8 @@ u32 nvsim_mem_construct(struct nvsim_object *obj, void *ap, u32 ap_size, bool ke
 	if (obj->hclass == NVRM_CLASS_NV01_MEMORY_SYSTEM &&
 	    NVRM_ATTR_GET(m.attr, PAGE_SIZE) == NVRM_ATTR_PAGE_SIZE_DEFAULT)
 		page = 4096;
+	else if (obj->hclass == NVRM_CLASS_NV01_MEMORY_LOCAL_USER)
+		page = nvrm_vidmem_granule(m.size, m.attr, m.flags, m.alignment);
 	else
 		page = nvrm_mem_alloc_granule(m.attr, m.flags, m.alignment);
 	size = round_up(m.size, page);
@@ -266,7 +269,8 @@ u32 nvsim_mem_construct(struct nvsim_object *obj, void *ap, u32 ap_size, bool ke
 	mem->gpu = gpu;
 	mem->hclass = obj->hclass;
 	mem->size = size;
-	mem->page_size = nvrm_mem_alloc_page_size(m.attr);
+	mem->page_size = obj->hclass == NVRM_CLASS_NV01_MEMORY_LOCAL_USER ?
+			 nvrm_vidmem_page_size(m.size, m.attr) : nvrm_mem_alloc_page_size(m.attr);
 	mem->owner = obj->client;
 	mem->owner_obj = obj;
 	mem->owner_tgid = obj->client->tgid;

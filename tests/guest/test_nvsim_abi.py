@@ -320,7 +320,7 @@ def test_framebuffer_exact_fit_then_no_memory(any_path: Rm) -> None:
     dev, sub = r.device()
     total = rm.fb_bytes()
     assert r.fb_free_bytes(sub) == total
-    status, h, size = r.vidmem(dev, total - (1 << 20))
+    status, h, size = r.vidmem(dev, total - (1 << 20), rm.ATTR_PAGE_BIG)
     assert (status, size) == (rm.OK, total - (1 << 20))
     status, h2, size = r.vidmem(sub, 1 << 20)
     assert status == rm.OK

@@ -109,7 +109,7 @@ def test_a_group_the_framebuffer_cannot_hold_is_refused() -> None:
         dev, sub = r.device()
         group = rm.gr_group_bytes(r, sub)
         free = r.fb_free_bytes(sub)
-        status, h, _ = r.vidmem(dev, free - group + 64 * KIB)
+        status, h, _ = r.vidmem(dev, free - group + 64 * KIB, rm.ATTR_PAGE_BIG)
         assert status == rm.OK, hex(status)
         assert r.alloc(r.client, dev, rm.TSG, rm.group_params())[0] == rm.NO_MEMORY
         assert r.fb_free_bytes(sub) == group - 64 * KIB  # nothing taken

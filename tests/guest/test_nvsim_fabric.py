@@ -82,7 +82,7 @@ def test_the_checks_come_in_rms_order() -> None:
     try:
         dev, sub = r.device()
         _, h, _ = r.vidmem(dev, 4 * MIB, attr=rm.ATTR_PAGE_HUGE)
-        _, h64k, _ = r.vidmem(dev, 4 * MIB)  # default page size: 64 KiB
+        _, h64k, _ = r.vidmem(dev, 4 * MIB, rm.ATTR_PAGE_BIG)  # 64 KiB pages
         _, hsys, _, _ = r.memory(rm.SYSMEM, dev, 4 * MIB, rm.ATTR_LOCATION_PCI)
         p = rm.fabric_params
         cases = [

@@ -74,7 +74,7 @@ def test_a_group_past_the_limit_is_refused_and_rm_takes_nothing(seal_mode: str) 
             dev, sub = a.device()
             devb, _ = b.device()
             group = rm.gr_group_bytes(a, sub)
-            status, h, _ = a.vidmem(dev, 32 * MIB - group + 64 * KIB)
+            status, h, _ = a.vidmem(dev, 32 * MIB - group + 64 * KIB, rm.ATTR_PAGE_BIG)
             assert status == rm.OK, hex(status)
             events, free = read(inst_dir("cbl") / "events"), real_free()
             assert a.alloc(a.client, dev, rm.TSG, rm.group_params())[0] == rm.NO_MEMORY
@@ -163,7 +163,7 @@ def test_a_free_chunk_of_a_groups_pool_serves_at_the_limit(seal_mode: str) -> No
     with one_channel("cbpl") as (r, group, free0, ch):
         (h,) = more_channels(ch, 1)
         assert r.free(h) == rm.OK  # its chunk stays in the pool, charged
-        status, filler, _ = r.vidmem(ch.dev, 32 * MIB - current("cbpl"))
+        status, filler, _ = r.vidmem(ch.dev, 32 * MIB - current("cbpl"), rm.ATTR_PAGE_BIG)
         assert status == rm.OK, hex(status)
         assert current("cbpl") == 32 * MIB
         events, free = int(read(inst_dir("cbpl") / "events")), real_free()

@@ -790,7 +790,7 @@ def test_a_fabric_objects_export_and_copies_share_what_it_holds() -> None:
             assert (a.free(h), a.free(f)) == (rm.OK, rm.OK)
             assert current("fabx") == 4 * MIB
             # counted once: what is left of the limit fits, and no more
-            assert b.vidmem(bsub, 4 * MIB + 64 * KIB)[0] == rm.NO_MEMORY
+            assert b.vidmem(bsub, 4 * MIB + 64 * KIB, rm.ATTR_PAGE_BIG)[0] == rm.NO_MEMORY
             status, hb, _ = b.vidmem(bsub, 4 * MIB)
             assert status == rm.OK
             assert b.free(hb) == rm.OK
@@ -825,7 +825,7 @@ def test_exported_memory_stays_charged_until_rm_lets_it_go() -> None:
             assert (status, types) == (rm.OK, [rm.IMPORT_TYPE_VIDMEM])
             assert current("ex") == 4 * MIB  # one charge, shared
             # the limit counts it: 12 MiB and a page more do not fit
-            assert b.vidmem(devb, 12 * MIB + 64 * KIB)[0] == rm.NO_MEMORY
+            assert b.vidmem(devb, 12 * MIB + 64 * KIB, rm.ATTR_PAGE_BIG)[0] == rm.NO_MEMORY
             os.close(e)
             e = -1
             assert current("ex") == 4 * MIB  # the import holds it

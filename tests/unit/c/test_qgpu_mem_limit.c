@@ -50,9 +50,15 @@ TEST(mem_reserve_rounds_to_the_page_size_attr_asks_for)
 	/* a forced alignment above the page size rounds too; a hint or a bad alignment does not */
 	EXPECT_EQ(qgpu_mem_reserve_size(3 * MIB, 0, NVRM_ALLOC_FLAGS_ALIGNMENT_FORCE, 2 * MIB),
 		  4 * MIB);
-	EXPECT_EQ(qgpu_mem_reserve_size(3 * MIB, 0, 0, 2 * MIB), 3 * MIB);
-	EXPECT_EQ(qgpu_mem_reserve_size(3 * MIB, 0, NVRM_ALLOC_FLAGS_ALIGNMENT_FORCE, 3 * MIB),
+	EXPECT_EQ(qgpu_mem_reserve_size(3 * MIB, big, 0, 2 * MIB), 3 * MIB);
+	EXPECT_EQ(qgpu_mem_reserve_size(3 * MIB, big, NVRM_ALLOC_FLAGS_ALIGNMENT_FORCE, 3 * MIB),
 		  3 * MIB);
+	/* the default page size is 2 MiB from 2 MiB on: an H200 took 4 MiB for 3 MiB (session 34) */
+	EXPECT_EQ(qgpu_mem_reserve_size(3 * MIB, 0, 0, 2 * MIB), 4 * MIB);
+	EXPECT_EQ(qgpu_mem_reserve_size(2 * MIB, 0, 0, 0), 2 * MIB);
+	EXPECT_EQ(qgpu_mem_reserve_size(2 * MIB + 1, 0, 0, 0), 4 * MIB);
+	EXPECT_EQ(qgpu_mem_reserve_size(2 * MIB - 1, 0, 0, 0), 2 * MIB);
+	EXPECT_EQ(qgpu_mem_reserve_size(MIB + 1, 0, 0, 0), MIB + 64 * KIB);
 	EXPECT_EQ(qgpu_mem_reserve_size(5000, small, NVRM_ALLOC_FLAGS_ALIGNMENT_FORCE, 1024), 8192);
 }
 
