@@ -65,8 +65,13 @@
  * goes or a channel of it goes later, as in RM. Until session 33 a channel's chunk went with it,
  * and a group that had held more channels than it held now kept 64 KiB for each of the
  * difference past the limit. A channel RM refuses leaves its chunk in the pool, charged, until
- * the pool is next released, as RM keeps the chunk it reserved for it; where RM refused it
- * before reserving, that chunk is charged and not held (at most one a group).
+ * the pool is next released, as RM keeps the chunk it reserved for it (an H200 kept it for a
+ * channel of another engine than its group's and for a group's 129th, session 34); where RM
+ * refused it before reserving, that chunk is charged and not held (at most one a group).
+ *
+ * The whole model was checked on an H200 (GSP firmware 580.159.04): scripts/ctxbuf_probe.py's
+ * steps took from its framebuffer exactly what qgpu charges for them
+ * (tests/unit/c/fixtures/nvidia-580-h200-ctxbuf.digest; docs/design/memory-limits.md).
  *
  * A copy made while another file makes objects in the source's client cannot be sure of its
  * source (DOC: memory limits): RM says what it is, and a channel or group gets a count and charge

@@ -53,6 +53,40 @@ bool nvrm_ctxbuf_pools_on(u32 architecture)
 }
 
 /**
+ * nvrm_channel_engine_checked() - whether RM checks a channel's engine type against its group's
+ * @architecture: MC_GET_ARCH_INFO's answer
+ *
+ * The chips with a channel RAM per runlist are the ones with pools: every Ampere, Ada, Hopper and
+ * Blackwell, not Turing, not a Tegra's (nvrm_ctxbuf.h).
+ *
+ * Return: true where a channel of another engine than its group's is refused.
+ */
+bool nvrm_channel_engine_checked(u32 architecture)
+{
+	return nvrm_ctxbuf_pools_on(architecture);
+}
+
+/**
+ * nvrm_engine_type_last() - NV2080_ENGINE_TYPE_LAST of a driver version
+ * @major: the driver's major version
+ *
+ * cl2080_notification.h: 0x3e in 525-535, 0x3f in 545, 0x40 in 550-555, 0x54 from 560.28.03 to
+ * 595.45.04.
+ *
+ * Return: the first engine type the version does not know.
+ */
+u32 nvrm_engine_type_last(u32 major)
+{
+	if (major >= 560)
+		return 0x54;
+	if (major >= 550)
+		return 0x40;
+	if (major >= 545)
+		return 0x3f;
+	return 0x3e;
+}
+
+/**
  * nvrm_ctxbuf_gr_group() - what RM reserves for a channel group of the graphics engine
  * @main: the main context buffer's size, as GR_GET_ENGINE_CONTEXT_PROPERTIES reports it
  * @patch: the patch buffer's

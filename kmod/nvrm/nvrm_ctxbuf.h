@@ -37,12 +37,24 @@ bool nvrm_ctxbuf_pools_on(u32 architecture);
 
 /*
  * A channel group holds at most 128 channels (kfifoGetMaxChannelGroupSize_GV100(): the runlist's
- * NV_RAMRL_ENTRY_TSG_LENGTH_MAX, gv100 dev_ram.h, 535.43.02-595.45.04, the only implementation),
- * so its channel pool holds one chunk for each, and one more that a refused channel's
- * reservation leaves (kchannelConstruct_IMPL() reserves before kchangrpAddChannel() checks the
- * group's size, kernel_channel.c, 580.142).
+ * NV_RAMRL_ENTRY_TSG_LENGTH_MAX, gv100 dev_ram.h, 535.43.02-595.45.04, the only implementation):
+ * kchangrpAddChannel_IMPL() refuses the 129th with NV_ERR_INSUFFICIENT_RESOURCES. So its channel
+ * pool holds one chunk for each, and one more that a refused channel's reservation leaves
+ * (kchannelConstruct_IMPL() reserves before it adds the channel to its group, kernel_channel.c,
+ * 580.142; an H200 with GSP 580.159.04 kept that chunk, session 34).
  */
-#define NVRM_CTXBUF_POOL_CHUNKS_MAX	129u
+#define NVRM_TSG_CHANNELS_MAX		128u
+#define NVRM_CTXBUF_POOL_CHUNKS_MAX	(NVRM_TSG_CHANNELS_MAX + 1u)
+
+/*
+ * kchannelConstruct_IMPL() also refuses, after that reservation, a channel whose engine type is
+ * valid (above NULL, below the version's NV2080_ENGINE_TYPE_LAST) and not its group's, with
+ * NV_ERR_INVALID_ARGUMENT, on a GPU whose channel RAM is per runlist
+ * (kfifoIsPerRunlistChramSupportedInHw(): GA100 to GB20x, g_kernel_fifo_nvoc.c, 580.142); 0 takes
+ * the group's (525.60.13-595.45.04; seen on an H200, session 34).
+ */
+bool nvrm_channel_engine_checked(u32 architecture);
+u32 nvrm_engine_type_last(u32 major);
 
 /*
  * The main context buffer carries a 4 KiB-aligned header for each subcontext

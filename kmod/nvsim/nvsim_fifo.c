@@ -124,18 +124,43 @@ struct nvsim_channel *nvsim_channel_of(const struct nvsim_object *obj)
  * (kchannelConstruct_IMPL(), kernel_channel.c; ctx_buf_pool.c; pool_alloc.c, 535.43.02-595.45.04):
  * the pool takes a chunk from the framebuffer only when none of its own is free, and fails with
  * NV_ERR_NO_MEMORY when it cannot; a channel that goes, or
- * fails after its reservation, leaves its chunk in the pool, and the pool gives all its chunks
+ * fails after its reservation (of an engine not its group's, or a group's 129th), leaves its
+ * chunk in the pool, and the pool gives all its chunks
  * back when a channel goes and leaves no instance block in it, and with the group. A UVM
  * retention keeps the channel's instance block in the pool, and its going gives nothing back.
  *
- * The sizes are GR_GET_ENGINE_CONTEXT_PROPERTIES' answers (below). A GSP-based GPU
- * reports its own from the firmware; none was read on a GPU, so nvsim's are placeholders: a main
- * buffer that, with its subcontext headers, takes a 4 MiB chunk, a patch buffer of one 64 KiB
- * chunk and a PM buffer of one 4 MiB chunk, 8 MiB and 64 KiB a group in all.
+ * The sizes are GR_GET_ENGINE_CONTEXT_PROPERTIES' answers (below), an NVIDIA H200's (GSP firmware
+ * 580.159.04, read with scripts/ctxbuf_probe.py in session 34): a main buffer that, with its
+ * subcontext headers, takes a 4 MiB chunk, a patch buffer of one 64 KiB chunk and a PM buffer of
+ * one 256 KiB chunk, 4416 KiB a group in all, what that H200 took for each graphics group.
  */
-static const u32 nvsim_gr_ctx_main_bytes = 1536u << 10;
-static const u32 nvsim_gr_ctx_patch_bytes = 32u << 10;
-static const u32 nvsim_gr_ctx_pm_bytes = 1u << 20;
+/* id: status, size, alignment; ids 1-7 the H200 answered NV_ERR_NOT_SUPPORTED */
+static const struct nvsim_gr_ctx {
+	u32 status;
+	u32 size;
+	u32 align;
+} nvsim_gr_ctx[NVRM_GR_CTX_ENGINE_ID_COUNT_V550] = {
+	[NVRM_GR_CTX_ENGINE_ID_GRAPHICS] = { NVRM_OK, 1926400, 4096 },
+	[1 ... 7] = { NVRM_ERR_NOT_SUPPORTED, 0, 0 },
+	[0x08] = { NVRM_OK, 164352, 4096 },
+	[NVRM_GR_CTX_ENGINE_ID_GRAPHICS_PM] = { NVRM_OK, 181504, 4096 },
+	[0x0a] = { NVRM_OK, 0, 4096 },
+	[0x0b] = { NVRM_OK, 1, 4096 },
+	[0x0c] = { NVRM_OK, 2555904, 256 },
+	[0x0d] = { NVRM_OK, 131072, 256 },
+	[0x0e] = { NVRM_OK, 27168896, 4096 },
+	[0x0f] = { NVRM_OK, 532480, 256 },
+	[NVRM_GR_CTX_ENGINE_ID_GRAPHICS_PATCH] = { NVRM_OK, 28672, 4096 },
+	[0x11] = { NVRM_OK, 12288, 256 },
+	[0x12] = { NVRM_OK, 131072, 256 },
+	[0x13] = { NVRM_OK, 1156608, 4096 },
+	[0x14] = { NVRM_OK, 524288, 256 },
+	[0x15] = { NVRM_OK, 0, 4096 },
+	[0x16] = { NVRM_OK, 1124, 4096 },
+	[0x17] = { NVRM_OK, 65536, 4096 },
+	[0x18] = { NVRM_OK, 524288, 4096 },
+	[0x19] = { NVRM_OK, 0, 4096 },	/* SETUP, from 550 */
+};
 
 /* What RM's pools take for a group of @engine_type (0: none) under nvsim's ABI and GPU. */
 static u64 nvsim_ctxbuf_group_bytes(u32 engine_type)
@@ -144,8 +169,9 @@ static u64 nvsim_ctxbuf_group_bytes(u32 engine_type)
 		return 0;
 	if (!nvrm_ctxbuf_engine_is_gr(engine_type))
 		return nvsim_falcon_group_bytes(engine_type);	/* DOC: falcon engines */
-	return nvrm_ctxbuf_gr_group(nvsim_gr_ctx_main_bytes, nvsim_gr_ctx_patch_bytes,
-				    nvsim_gr_ctx_pm_bytes);
+	return nvrm_ctxbuf_gr_group(nvsim_gr_ctx[NVRM_GR_CTX_ENGINE_ID_GRAPHICS].size,
+				    nvsim_gr_ctx[NVRM_GR_CTX_ENGINE_ID_GRAPHICS_PATCH].size,
+				    nvsim_gr_ctx[NVRM_GR_CTX_ENGINE_ID_GRAPHICS_PM].size);
 }
 
 /* The last handle to the TSG went (its channels hold references, so they went first). */
@@ -188,7 +214,7 @@ static void nvsim_chanpool_release(struct nvsim_tsg *tsg)
 
 /*
  * A TSG accounted to @obj's client, named by @obj's handle, its context buffers taken for
- * @engine_type. NULL with *@status set when out of memory.
+ * @engine_type. NULL with *@status set for an engine type RM refuses, or when out of memory.
  */
 static struct nvsim_tsg *nvsim_tsg_create(const struct nvsim_object *obj, bool implicit,
 					  u32 engine_type, u32 *status)
@@ -196,6 +222,9 @@ static struct nvsim_tsg *nvsim_tsg_create(const struct nvsim_object *obj, bool i
 	u64 ctx = nvsim_ctxbuf_group_bytes(engine_type);
 	struct nvsim_tsg *tsg;
 
+	*status = NVRM_ERR_INVALID_ARGUMENT;
+	if (nvsim_group_engine_refused(engine_type))
+		return NULL;
 	*status = NVRM_ERR_NO_MEMORY;
 	if (!nvsim_fb_take(obj->gpu, ctx))
 		return NULL;
@@ -207,6 +236,7 @@ static struct nvsim_tsg *nvsim_tsg_create(const struct nvsim_object *obj, bool i
 	tsg->gpu = obj->gpu;
 	tsg->ctx_fb_bytes = ctx;
 	tsg->gr = nvrm_ctxbuf_engine_is_gr(engine_type);
+	tsg->engine_type = engine_type;
 	nvsim_res_init(&tsg->res, nvsim_tsg_release);
 	tsg->engine = obj->gpu->engine;
 	tsg->tgid = obj->client->tgid;
@@ -226,7 +256,8 @@ static struct nvsim_tsg *nvsim_tsg_create(const struct nvsim_object *obj, bool i
  * nvsim_tsg_construct() - a channel group; it is not scheduled until GPFIFO_SCHEDULE(1)
  * @obj: the new object (its parent is a device)
  * @ap: NV_CHANNEL_GROUP_ALLOCATION_PARAMETERS or NULL; nvsim schedules one engine, and reads
- *	only the engine type, for the group's context buffers (DOC: context buffers)
+ *	only the engine type, for the group's context buffers (DOC: context buffers); on an Ampere
+ *	or later one that names no valid engine is NV_ERR_INVALID_ARGUMENT, as in RM
  *
  * Context: under nvsim_rm_lock.
  * Return: an RM status.
@@ -264,6 +295,7 @@ static void nvsim_channel_release(struct nvsim_res *res)
 
 	lockdep_assert_held(&nvsim_rm_lock);
 	nvsim_engine_remove_channel(chan);
+	tsg->members--;
 	nvsim_backing_put(chan->userd);
 	nvsim_backing_put(chan->ring);
 	kref_put(&chan->id_ref, nvsim_channel_id_release);
@@ -335,6 +367,23 @@ static u32 nvsim_channel_check(struct nvsim_client *client, struct nvsim_object 
 	return NVRM_OK;
 }
 
+/*
+ * What kchannelConstruct_IMPL() checks after reserving the channel's instance block, so that a
+ * refusal leaves the chunk in the group's pool (nvrm_ctxbuf.h): an engine type that is not the
+ * group's (NV_ERR_INVALID_ARGUMENT), and a group that has its 128 channels
+ * (NV_ERR_INSUFFICIENT_RESOURCES). Both seen on an H200 with GSP 580.159.04 (session 34).
+ */
+static u32 nvsim_channel_join_check(const struct nvsim_tsg *tsg, const void *ap)
+{
+	const struct nvrm_channel_alloc_params *p = ap;
+
+	if (nvsim_channel_engine_refused(p->engine_type, tsg->engine_type))
+		return NVRM_ERR_INVALID_ARGUMENT;
+	if (tsg->members >= NVRM_TSG_CHANNELS_MAX)
+		return NVRM_ERR_INSUFFICIENT_RESOURCES;
+	return NVRM_OK;
+}
+
 /**
  * nvsim_channel_construct() - a GPFIFO channel
  * @obj: the new object (a channel class)
@@ -346,7 +395,10 @@ static u32 nvsim_channel_check(struct nvsim_client *client, struct nvsim_object 
  * and userdOffset[0] a multiple of 512 with 512 bytes of room. The channel keeps references to
  * both memories' pages, so freeing those handles does not pull them from under it. GP_GET and
  * GP_PUT in USERD are zeroed, as RM initialises USERD. With the GPU's channel ids all taken
- * (nvsim_engine.c, channel_ids) it fails with NV_ERR_NO_FREE_FIFOS.
+ * (nvsim_engine.c, channel_ids) it fails with NV_ERR_NO_FREE_FIFOS. On an Ampere or later, a
+ * channel whose engineType is neither 0 nor its group's fails with NV_ERR_INVALID_ARGUMENT, and
+ * a group's 129th channel with NV_ERR_INSUFFICIENT_RESOURCES, each after its instance block's
+ * reservation (nvsim_channel_join_check()).
  *
  * Context: under nvsim_rm_lock.
  * Return: an RM status.
@@ -387,6 +439,9 @@ u32 nvsim_channel_construct(struct nvsim_object *obj, struct nvsim_object *paren
 		tsg->pool_blocks++;
 		chan->pooled = true;
 	}
+	status = nvsim_channel_join_check(tsg, ap);
+	if (status)
+		goto err_unreserve;
 	nvsim_res_init(&chan->res, nvsim_channel_release);
 	kref_init(&chan->id_ref);
 	chan->tsg = tsg;
@@ -401,12 +456,14 @@ u32 nvsim_channel_construct(struct nvsim_object *obj, struct nvsim_object *paren
 		status = ret == -ENOSPC ? NVRM_ERR_NO_FREE_FIFOS : NVRM_ERR_INSUFFICIENT_RESOURCES;
 		goto err_put;
 	}
+	tsg->members++;
 	obj->res = &chan->res;
 	return NVRM_OK;
 
 err_put:
 	nvsim_backing_put(chan->userd);
 	nvsim_backing_put(chan->ring);
+err_unreserve:
 	if (chan->pooled)
 		tsg->pool_blocks--;	/* the chunk stays reserved in the pool */
 	nvsim_chanpool_release(tsg);
@@ -567,10 +624,9 @@ static u32 nvsim_ctrl_fifo_disable_channels(const struct nvsim_caller *caller,
 }
 
 /*
- * GR_GET_ENGINE_CONTEXT_PROPERTIES: the sizes of DOC: context buffers for the three buffers a
- * group reserves; every other buffer as one this GPU lacks (NV_ERR_NOT_SUPPORTED), and an id at or
- * over the version's count NV_ERR_INVALID_ARGUMENT, as in RM. With bInfoPopulated the caller's
- * size is a floor. The alignment is RM's default, a 4 KiB page.
+ * GR_GET_ENGINE_CONTEXT_PROPERTIES: the H200's answer for each buffer (DOC: context buffers), and
+ * an id at or over the version's count NV_ERR_INVALID_ARGUMENT, as in RM. With bInfoPopulated the
+ * caller's size is a floor.
  */
 static u32 nvsim_ctrl_gr_ctx_properties(const struct nvsim_caller *caller,
 					struct nvsim_object *obj, void *buf)
@@ -579,27 +635,15 @@ static u32 nvsim_ctrl_gr_ctx_properties(const struct nvsim_caller *caller,
 	u32 count = nvsim_abi.major >= NVRM_GR_CTX_ENGINE_ID_COUNT_V550_SINCE ?
 		    NVRM_GR_CTX_ENGINE_ID_COUNT_V550 : NVRM_GR_CTX_ENGINE_ID_COUNT_V525;
 	u32 id = p->engine_id & 0x1f;	/* ENGINE_ID is bits 4:0 */
-	u32 size;
+	const struct nvsim_gr_ctx *ctx;
 
 	if (id >= count)
 		return NVRM_ERR_INVALID_ARGUMENT;
-	switch (id) {
-	case NVRM_GR_CTX_ENGINE_ID_GRAPHICS:
-		size = nvsim_gr_ctx_main_bytes;
-		break;
-	case NVRM_GR_CTX_ENGINE_ID_GRAPHICS_PATCH:
-		size = nvsim_gr_ctx_patch_bytes;
-		break;
-	case NVRM_GR_CTX_ENGINE_ID_GRAPHICS_PM:
-		size = nvsim_gr_ctx_pm_bytes;
-		break;
-	default:
-		return NVRM_ERR_NOT_SUPPORTED;
-	}
-	if (p->info_populated)
-		size = max(size, p->size);
-	p->size = size;
-	p->alignment = 4096;
+	ctx = &nvsim_gr_ctx[id];
+	if (ctx->status)
+		return ctx->status;
+	p->size = p->info_populated ? max(ctx->size, p->size) : ctx->size;
+	p->alignment = ctx->align;
 	return NVRM_OK;
 }
 

@@ -40,6 +40,32 @@ bool nvsim_ctxbuf_pools_on(void)
 	return nvsim_abi.major >= NVRM_CTXBUF_POOL_SINCE && nvrm_ctxbuf_pools_on(architecture);
 }
 
+/* @engine is a valid NV2080 engine type (NV2080_ENGINE_TYPE_IS_VALID()) of nvsim's ABI. */
+static bool nvsim_engine_type_valid(u32 engine)
+{
+	return engine && engine < nvrm_engine_type_last(nvsim_abi.major);
+}
+
+/*
+ * A channel of a valid engine type other than its group's is refused on this GPU, as RM refuses it
+ * on an Ampere or later (nvrm_channel_engine_checked()).
+ */
+bool nvsim_channel_engine_refused(u32 channel_engine, u32 group_engine)
+{
+	return nvrm_channel_engine_checked(architecture) &&
+	       nvsim_engine_type_valid(channel_engine) && channel_engine != group_engine;
+}
+
+/*
+ * A group (or a channel under a device, which makes one) of no valid engine type is refused on an
+ * Ampere or later, where the engine picks the group's runlist (kchangrpapiConstruct_IMPL(),
+ * kernel_channel_group_api.c, 525.60.13-595.45.04: NV_ERR_INVALID_ARGUMENT).
+ */
+bool nvsim_group_engine_refused(u32 group_engine)
+{
+	return nvrm_channel_engine_checked(architecture) && !nvsim_engine_type_valid(group_engine);
+}
+
 /* MC_GET_ARCH_INFO: the architecture parameter; implementation and revisions 0. */
 static u32 nvsim_ctrl_mc_get_arch_info(const struct nvsim_caller *caller, struct nvsim_object *obj,
 				       void *buf)

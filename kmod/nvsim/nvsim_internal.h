@@ -283,6 +283,8 @@ struct nvsim_proc_stats;
  * @nchannels: number of channels in @channels
  * @ctx_fb_bytes: video memory its context buffers take (nvsim_fifo.c), until it goes
  * @gr: a graphics engine's group: its channels have context buffers for UVM to map
+ * @engine_type: the NV2080 engine type it was made for; its channels must name it or none
+ * @members: its channel objects (RM's chanCount): 128 at most, under nvsim_rm_lock
  * @pool_chunks: chunks of video memory its channel pool holds (nvsim_fifo.c), under nvsim_rm_lock
  * @pool_blocks: its channels' instance blocks in those chunks, under nvsim_rm_lock
  *
@@ -315,6 +317,8 @@ struct nvsim_tsg {
 	unsigned int nchannels;
 	u64 ctx_fb_bytes;
 	bool gr;
+	u32 engine_type;
+	u32 members;
 	u32 pool_chunks;
 	u32 pool_blocks;
 };
@@ -482,6 +486,8 @@ bool nvsim_dmabuf_capable(void);
 extern const struct nvsim_control nvsim_gpuinfo_controls[];
 extern const unsigned int nvsim_gpuinfo_num_controls;
 bool nvsim_ctxbuf_pools_on(void);
+bool nvsim_channel_engine_refused(u32 channel_engine, u32 group_engine);
+bool nvsim_group_engine_refused(u32 group_engine);
 
 /* nvsim_falcon.c: the falcon engines and GET_CONSTRUCTED_FALCON_INFO */
 extern const struct nvsim_control nvsim_falcon_controls[];

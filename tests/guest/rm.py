@@ -655,14 +655,22 @@ def sem_release(offset: int, payload: int) -> int:
 
 
 def channel_params(
-    gpfifo: int, entries: int, userd: int, userd_offset: int = 0, ctxshare: int = 0
+    gpfifo: int,
+    entries: int,
+    userd: int,
+    userd_offset: int = 0,
+    ctxshare: int = 0,
+    engine: int = 1,
 ) -> bytes:
+    """NV_CHANNEL_ALLOC_PARAMS. `engine` is the NV2080 engine type: GRAPHICS by default, which a
+    channel under a device makes its group of; 0 takes its group's (RM refuses another's from
+    Ampere on)."""
     p = bytearray(CHANNEL_PARAMS_SIZE)
     struct.pack_into("<QI", p, 8, gpfifo, entries)
     struct.pack_into("<I", p, 24, ctxshare)
     struct.pack_into("<I", p, 32, userd)
     struct.pack_into("<Q", p, 64, userd_offset)
-    struct.pack_into("<I", p, 128, 1)  # NV2080_ENGINE_TYPE_GRAPHICS
+    struct.pack_into("<I", p, 128, engine)
     return bytes(p)
 
 
@@ -865,6 +873,7 @@ ENGINE_NVDEC0, ENGINE_NVENC0, ENGINE_SEC2, ENGINE_NVJPEG0, ENGINE_OFA0 = (
     0x2B,
     0x33,
 )
+ENGINE_NVDEC1 = 0x14  # nvsim lists an H200's falcons: NVDEC1-7, no NVDEC0
 FALCON_CLASS = {
     ENGINE_NVDEC0: 0x8F99E1,  # OBJBSP
     ENGINE_NVENC0: 0xE97B6C,  # OBJMSENC
@@ -904,12 +913,21 @@ def falcon_engdesc(engine: int, instance: int = 0) -> int:
     return FALCON_CLASS[engine] << 8 | instance
 
 
+def falcon_of(engine: int) -> int | None:
+    """The engDesc of the falcon a group of engine type `engine` runs on (NVDEC0-7, NVENC0-2,
+    NVJPEG0-7, OFA0, SEC2; rmClientEngineTable, kmod/nvrm/nvrm_ctxbuf.c), or None."""
+    for first, count in ((ENGINE_NVDEC0, 8), (ENGINE_NVENC0, 3), (ENGINE_NVJPEG0, 8)):
+        if first <= engine < first + count:
+            return falcon_engdesc(first, engine - first)
+    return falcon_engdesc(engine) if engine in (ENGINE_OFA0, ENGINE_SEC2) else None
+
+
 def falcon_group_bytes(r: Rm, sub: int, engine: int) -> int:
     """What RM reserves for a channel group of falcon `engine`: its buffer's pool chunk, a chunk
     even for an empty one; nothing where the GPU lists no falcon for it, but SEC2's 64 KiB."""
     status, falcons = constructed_falcons(r, sub)
     assert status == OK, hex(status)
-    size = falcons.get(falcon_engdesc(engine))
+    size = falcons.get(falcon_of(engine))
     taken = 0 if size is None else ctxbuf_contig(max(size, 1))
     return max(taken, 64 << 10) if engine == ENGINE_SEC2 else taken
 

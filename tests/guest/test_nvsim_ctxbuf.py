@@ -4,7 +4,10 @@ pool chunk, from the framebuffer that memory allocations are served from, until 
 copy and the channel go; a copy-engine group takes none, and a falcon engine's group (a video or
 JPEG decoder, optical flow) its falcon's context buffer (kmod/nvsim/nvsim_falcon.c). The sizes come
 from GR_GET_ENGINE_CONTEXT_PROPERTIES and, from 550, GPU_GET_CONSTRUCTED_FALCON_INFO, as in RM. A
-Turing (the ``architecture`` parameter) takes them from RM's reserved heap, not the framebuffer."""
+Turing (the ``architecture`` parameter) takes them from RM's reserved heap, not the framebuffer.
+
+The sizes, the falcon list and what each step takes are an NVIDIA H200's (GSP firmware 580.159.04):
+scripts/ctxbuf_probe.py run here gives the digest it gave there."""
 
 from __future__ import annotations
 
@@ -12,10 +15,18 @@ import struct
 
 import pytest
 import rm
+from ctxbuf_digest import h200, probe
 from kernel import reload_modules
 from rm import Rm
 
 KIB, MIB = 1 << 10, 1 << 20
+
+
+def test_nvsim_takes_what_an_h200_took_step_by_step() -> None:
+    """The probe's every line: the architecture, the falcon list, each GR buffer's status, size
+    and alignment, what each allocation and free of groups, channels (of the wrong engine, past
+    128) and video memory took, and a group's timeslice."""
+    assert probe() == h200()
 
 
 def test_the_gpu_reports_its_context_buffer_sizes() -> None:
@@ -25,14 +36,14 @@ def test_the_gpu_reports_its_context_buffer_sizes() -> None:
         sizes = [rm.gr_ctx_size(r, sub, i) for i in (rm.GR_CTX_MAIN, rm.GR_CTX_PATCH, rm.GR_CTX_PM)]
         assert [s for s, _ in sizes] == [rm.OK] * 3
         assert all(size > 0 for _, size in sizes)
-        assert rm.gr_ctx_size(r, sub, 0x0C)[0] == rm.NOT_SUPPORTED  # a buffer nvsim lacks (SPILL)
+        assert rm.gr_ctx_size(r, sub, 0x01)[0] == rm.NOT_SUPPORTED  # a buffer the H200 lacks
         assert rm.gr_ctx_size(r, sub, 0x1F)[0] == rm.INVALID_ARGUMENT  # past the ids' count
         # bInfoPopulated: the caller's size is a floor
         params = bytearray(struct.pack("<IIQIIIB3x", 0, 0, 0, rm.GR_CTX_MAIN, 0, 1 << 30, 1))
         assert r.control(sub, rm.GR_GET_ENGINE_CONTEXT_PROPERTIES, params) == rm.OK
         assert struct.unpack_from("<II", params, 20) == (4096, 1 << 30)
-        # 8 MiB and 64 KiB a graphics group: a 4 MiB chunk each for main and PM, 64 KiB for patch
-        assert rm.gr_group_bytes(r, sub) == 8 * MIB + 64 * KIB
+        # 4416 KiB a graphics group: a 4 MiB chunk for main, 256 KiB for PM, 64 KiB for patch
+        assert rm.gr_group_bytes(r, sub) == 4 * MIB + 256 * KIB + 64 * KIB
     finally:
         r.close()
 
@@ -127,12 +138,21 @@ def test_the_gpu_lists_its_falcon_engines() -> None:
         _, sub = r.device()
         status, falcons = rm.constructed_falcons(r, sub)
         assert status == rm.OK, hex(status)
-        # an H100's: seven video decoders, seven JPEG decoders, one optical flow engine
-        decoders = [rm.falcon_engdesc(rm.ENGINE_NVDEC0, i) for i in range(7)]
-        jpeg = [rm.falcon_engdesc(rm.ENGINE_NVJPEG0, i) for i in range(7)]
-        assert sorted(falcons) == sorted([*decoders, *jpeg, rm.falcon_engdesc(rm.ENGINE_OFA0)])
-        assert all(size > 0 for size in falcons.values())
-        assert rm.falcon_engdesc(rm.ENGINE_NVENC0) not in falcons  # no encoder
+        assert len(falcons) == 35
+        # the H200's whole list, each falcon's attributes, address spaces and register base too
+        params = bytearray(4 + rm.CONSTRUCTED_FALCONS_MAX * 20)
+        assert r.control(sub, rm.GPU_GET_CONSTRUCTED_FALCON_INFO, params) == rm.OK
+        got = [
+            "falcon " + " ".join(f"{x:x}" for x in struct.unpack_from("<5I", params, 4 + 20 * i))
+            for i in range(struct.unpack_from("<I", params, 0)[0])
+        ]
+        assert got == h200("falcon")
+        # seven video decoders (1-7), seven JPEG decoders (0, 2-7), optical flow, no encoder
+        decoders = [rm.falcon_engdesc(rm.ENGINE_NVDEC0, i) for i in range(1, 8)]
+        jpeg = [rm.falcon_engdesc(rm.ENGINE_NVJPEG0, i) for i in (0, 2, 3, 4, 5, 6, 7)]
+        assert set(decoders + jpeg + [rm.falcon_engdesc(rm.ENGINE_OFA0)]) <= set(falcons)
+        assert rm.falcon_engdesc(rm.ENGINE_NVDEC0) not in falcons
+        assert rm.falcon_engdesc(rm.ENGINE_NVENC0) not in falcons
     finally:
         r.close()
 
@@ -144,18 +164,20 @@ def test_falcon_engine_groups_take_their_falcons_context_buffer() -> None:
         free = r.fb_free_bytes(sub)
         taken = 0
         groups = []
-        for engine in (rm.ENGINE_NVDEC0, rm.ENGINE_NVJPEG0, rm.ENGINE_OFA0, rm.ENGINE_SEC2):
+        for engine in (rm.ENGINE_NVDEC1, rm.ENGINE_NVJPEG0, rm.ENGINE_OFA0, rm.ENGINE_SEC2):
             status, h = r.alloc(r.client, dev, rm.TSG, rm.group_params(engine))
             assert status == rm.OK, hex(status)
             groups.append(h)
             taken += rm.falcon_group_bytes(r, sub, engine)
             assert r.fb_free_bytes(sub) == free - taken, hex(engine)
-        # a decoder's takes a 256 KiB chunk, a JPEG decoder's 64 KiB, SEC2's kernel RM's 64 KiB
-        assert taken == 256 * KIB + 64 * KIB + 256 * KIB + 64 * KIB
-        status, enc = r.alloc(r.client, dev, rm.TSG, rm.group_params(rm.ENGINE_NVENC0))
-        assert status == rm.OK, hex(status)
-        assert r.fb_free_bytes(sub) == free - taken  # an engine the GPU lists no falcon for
-        for h in [*groups, enc]:
+        # each falcon's 4 KiB buffer takes a 64 KiB chunk, SEC2's 64 KiB one chunk
+        assert taken == 4 * 64 * KIB
+        for engine in (rm.ENGINE_NVENC0, rm.ENGINE_NVDEC0):  # engines the GPU lists no falcon for
+            status, h = r.alloc(r.client, dev, rm.TSG, rm.group_params(engine))
+            assert status == rm.OK, hex(status)
+            groups.append(h)
+            assert r.fb_free_bytes(sub) == free - taken
+        for h in groups:
             assert r.free(h) == rm.OK
         assert r.fb_free_bytes(sub) == free
     finally:
@@ -172,9 +194,9 @@ def test_before_550_the_falcons_are_not_listed_but_their_groups_still_take_buffe
         dev, sub = r.device()
         assert rm.constructed_falcons(r, sub)[0] == rm.NOT_SUPPORTED
         free = r.fb_free_bytes(sub)
-        status, _ = r.alloc(r.client, dev, rm.TSG, rm.group_params(rm.ENGINE_NVDEC0))
+        status, _ = r.alloc(r.client, dev, rm.TSG, rm.group_params(rm.ENGINE_NVDEC1))
         assert status == rm.OK, hex(status)
-        assert r.fb_free_bytes(sub) == free - 256 * KIB
+        assert r.fb_free_bytes(sub) == free - 64 * KIB
     finally:
         r.close()
 

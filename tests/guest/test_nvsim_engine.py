@@ -107,7 +107,9 @@ def test_alloc_validation(proc: tuple[Rm, int, int]) -> None:
     c = r.client
     assert r.alloc(c, sub, rm.TSG, bytes(20))[0] == rm.INVALID_OBJECT_PARENT
     assert r.alloc(c, dev, rm.CTXSHARE, bytes(12))[0] == rm.INVALID_OBJECT_PARENT
-    status, tsg = r.alloc(c, dev, rm.TSG, bytes(20))
+    # a group names its engine, which picks its runlist (0 is none: refused from Ampere on)
+    assert r.alloc(c, dev, rm.TSG, bytes(20))[0] == rm.INVALID_ARGUMENT
+    status, tsg = r.alloc(c, dev, rm.TSG, rm.group_params())
     assert status == rm.OK
     status, mem, _, va = r.memory(rm.VIDMEM, dev, 0x20000)
     assert status == rm.OK

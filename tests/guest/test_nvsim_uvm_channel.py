@@ -42,7 +42,10 @@ def test_register_channel_checks_in_the_real_order(
     status, ce_group = r.alloc(r.client, dev, rm.TSG, rm.group_params(rm.ENGINE_COPY0))
     assert status == rm.OK, hex(status)
     status, ce = r.alloc(
-        r.client, ce_group, rm.CHANNEL, rm.channel_params(gr.gpu_va + 0x8000, 16, gr.hmem, 0x1000)
+        r.client,
+        ce_group,
+        rm.CHANNEL,
+        rm.channel_params(gr.gpu_va + 0x8000, 16, gr.hmem, 0x1000, engine=0),
     )
     assert status == rm.OK, hex(status)
     assert rm.uvm_register_channel(s.fd, bytes(16), r.client, gr.channel) == rm.INVALID_DEVICE

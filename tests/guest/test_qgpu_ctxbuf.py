@@ -14,6 +14,7 @@ from contextlib import contextmanager
 import pytest
 import rm
 from churn import churning
+from ctxbuf_digest import h200, probe
 from holder import killed_after
 from kernel import reload_modules
 from qgpu_sysfs import count, inst_dir, instance, read, wait_count
@@ -260,7 +261,17 @@ def test_copies_of_groups_racing_another_files_alloc_and_free_stay_counted() -> 
         wait_count("cbr", "channels", 0)
 
 
-FALCON_ENGINES = (rm.ENGINE_NVDEC0, rm.ENGINE_NVJPEG0, rm.ENGINE_OFA0, rm.ENGINE_SEC2)
+def test_an_instance_is_charged_what_an_h200_took_step_by_step(seal_mode: str) -> None:
+    """scripts/ctxbuf_probe.py through an instance, where the framebuffer's free space is the
+    limit less the charge: every group, channel (refused ones too) and video-memory allocation is
+    charged, step by step, what an H200 took for it, and nothing once the probe has exited."""
+    with instance("cbh", opts="mem=1G") as d:
+        assert probe(d) == h200()
+        assert wait_current("cbh", 0) == 0
+        wait_count("cbh", "channels", 0)
+
+
+FALCON_ENGINES = (rm.ENGINE_NVDEC1, rm.ENGINE_NVJPEG0, rm.ENGINE_OFA0, rm.ENGINE_SEC2)
 
 
 def test_falcon_engine_groups_are_charged_their_falcons_buffer(seal_mode: str) -> None:
@@ -276,12 +287,15 @@ def test_falcon_engine_groups_are_charged_their_falcons_buffer(seal_mode: str) -
                 charged += rm.falcon_group_bytes(r, sub, engine)  # the GPU's list, through qgpu
                 assert current("cbf") == charged, hex(engine)
                 assert real_free() == free - charged  # what RM took
-            assert charged == 256 * KIB + 64 * KIB + 256 * KIB + 64 * KIB
+            assert charged == 4 * 64 * KIB  # the H200's: a 64 KiB chunk each
             # an engine the GPU lists no falcon for reserves nothing
-            status, enc = r.alloc(r.client, dev, rm.TSG, rm.group_params(rm.ENGINE_NVENC0))
-            assert status == rm.OK, hex(status)
-            assert current("cbf") == charged
-            for h in [*groups, enc]:
+            for engine in (rm.ENGINE_NVENC0, rm.ENGINE_NVDEC0):
+                status, h = r.alloc(r.client, dev, rm.TSG, rm.group_params(engine))
+                assert status == rm.OK, hex(status)
+                groups.append(h)
+                assert current("cbf") == charged
+                assert real_free() == free - charged
+            for h in groups:
                 assert r.free(h) == rm.OK
             assert current("cbf") == 0
             assert count("cbf", "channels") == 0
@@ -291,25 +305,23 @@ def test_falcon_engine_groups_are_charged_their_falcons_buffer(seal_mode: str) -
 
 
 def test_a_falcon_group_past_the_limit_is_refused_and_rm_takes_nothing(seal_mode: str) -> None:
-    """Uncharged, a tenant made video decoders' groups in a loop, each holding a 256 KiB chunk of
+    """Uncharged, a tenant made video decoders' groups in a loop, each holding a 64 KiB chunk of
     the GPU's memory past its limit."""
     with instance("cbfl", opts="mem=32M") as d:
         r = Rm(dev=d)
         try:
             dev, sub = r.device()
-            status, h, _ = r.vidmem(dev, 32 * MIB - 128 * KIB)
+            status, h, _ = r.vidmem(dev, 32 * MIB - 128 * KIB, rm.ATTR_PAGE_BIG)
             assert status == rm.OK, hex(status)
+            # a video decoder's and a JPEG decoder's 64 KiB fit; the third group does not
+            for engine in (rm.ENGINE_NVDEC1, rm.ENGINE_NVJPEG0):
+                status, _ = r.alloc(r.client, dev, rm.TSG, rm.group_params(engine))
+                assert status == rm.OK, hex(status)
             events, free = int(read(inst_dir("cbfl") / "events")), real_free()
-            status, _ = r.alloc(r.client, dev, rm.TSG, rm.group_params(rm.ENGINE_NVDEC0))
+            status, _ = r.alloc(r.client, dev, rm.TSG, rm.group_params(rm.ENGINE_NVDEC1))
             assert status == rm.NO_MEMORY, hex(status)
             assert real_free() == free  # RM reserved nothing
             assert int(read(inst_dir("cbfl") / "events")) == events + 1
-            # a JPEG decoder's 64 KiB fits, twice; the third does not
-            for _ in range(2):
-                status, _ = r.alloc(r.client, dev, rm.TSG, rm.group_params(rm.ENGINE_NVJPEG0))
-                assert status == rm.OK, hex(status)
-            status, _ = r.alloc(r.client, dev, rm.TSG, rm.group_params(rm.ENGINE_NVJPEG0))
-            assert status == rm.NO_MEMORY, hex(status)
             assert current("cbfl") == 32 * MIB
             assert r.free(h) == rm.OK
         finally:
@@ -326,7 +338,7 @@ def test_before_550_a_falcon_group_is_charged_the_least_it_takes() -> None:
         r = Rm(dev=d)
         try:
             dev, _ = r.device()
-            for engine, charged in ((rm.ENGINE_NVJPEG0, 64 * KIB), (rm.ENGINE_NVDEC0, 128 * KIB)):
+            for engine, charged in ((rm.ENGINE_NVJPEG0, 64 * KIB), (rm.ENGINE_NVDEC1, 128 * KIB)):
                 status, _ = r.alloc(r.client, dev, rm.TSG, rm.group_params(engine))
                 assert status == rm.OK, hex(status)
                 assert current("cbf5") == charged

@@ -42,7 +42,7 @@ def ring(r: Rm, dev: int) -> tuple[int, int]:
 
 def channel_in(r: Rm, group: int, mem: tuple[int, int], handle: int = 0) -> tuple[int, int]:
     """A channel in `group` on the ring memory `mem` (from ring()): (status, handle)."""
-    params = rm.channel_params(mem[1], 16, mem[0], 0x1000)
+    params = rm.channel_params(mem[1], 16, mem[0], 0x1000, engine=0)  # the group's
     return r.alloc(r.client, group, rm.CHANNEL, params, handle)
 
 
