@@ -827,6 +827,8 @@ bool nvrm_mem_alloc_is_vidmem(u32 attr, u32 flags)
  * nvrm_mem_alloc_page_size() - the GPU page size of video memory, as its attr asks
  * @attr: NV_MEMORY_ALLOCATION_PARAMS.attr or NVOS32 attr (its PAGE_SIZE field)
  *
+ * Video memory at the default page size takes 2 MiB pages from 2 MiB on: nvrm_vidmem_page_size().
+ *
  * Return: 4 KiB, 2 MiB (huge) or 64 KiB (default and big).
  */
 u64 nvrm_mem_alloc_page_size(u32 attr)

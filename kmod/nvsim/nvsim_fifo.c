@@ -123,11 +123,11 @@ struct nvsim_channel *nvsim_channel_of(const struct nvsim_object *obj)
  * Each channel's instance block takes a 64 KiB chunk of a pool of its group's. As in RM
  * (kchannelConstruct_IMPL(), kernel_channel.c; ctx_buf_pool.c; pool_alloc.c, 535.43.02-595.45.04):
  * the pool takes a chunk from the framebuffer only when none of its own is free, and fails with
- * NV_ERR_NO_MEMORY when it cannot; a channel that goes, or
- * fails after its reservation (of an engine not its group's, or a group's 129th), leaves its
- * chunk in the pool, and the pool gives all its chunks
- * back when a channel goes and leaves no instance block in it, and with the group. A UVM
- * retention keeps the channel's instance block in the pool, and its going gives nothing back.
+ * NV_ERR_NO_MEMORY when it cannot; a channel that goes, or fails after its reservation (of an
+ * engine not its group's, or a group's 129th), leaves its chunk in the pool, and the pool gives
+ * all its chunks back when a channel goes and leaves no instance block in it, and with the
+ * group. A UVM retention keeps the channel's instance block in the pool, and its going gives
+ * nothing back.
  *
  * The sizes are GR_GET_ENGINE_CONTEXT_PROPERTIES' answers (below), an NVIDIA H200's (GSP firmware
  * 580.159.04, read with scripts/ctxbuf_probe.py in session 34): a main buffer that, with its
@@ -370,7 +370,7 @@ static u32 nvsim_channel_check(struct nvsim_client *client, struct nvsim_object 
 /*
  * What kchannelConstruct_IMPL() checks after reserving the channel's instance block, so that a
  * refusal leaves the chunk in the group's pool (nvrm_ctxbuf.h): an engine type that is not the
- * group's (NV_ERR_INVALID_ARGUMENT), and a group that has its 128 channels
+ * group's (NV_ERR_INVALID_ARGUMENT, from Ampere on), and a group that has its 128 channels
  * (NV_ERR_INSUFFICIENT_RESOURCES). Both seen on an H200 with GSP 580.159.04 (session 34).
  */
 static u32 nvsim_channel_join_check(const struct nvsim_tsg *tsg, const void *ap)
@@ -395,9 +395,9 @@ static u32 nvsim_channel_join_check(const struct nvsim_tsg *tsg, const void *ap)
  * and userdOffset[0] a multiple of 512 with 512 bytes of room. The channel keeps references to
  * both memories' pages, so freeing those handles does not pull them from under it. GP_GET and
  * GP_PUT in USERD are zeroed, as RM initialises USERD. With the GPU's channel ids all taken
- * (nvsim_engine.c, channel_ids) it fails with NV_ERR_NO_FREE_FIFOS. On an Ampere or later, a
- * channel whose engineType is neither 0 nor its group's fails with NV_ERR_INVALID_ARGUMENT, and
- * a group's 129th channel with NV_ERR_INSUFFICIENT_RESOURCES, each after its instance block's
+ * (nvsim_engine.c, channel_ids) it fails with NV_ERR_NO_FREE_FIFOS. A group's 129th channel
+ * fails with NV_ERR_INSUFFICIENT_RESOURCES, and on an Ampere or later a channel whose engineType
+ * is neither 0 nor its group's with NV_ERR_INVALID_ARGUMENT, each after its instance block's
  * reservation (nvsim_channel_join_check()).
  *
  * Context: under nvsim_rm_lock.

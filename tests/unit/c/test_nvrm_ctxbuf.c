@@ -128,3 +128,19 @@ TEST(the_pools_serve_ampere_and_later_discrete_gpus)
 	EXPECT_FALSE(nvrm_ctxbuf_pools_on(0xE0000023));	/* T23X */
 	EXPECT_FALSE(nvrm_ctxbuf_pools_on(0));
 }
+
+TEST(a_channels_engine_is_checked_against_its_groups_from_ampere_on)
+{
+	EXPECT_FALSE(nvrm_channel_engine_checked(NVRM_ARCH_TU100));
+	EXPECT_TRUE(nvrm_channel_engine_checked(NVRM_ARCH_GA100));
+	EXPECT_TRUE(nvrm_channel_engine_checked(NVRM_ARCH_GH100));
+	EXPECT_TRUE(nvrm_channel_engine_checked(0x1B0));	/* GB200 */
+	EXPECT_FALSE(nvrm_channel_engine_checked(NVRM_ARCH_T23X));	/* a Tegra's */
+	/* NV2080_ENGINE_TYPE_LAST by version */
+	EXPECT_EQ(nvrm_engine_type_last(525), 0x3Eu);
+	EXPECT_EQ(nvrm_engine_type_last(535), 0x3Eu);
+	EXPECT_EQ(nvrm_engine_type_last(545), 0x3Fu);
+	EXPECT_EQ(nvrm_engine_type_last(555), 0x40u);
+	EXPECT_EQ(nvrm_engine_type_last(560), 0x54u);
+	EXPECT_EQ(nvrm_engine_type_last(595), 0x54u);
+}

@@ -26,7 +26,7 @@ struct h200 {
 	struct nvrm_constructed_falcon_info falcons;
 	u32 gr_size[NVRM_GR_CTX_ENGINE_ID_COUNT_V550];
 	int nsteps;
-	struct {
+	struct h200_step {
 		char label[64];
 		int status;	/* -1: a free */
 		long long taken;
@@ -86,27 +86,32 @@ bad:
 	return false;
 }
 
-/* The bytes a step took (a free's are negative); fails the test where the step is missing. */
-static long long taken(const char *label)
+/* The step named @label; fails the test and returns NULL where the digest lacks it. */
+static const struct h200_step *step(const char *label)
 {
 	int i;
 
 	for (i = 0; i < h200.nsteps; i++)
 		if (!strcmp(h200.steps[i].label, label))
-			return h200.steps[i].taken;
+			return &h200.steps[i];
 	TAP_CHECK_(false, "the digest has no step %s", label);
-	return -1;
+	return NULL;
 }
 
+/* The bytes a step took (a free's are negative), -1 where it is missing. */
+static long long taken(const char *label)
+{
+	const struct h200_step *st = step(label);
+
+	return st ? st->taken : -1;
+}
+
+/* A step's RM status (-1 for a free), -2 where it is missing. */
 static int status_of(const char *label)
 {
-	int i;
+	const struct h200_step *st = step(label);
 
-	for (i = 0; i < h200.nsteps; i++)
-		if (!strcmp(h200.steps[i].label, label))
-			return h200.steps[i].status;
-	TAP_CHECK_(false, "the digest has no step %s", label);
-	return -2;
+	return st ? st->status : -2;
 }
 
 TEST(real_h200_digest_reads)
