@@ -198,6 +198,15 @@ u32 nvsim_uvm_register_gpu_vaspace(struct nvsim_uvm_file *uf, void *params)
 	if (!gpu || !test_bit(gpu->index, uf->registered) ||
 	    test_bit(gpu->index, uf->gpu_va_space))
 		return NVRM_ERR_INVALID_DEVICE;
+	/*
+	 * UVM takes the VA space's mm first (uvm_va_space_mm_or_current_retain(), uvm_va_space.c,
+	 * 580.142): from 535 an MM file must have claimed it (UVM_MM_INITIALIZE), unless the VA
+	 * space shares no mm (multi-process sharing mode). An H200 with 580.159.04 answered
+	 * NV_ERR_PAGE_TABLE_NOT_AVAIL without it (session 34).
+	 */
+	if (nvsim_abi.major >= NVRM_UVM_MM_INITIALIZE_SINCE && uf->mm_state != NVSIM_UVM_MM_ALIVE &&
+	    !(uf->flags & NVRM_UVM_INIT_FLAGS_MULTI_PROCESS_SHARING_MODE))
+		return NVRM_ERR_PAGE_TABLE_NOT_AVAIL;
 	mutex_lock(&nvsim_rm_lock);
 	status = nvsim_uvm_rm_object(p->hclient, p->hva_space, &obj);
 	if (!status && obj->hclass != NVRM_CLASS_FERMI_VASPACE_A)

@@ -1097,8 +1097,8 @@ class UvmSpace:
 
     def __init__(self, r: Rm, dev: int, uvm_path: str = "/dev/nvidia-uvm") -> None:
         self.fd = os.open(uvm_path, os.O_RDWR)
+        self.mm = mm_file(self.fd, uvm_path)
         self.uuid = gpu_uuid_bytes(param("gpu_uuid"))
-        assert uvm_initialize(self.fd) == OK
         assert uvm_register_gpu(self.fd, self.uuid, r.client)[0] == OK
         status, self.vaspace = r.alloc(r.client, dev, VASPACE, bytes(64))
         assert status == OK, hex(status)
@@ -1112,6 +1112,21 @@ class UvmSpace:
 
     def close(self) -> None:
         os.close(self.fd)
+        if self.mm >= 0:
+            os.close(self.mm)
+            self.mm = -1
+
+
+def mm_file(fd: int, uvm_path: str = "/dev/nvidia-uvm") -> int:
+    """UVM_INITIALIZE on `fd`, and from 535 a second file that claims its mm (UVM_MM_INITIALIZE),
+    as libcuda does: a GPU VA space cannot be registered without it (NV_ERR_PAGE_TABLE_NOT_AVAIL
+    on an H200, session 34). Returns the MM file, or -1 before 535."""
+    assert uvm_initialize(fd) == OK
+    if not abi_at_least((535,)):
+        return -1
+    mm = os.open(uvm_path, os.O_RDWR)
+    assert uvm_mm_initialize(mm, fd) == OK
+    return mm
 
 
 def mapped(fd: int, length: int, offset: int = 0, flags: int = mmap.MAP_SHARED) -> mmap.mmap:

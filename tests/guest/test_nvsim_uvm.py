@@ -148,6 +148,33 @@ def test_register_gpu(va: int) -> None:
         r.close()
 
 
+@pytest.mark.parametrize("how", ["mm file", "multi-process", "none"])
+def test_a_gpu_va_space_needs_the_va_spaces_mm(how: str) -> None:
+    """UVM_REGISTER_GPU_VASPACE takes the VA space's mm first (uvm_va_space_mm_or_current_retain()):
+    from 535 an MM file must have claimed it, unless the VA space shares no mm. An H200 with
+    580.159.04 answered NV_ERR_PAGE_TABLE_NOT_AVAIL without it (session 34)."""
+    uuid = rm.gpu_uuid_bytes(rm.param("gpu_uuid"))
+    r = Rm()
+    va, mm = uvm_open(), -1
+    try:
+        dev, _ = r.device()
+        if how == "mm file":
+            mm = rm.mm_file(va)
+        else:
+            flags = rm.UVM_FLAGS_MULTI_PROCESS if how == "multi-process" else 0
+            assert rm.uvm_initialize(va, flags) == rm.OK
+        assert rm.uvm_register_gpu(va, uuid, r.client)[0] == rm.OK
+        status, vaspace = r.alloc(r.client, dev, rm.VASPACE, bytes(64))
+        assert status == rm.OK, hex(status)
+        want = rm.PAGE_TABLE_NOT_AVAIL if how == "none" else rm.OK
+        assert rm.uvm_register_gpu_vaspace(va, uuid, r.client, vaspace) == want
+    finally:
+        os.close(va)
+        if mm >= 0:
+            os.close(mm)
+        r.close()
+
+
 def libc_mmap(fd: int, addr: int, length: int, flags: int, offset: int | None = None) -> int:
     libc = ctypes.CDLL(None, use_errno=True)
     libc.mmap.restype = ctypes.c_void_p

@@ -429,16 +429,17 @@ def test_uvm_commands_naming_another_client_are_refused() -> None:
 
         # straight on nvsim: the same process may register the victim's VA space
         direct = os.open("/dev/nvidia-uvm", os.O_RDWR)
+        mm = rm.mm_file(direct)
         try:
-            assert rm.uvm_initialize(direct) == rm.OK
             assert rm.uvm_register_gpu(direct, uuid, victim.client)[0] == rm.OK
             assert rm.uvm_register_gpu_vaspace(direct, uuid, victim.client, vvas) == rm.OK
         finally:
             os.close(direct)
+            os.close(mm)
 
         fd = os.open(f"{tenant.dev}/nvidia-uvm", os.O_RDWR)
+        mm = rm.mm_file(fd, f"{tenant.dev}/nvidia-uvm")
         try:
-            assert rm.uvm_initialize(fd) == rm.OK
             assert rm.uvm_register_gpu(fd, uuid, victim.client)[0] == rm.INVALID_CLIENT
             assert rm.uvm_register_gpu(fd, uuid, tenant.client)[0] == rm.OK
             assert rm.uvm_register_gpu_vaspace(fd, uuid, victim.client, vvas) == (rm.INVALID_CLIENT)
@@ -452,6 +453,7 @@ def test_uvm_commands_naming_another_client_are_refused() -> None:
             )
         finally:
             os.close(fd)
+            os.close(mm)
 
 
 def test_a_uvm_client_rewritten_after_the_check_never_reaches_uvm() -> None:
@@ -468,8 +470,8 @@ def test_a_uvm_client_rewritten_after_the_check_never_reaches_uvm() -> None:
         with sibling(32, [(20, (victim.client, tenant.client))]) as params:
             for _ in range(UVM_ROUNDS):
                 fd = os.open(f"{tenant.dev}/nvidia-uvm", os.O_RDWR)
+                mm = rm.mm_file(fd, f"{tenant.dev}/nvidia-uvm")
                 try:
-                    assert rm.uvm_initialize(fd) == rm.OK
                     assert rm.uvm_register_gpu(fd, uuid, tenant.client)[0] == rm.OK
                     data = uuid + struct.pack("<iIII", -1, tenant.client, vvas, 0xFFFFFFFF)
                     ctypes.memmove(params, data, 32)
@@ -481,4 +483,5 @@ def test_a_uvm_client_rewritten_after_the_check_never_reaches_uvm() -> None:
                     assert status in (rm.OK, rm.INVALID_CLIENT, rm.OBJECT_NOT_FOUND), hex(status)
                 finally:
                     os.close(fd)
+                    os.close(mm)
         assert won == 0, f"{won} of {UVM_ROUNDS} registered the victim's VA space"
