@@ -76,7 +76,7 @@ class Probe:
     def group(self, label: str, engine: int, vaspace: int = 0) -> int:
         """A step making a group on `engine` in `vaspace` (0: the device's); its handle."""
         status, h = 0, 0
-        params = struct.pack("<IIIIB3x", 0, 0, vaspace, engine, 0)
+        params = rm.group_params(engine, vaspace)
 
         def make() -> int:
             nonlocal status, h
@@ -219,9 +219,8 @@ class Probe:
     def channel_params(self, index: int, engine: int = 0) -> bytes:
         """NV_CHANNEL_ALLOC_PARAMS with USERD slot `index` and engineType `engine` (0: the
         group's)."""
-        params = bytearray(rm.channel_params(self.ring_va, 256, self.ring, USERD + 512 * index))
-        struct.pack_into("<I", params, 128, engine)
-        return bytes(params)
+        userd = USERD + 512 * index
+        return rm.channel_params(self.ring_va, 256, self.ring, userd, engine=engine)
 
     def many_groups(self) -> None:
         groups: list[int] = []

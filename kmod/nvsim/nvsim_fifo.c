@@ -295,7 +295,6 @@ static void nvsim_channel_release(struct nvsim_res *res)
 
 	lockdep_assert_held(&nvsim_rm_lock);
 	nvsim_engine_remove_channel(chan);
-	tsg->members--;
 	nvsim_backing_put(chan->userd);
 	nvsim_backing_put(chan->ring);
 	kref_put(&chan->id_ref, nvsim_channel_id_release);
@@ -379,7 +378,7 @@ static u32 nvsim_channel_join_check(const struct nvsim_tsg *tsg, const void *ap)
 
 	if (nvsim_channel_engine_refused(p->engine_type, tsg->engine_type))
 		return NVRM_ERR_INVALID_ARGUMENT;
-	if (tsg->members >= NVRM_TSG_CHANNELS_MAX)
+	if (tsg->nchannels >= NVRM_TSG_CHANNELS_MAX)	/* written under nvsim_rm_lock too */
 		return NVRM_ERR_INSUFFICIENT_RESOURCES;
 	return NVRM_OK;
 }
@@ -456,7 +455,6 @@ u32 nvsim_channel_construct(struct nvsim_object *obj, struct nvsim_object *paren
 		status = ret == -ENOSPC ? NVRM_ERR_NO_FREE_FIFOS : NVRM_ERR_INSUFFICIENT_RESOURCES;
 		goto err_put;
 	}
-	tsg->members++;
 	obj->res = &chan->res;
 	return NVRM_OK;
 

@@ -280,11 +280,11 @@ struct nvsim_proc_stats;
  * @busy_ns: GPU time its kernels executed
  * @kernels: KERNEL entries completed
  * @preemptions: times it was taken off the engine with work left (timeslice, PREEMPT, disable)
- * @nchannels: number of channels in @channels
+ * @nchannels: number of channels in @channels (RM's chanCount, 128 at most); changed under
+ *	nvsim_rm_lock and the engine lock both, so either may read it
  * @ctx_fb_bytes: video memory its context buffers take (nvsim_fifo.c), until it goes
  * @gr: a graphics engine's group: its channels have context buffers for UVM to map
  * @engine_type: the NV2080 engine type it was made for; its channels must name it or none
- * @members: its channel objects (RM's chanCount): 128 at most, under nvsim_rm_lock
  * @pool_chunks: chunks of video memory its channel pool holds (nvsim_fifo.c), under nvsim_rm_lock
  * @pool_blocks: its channels' instance blocks in those chunks, under nvsim_rm_lock
  *
@@ -318,7 +318,6 @@ struct nvsim_tsg {
 	u64 ctx_fb_bytes;
 	bool gr;
 	u32 engine_type;
-	u32 members;
 	u32 pool_chunks;
 	u32 pool_blocks;
 };

@@ -832,9 +832,10 @@ GR_CTX_MAIN, GR_CTX_PM, GR_CTX_PATCH = 0x00, 0x09, 0x10  # NV0080 ..._ENGINE_ID_
 CTXBUF_CHANNEL = 64 << 10  # a channel's 4 KiB instance block takes a 64 KiB pool chunk
 
 
-def group_params(engine: int = ENGINE_GRAPHICS) -> bytes:
-    """NV_CHANNEL_GROUP_ALLOCATION_PARAMETERS (20 B) of a group on `engine`."""
-    return struct.pack("<IIIIB3x", 0, 0, 0, engine, 0)
+def group_params(engine: int = ENGINE_GRAPHICS, vaspace: int = 0) -> bytes:
+    """NV_CHANNEL_GROUP_ALLOCATION_PARAMETERS (20 B) of a group on `engine`, in the GPU VA space
+    `vaspace` (0: the device's)."""
+    return struct.pack("<IIIIB3x", 0, 0, vaspace, engine, 0)
 
 
 def gr_ctx_size(r: Rm, sub: int, engine_id: int) -> tuple[int, int]:
