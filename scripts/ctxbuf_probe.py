@@ -253,8 +253,8 @@ class Probe:
             self.lines.append(f"uvm mm-initialize {rm.uvm_mm_initialize(mm, fd):x}")
             status = rm.uvm_register_gpu(fd, uuid, self.r.client)[0]
             self.lines.append(f"uvm register-gpu {status:x}")
-            params = struct.pack("<IIQQQIIQ8x", 0, 0x48, 0, 0, 0, 0, 0, 0x1000)
-            status, vaspace = self.alloc(self.dev, rm.VASPACE, params)
+            flags = rm.VASPACE_EXTERNALLY_OWNED | rm.VASPACE_PAGE_FAULTING
+            status, vaspace = self.alloc(self.dev, rm.VASPACE, rm.vaspace_params(flags, 0x1000))
             self.lines.append(f"uvm vaspace {status:x}")
             status = rm.uvm_register_gpu_vaspace(fd, uuid, self.r.client, vaspace)
             self.lines.append(f"uvm register-gpu-vaspace {status:x}")

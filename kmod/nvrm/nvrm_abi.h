@@ -1159,6 +1159,17 @@ struct nvrm_vaspace_alloc_params {
 };
 
 /*
+ * NV_VASPACE_ALLOCATION_FLAGS_IS_EXTERNALLY_OWNED (nvos.h, BIT(3), 525.60.13-595.45.04): a VA
+ * space whose page tables UVM manages. UVM_REGISTER_GPU_VASPACE takes no other
+ * (nvGpuOpsDupAddressSpace(): NV_ERR_INVALID_FLAGS); RM builds no subcontext in one before UVM has
+ * set its page directory (kctxshareInitCommon_IMPL(): NV_ERR_INVALID_STATE), and schedules no
+ * graphics channel in one that UVM has not bound (kchannelIsSchedulable_IMPL():
+ * NV_ERR_INVALID_STATE from either GPFIFO_SCHEDULE). libcuda 580 sets it with
+ * ENABLE_PAGE_FAULTING, BIT(6) (flags 0x48).
+ */
+#define NVRM_VASPACE_FLAGS_IS_EXTERNALLY_OWNED	0x00000008u	/* BIT(3) */
+
+/*
  * 8. Controls (RM_CONTROL cmd ids and param layouts)
  */
 

@@ -106,6 +106,61 @@ struct nvsim_channel *nvsim_channel_of(const struct nvsim_object *obj)
 	return nvsim_obj_channel(obj);
 }
 
+/*
+ * kchannelIsSchedulable_IMPL() (525-595) is false for a graphics channel in an externally owned
+ * VA space whose context buffers UVM has not bound (UVM_REGISTER_CHANNEL): GPFIFO_SCHEDULE of the
+ * channel or of its group is then NV_ERR_INVALID_STATE, as an H200 with GSP 580.159.04 answered
+ * (session 34). Under nvsim_rm_lock.
+ */
+static bool nvsim_channel_unbound(const struct nvsim_channel *chan)
+{
+	return chan->tsg->gr && nvsim_vaspace_external(chan->vas) && !chan->bound;
+}
+
+/**
+ * nvsim_channel_bound() - UVM bound a registered channel's context buffers
+ * @chan: the channel, retained; the tenant may have freed its last handle since
+ *
+ * Context: under nvsim_rm_lock.
+ */
+void nvsim_channel_bound(struct nvsim_channel *chan)
+{
+	if (!kref_read(&chan->res.ref))
+		return;		/* gone from its group (nvsim_channel_release()) */
+	if (nvsim_channel_unbound(chan))
+		chan->tsg->unbound--;
+	chan->bound = true;
+}
+
+/**
+ * nvsim_engine_object_construct() - an engine object (compute, copy) is made on a channel
+ * @parent: the channel
+ *
+ * Without a channel RAM per runlist (Hopper and before, no SR-IOV: bUsePerRunlistChram), RM
+ * puts a channel on a runlist with its first engine object (kfifoRunlistSetIdByEngine()), its
+ * group's first with it, and channels made in the group after that at their construction
+ * (kchannelConstruct_IMPL(), 580.142); a GPFIFO_SCHEDULE does it too. Until then the channel has
+ * no work-submit token (kfifoGenerateWorkSubmitTokenHal_GA100(): NV_ERR_INVALID_STATE), so UVM
+ * cannot retain it either, as an H200 with GSP 580.159.04 answered (session 34).
+ *
+ * Context: under nvsim_rm_lock.
+ */
+void nvsim_engine_object_construct(const struct nvsim_object *parent)
+{
+	struct nvsim_channel *chan = nvsim_obj_channel(parent);
+
+	if (!chan)
+		return;
+	chan->runlist_set = true;
+	chan->tsg->runlist_assigned = true;
+}
+
+/* kchannelIsRunlistSet() (nvsim_engine_object_construct()); under nvsim_rm_lock */
+bool nvsim_channel_runlist_set(const struct nvsim_channel *chan)
+{
+	return chan->runlist_set || chan->tsg->all_runlisted;
+}
+
 /**
  * DOC: context buffers
  *
@@ -183,6 +238,7 @@ static void nvsim_tsg_release(struct nvsim_res *res)
 	nvsim_engine_remove_tsg(tsg);
 	nvsim_fb_give(tsg->gpu, tsg->ctx_fb_bytes +
 		      (u64)tsg->pool_chunks * NVRM_CTXBUF_CHANNEL_BYTES);
+	nvsim_vaspace_put(tsg->vas);
 	kfree(tsg);
 }
 
@@ -214,25 +270,31 @@ static void nvsim_chanpool_release(struct nvsim_tsg *tsg)
 
 /*
  * A TSG accounted to @obj's client, named by @obj's handle, its context buffers taken for
- * @engine_type. NULL with *@status set for an engine type RM refuses, or when out of memory.
+ * @engine_type, in the VA space @hva_space names. NULL with *@status set for an engine type RM
+ * refuses, a handle that names no VA space (nvsim_vaspace_lookup()), or when out of memory.
  */
 static struct nvsim_tsg *nvsim_tsg_create(const struct nvsim_object *obj, bool implicit,
-					  u32 engine_type, u32 *status)
+					  u32 engine_type, u32 hva_space, u32 *status)
 {
 	u64 ctx = nvsim_ctxbuf_group_bytes(engine_type);
+	struct nvsim_vaspace *vas;
 	struct nvsim_tsg *tsg;
 
 	*status = NVRM_ERR_INVALID_ARGUMENT;
 	if (nvsim_group_engine_refused(engine_type))
 		return NULL;
+	*status = nvsim_vaspace_lookup(obj->client, hva_space, &vas);
+	if (*status)
+		return NULL;
 	*status = NVRM_ERR_NO_MEMORY;
 	if (!nvsim_fb_take(obj->gpu, ctx))
-		return NULL;
+		goto err_put;
 	tsg = kzalloc(sizeof(*tsg), GFP_KERNEL);
 	if (!tsg) {
 		nvsim_fb_give(obj->gpu, ctx);
-		return NULL;
+		goto err_put;
 	}
+	tsg->vas = vas;
 	tsg->gpu = obj->gpu;
 	tsg->ctx_fb_bytes = ctx;
 	tsg->gr = nvrm_ctxbuf_engine_is_gr(engine_type);
@@ -246,18 +308,22 @@ static struct nvsim_tsg *nvsim_tsg_create(const struct nvsim_object *obj, bool i
 	if (nvsim_engine_add_tsg(tsg, tsg->tgid)) {
 		nvsim_fb_give(obj->gpu, ctx);
 		kfree(tsg);
-		return NULL;
+		goto err_put;
 	}
 	*status = NVRM_OK;
 	return tsg;
+
+err_put:
+	nvsim_vaspace_put(vas);
+	return NULL;
 }
 
 /**
  * nvsim_tsg_construct() - a channel group; it is not scheduled until GPFIFO_SCHEDULE(1)
  * @obj: the new object (its parent is a device)
  * @ap: NV_CHANNEL_GROUP_ALLOCATION_PARAMETERS or NULL; nvsim schedules one engine, and reads
- *	only the engine type, for the group's context buffers (DOC: context buffers); on an Ampere
- *	or later one that names no valid engine is NV_ERR_INVALID_ARGUMENT, as in RM
+ *	only the engine type, for the group's context buffers (DOC: context buffers), and hVASpace;
+ *	on an Ampere or later one that names no valid engine is NV_ERR_INVALID_ARGUMENT, as in RM
  *
  * Context: under nvsim_rm_lock.
  * Return: an RM status.
@@ -268,7 +334,7 @@ u32 nvsim_tsg_construct(struct nvsim_object *obj, void *ap)
 	struct nvsim_tsg *tsg;
 	u32 status;
 
-	tsg = nvsim_tsg_create(obj, false, p ? p->engine_type : 0, &status);
+	tsg = nvsim_tsg_create(obj, false, p ? p->engine_type : 0, p ? p->hva_space : 0, &status);
 	if (!tsg)
 		return status;
 	obj->res = &tsg->res;
@@ -284,6 +350,7 @@ static void nvsim_channel_id_release(struct kref *ref)
 	nvsim_engine_put_channel_id(chan->gpu->engine);
 	if (chan->pooled)
 		chan->tsg->pool_blocks--;	/* the chunk stays in the pool */
+	nvsim_vaspace_put(chan->vas);
 	kfree(chan);
 }
 
@@ -294,6 +361,8 @@ static void nvsim_channel_release(struct nvsim_res *res)
 	struct nvsim_tsg *tsg = chan->tsg;
 
 	lockdep_assert_held(&nvsim_rm_lock);
+	if (nvsim_channel_unbound(chan))
+		tsg->unbound--;
 	nvsim_engine_remove_channel(chan);
 	nvsim_backing_put(chan->userd);
 	nvsim_backing_put(chan->ring);
@@ -340,6 +409,9 @@ static u32 nvsim_channel_check(struct nvsim_client *client, struct nvsim_object 
 	struct nvsim_object *cs;
 	u32 n = p->gp_fifo_entries;
 
+	/* a subcontext names the VA space; a group's channel takes its group's */
+	if (p->hva_space && (p->hcontext_share || nvsim_obj_tsg(parent)))
+		return NVRM_ERR_INVALID_ARGUMENT;
 	if (n < 2 || n > NVSIM_MAX_GPFIFO_ENTRIES || !is_power_of_2(n) ||
 	    p->gp_fifo_offset % NVRM_GP_ENTRY_SIZE)
 		return NVRM_ERR_INVALID_ARGUMENT;
@@ -357,6 +429,7 @@ static u32 nvsim_channel_check(struct nvsim_client *client, struct nvsim_object 
 		cs = nvsim_object_lookup(client, p->hcontext_share);
 		if (!cs || cs->hclass != NVRM_CLASS_FERMI_CONTEXT_SHARE_A || cs->parent != parent)
 			return NVRM_ERR_INVALID_OBJECT_HANDLE;
+		chan->vas = nvsim_ctxshare_vaspace(cs);
 	}
 	chan->entries = n;
 	chan->ring = ring->backing;
@@ -404,6 +477,7 @@ static u32 nvsim_channel_join_check(const struct nvsim_tsg *tsg, const void *ap)
  */
 u32 nvsim_channel_construct(struct nvsim_object *obj, struct nvsim_object *parent, void *ap)
 {
+	const struct nvrm_channel_alloc_params *p = ap;
 	struct nvsim_channel *chan;
 	struct nvsim_tsg *tsg;
 	u32 status;
@@ -422,12 +496,12 @@ u32 nvsim_channel_construct(struct nvsim_object *obj, struct nvsim_object *paren
 	if (tsg) {
 		kref_get(&tsg->res.ref);
 	} else {
-		tsg = nvsim_tsg_create(obj, true,
-				       ((struct nvrm_channel_alloc_params *)ap)->engine_type,
-				       &status);
+		tsg = nvsim_tsg_create(obj, true, p->engine_type, p->hva_space, &status);
 		if (!tsg)
 			goto err_free;
 	}
+	if (!p->hcontext_share)
+		chan->vas = nvsim_vaspace_get(tsg->vas);	/* a legacy subcontext's */
 	/* its instance block, from the group's pool (DOC: context buffers) */
 	if (nvsim_ctxbuf_pools_on()) {
 		if (!nvsim_chanpool_reserve(tsg)) {	/* no chunk free: none to release */
@@ -455,6 +529,9 @@ u32 nvsim_channel_construct(struct nvsim_object *obj, struct nvsim_object *paren
 		status = ret == -ENOSPC ? NVRM_ERR_NO_FREE_FIFOS : NVRM_ERR_INSUFFICIENT_RESOURCES;
 		goto err_put;
 	}
+	if (nvsim_channel_unbound(chan))
+		tsg->unbound++;
+	chan->runlist_set = tsg->runlist_assigned;
 	obj->res = &chan->res;
 	return NVRM_OK;
 
@@ -467,6 +544,7 @@ err_unreserve:
 	nvsim_chanpool_release(tsg);
 	nvsim_res_put(&tsg->res);
 err_free:
+	nvsim_vaspace_put(chan->vas);
 	kfree(chan);
 	return status;
 }
@@ -475,15 +553,21 @@ err_free:
  * NVA06C GPFIFO_SCHEDULE: (1) puts the TSG on the runlist and enables its channels (not those
  * FIFO_DISABLE_CHANNELS disabled); (0) returns NV_OK and changes nothing unless
  * schedule_off_effective: on an H200 with GSP 580.159.04 neither a spinning kernel nor a stream of
- * 100 us kernels slowed down. bSkipSubmit and bSkipEnable are accepted and ignored.
+ * 100 us kernels slowed down. bSkipSubmit and bSkipEnable are accepted and ignored. Either is
+ * NV_ERR_INVALID_STATE while a channel of the group is unbound (nvsim_channel_unbound()).
  */
 static u32 nvsim_ctrl_tsg_schedule(const struct nvsim_caller *caller, struct nvsim_object *obj,
 				   void *buf)
 {
 	const struct nvrm_gpfifo_schedule *p = buf;
+	struct nvsim_tsg *tsg = nvsim_obj_tsg(obj);
 
+	if (tsg->unbound)
+		return NVRM_ERR_INVALID_STATE;
+	tsg->runlist_assigned = true;	/* and every channel's, now and later */
+	tsg->all_runlisted = true;
 	if (p->enable || nvsim_engine_schedule_off_effective())
-		nvsim_engine_schedule(nvsim_obj_tsg(obj), p->enable);
+		nvsim_engine_schedule(tsg, p->enable);
 	return NVRM_OK;
 }
 
@@ -492,7 +576,8 @@ static u32 nvsim_ctrl_tsg_schedule(const struct nvsim_caller *caller, struct nvs
  * (1) enables the channel and puts its TSG on the runlist; (0) disables the channel (preempted
  * off at the granularity if running) and takes an implicit TSG off the runlist. On an H200 with
  * GSP 580.159.04, (0) on all of a CUDA context's channels stopped a spinning kernel and (1) did
- * not bring it back within 5 s: nvsim's (1) does (a known difference).
+ * not bring it back within 5 s: nvsim's (1) does (a known difference). Either is
+ * NV_ERR_INVALID_STATE while the channel is unbound (nvsim_channel_unbound()).
  */
 static u32 nvsim_ctrl_channel_schedule(const struct nvsim_caller *caller,
 				       struct nvsim_object *obj, void *buf)
@@ -500,6 +585,9 @@ static u32 nvsim_ctrl_channel_schedule(const struct nvsim_caller *caller,
 	const struct nvrm_gpfifo_schedule *p = buf;
 	struct nvsim_channel *chan = nvsim_obj_channel(obj);
 
+	if (nvsim_channel_unbound(chan))
+		return NVRM_ERR_INVALID_STATE;
+	chan->runlist_set = true;
 	if (p->enable) {
 		nvsim_engine_channel_enable(chan, true, false);
 		nvsim_engine_schedule(chan->tsg, true);
@@ -549,12 +637,16 @@ static u32 nvsim_ctrl_preempt(const struct nvsim_caller *caller, struct nvsim_ob
 	return nvsim_engine_preempt(nvsim_obj_tsg(obj), p->wait, timeout_us);
 }
 
+/* GPFIFO_GET_WORK_SUBMIT_TOKEN: none for a channel on no runlist (nvsim_channel_runlist_set()) */
 static u32 nvsim_ctrl_work_submit_token(const struct nvsim_caller *caller,
 					struct nvsim_object *obj, void *buf)
 {
 	struct nvrm_work_submit_token *p = buf;
+	struct nvsim_channel *chan = nvsim_obj_channel(obj);
 
-	p->work_submit_token = nvsim_obj_channel(obj)->token;
+	if (!nvsim_channel_runlist_set(chan))
+		return NVRM_ERR_INVALID_STATE;
+	p->work_submit_token = chan->token;
 	return NVRM_OK;
 }
 

@@ -287,6 +287,12 @@ struct nvsim_proc_stats;
  * @engine_type: the NV2080 engine type it was made for; its channels must name it or none
  * @pool_chunks: chunks of video memory its channel pool holds (nvsim_fifo.c), under nvsim_rm_lock
  * @pool_blocks: its channels' instance blocks in those chunks, under nvsim_rm_lock
+ * @vas: the VA space it was made in (a reference; NULL: its device's default)
+ * @runlist_assigned: on a runlist (RM's bRunlistAssigned): channels made from now on are too
+ *	(nvsim_engine_object_construct()). Under nvsim_rm_lock
+ * @all_runlisted: a GPFIFO_SCHEDULE of it put every channel on its runlist. Under nvsim_rm_lock
+ * @unbound: its graphics channels in an externally owned VA space that UVM has not bound yet,
+ *	which keep GPFIFO_SCHEDULE from it (nvsim_fifo.c). Under nvsim_rm_lock
  *
  * The fields from @all_node on are protected by the engine lock (struct nvsim_engine.lock in
  * nvsim_engine.c), except @timeslice_us_reported, which only controls touch (nvsim_rm_lock).
@@ -320,6 +326,10 @@ struct nvsim_tsg {
 	u32 engine_type;
 	u32 pool_chunks;
 	u32 pool_blocks;
+	struct nvsim_vaspace *vas;
+	bool runlist_assigned;
+	bool all_runlisted;
+	unsigned int unbound;
 };
 
 /**
@@ -338,6 +348,11 @@ struct nvsim_tsg {
  * @userd_off: byte offset of USERD in @userd
  * @token: its work-submit token, unique per GPU
  * @pooled: its instance block is in a chunk of @tsg's channel pool (nvsim_fifo.c)
+ * @vas: the VA space it is in (a reference; NULL: its device's default; nvsim_vaspace.c)
+ * @bound: UVM bound its context buffers (a registration; RM's bIsContextBound, never cleared).
+ *	Under nvsim_rm_lock
+ * @runlist_set: on its group's runlist (RM's kchannelIsRunlistSet(), with @tsg's
+ *	@all_runlisted; nvsim_engine_object_construct()). Under nvsim_rm_lock
  * @tsg_node: entry in @tsg->channels
  * @gp_get: next entry the engine fetches; written to USERD GPGet as entries complete, or at the
  *	next writeback (userd_writeback_us)
@@ -374,6 +389,9 @@ struct nvsim_channel {
 	u64 userd_off;
 	u32 token;
 	bool pooled;
+	struct nvsim_vaspace *vas;
+	bool bound;
+	bool runlist_set;
 
 	struct list_head tsg_node;
 	u32 gp_get;
@@ -560,11 +578,45 @@ struct nvsim_gpu *nvsim_doorbell_gpu(const struct nvsim_doorbell *db);
 int nvsim_doorbell_mmap(struct nvsim_doorbell *db, struct vm_area_struct *vma);
 void nvsim_doorbell_exit(void);
 
+/**
+ * struct nvsim_vaspace - a GPU VA space's resource (FERMI_VASPACE_A; nvsim_vaspace.c)
+ * @res: the shared resource (its duplicates, and the groups, subcontexts and channels in it,
+ *	hold references)
+ * @flags: NV_VASPACE_ALLOCATION_FLAGS_* it was made with
+ * @uvm_users: UVM GPU VA spaces that registered it (UVM has set its page directory while any
+ *	does)
+ *
+ * Under nvsim_rm_lock.
+ */
+struct nvsim_vaspace {
+	struct nvsim_res res;
+	u32 flags;
+	unsigned int uvm_users;
+};
+
+/* Is @vas (NULL: a device's default) one whose page tables UVM manages? */
+static inline bool nvsim_vaspace_external(const struct nvsim_vaspace *vas)
+{
+	return vas && (vas->flags & NVRM_VASPACE_FLAGS_IS_EXTERNALLY_OWNED);
+}
+
+/* nvsim_vaspace.c: VA spaces and subcontexts, and which one a group or channel is in */
+struct nvsim_vaspace *nvsim_vaspace_get(struct nvsim_vaspace *vas);
+void nvsim_vaspace_put(struct nvsim_vaspace *vas);
+struct nvsim_vaspace *nvsim_vaspace_of(const struct nvsim_object *obj);
+u32 nvsim_vaspace_lookup(struct nvsim_client *client, u32 handle, struct nvsim_vaspace **out);
+u32 nvsim_vaspace_construct(struct nvsim_object *obj, const void *ap);
+u32 nvsim_ctxshare_construct(struct nvsim_object *obj, const void *ap);
+struct nvsim_vaspace *nvsim_ctxshare_vaspace(const struct nvsim_object *obj);
+
 /* nvsim_fifo.c: channel groups, channels and their controls */
 extern const struct nvsim_control nvsim_fifo_controls[];
 extern const unsigned int nvsim_fifo_num_controls;
 u32 nvsim_tsg_construct(struct nvsim_object *obj, void *ap);
 u32 nvsim_channel_construct(struct nvsim_object *obj, struct nvsim_object *parent, void *ap);
+void nvsim_engine_object_construct(const struct nvsim_object *parent);
+bool nvsim_channel_runlist_set(const struct nvsim_channel *chan);
+void nvsim_channel_bound(struct nvsim_channel *chan);
 struct nvsim_channel *nvsim_channel_of(const struct nvsim_object *obj);
 void nvsim_channel_retain(struct nvsim_channel *chan);
 void nvsim_channel_let_go(struct nvsim_channel *chan);

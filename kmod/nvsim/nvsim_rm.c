@@ -341,6 +341,14 @@ static u32 nvsim_construct(const struct nvsim_caller *caller, struct nvsim_objec
 		return nvsim_event_construct(caller, obj, ap);
 	case NVRM_CLASS_KEPLER_CHANNEL_GROUP_A:
 		return nvsim_tsg_construct(obj, ap);
+	case NVRM_CLASS_FERMI_VASPACE_A:
+		return nvsim_vaspace_construct(obj, ap);
+	case NVRM_CLASS_FERMI_CONTEXT_SHARE_A:
+		return nvsim_ctxshare_construct(obj, ap);
+	case NVRM_CLASS_HOPPER_COMPUTE_A:
+	case NVRM_CLASS_HOPPER_DMA_COPY_A:
+		nvsim_engine_object_construct(parent);
+		return NVRM_OK;
 	default:
 		if (nvsim_is_channel_class(obj->hclass))
 			return nvsim_channel_construct(obj, parent, ap);

@@ -54,6 +54,7 @@ static int nvsim_uvm_release(struct inode *inode, struct file *file)
 {
 	struct nvsim_uvm_file *uf = file->private_data;
 	struct file *va_file = NULL;
+	unsigned int gpu;
 
 	mutex_lock(&nvsim_uvm_lock);
 	if (uf->type == NVSIM_UVM_MM) {
@@ -65,6 +66,8 @@ static int nvsim_uvm_release(struct inode *inode, struct file *file)
 	}
 	nvsim_uvm_ranges_release(uf);
 	nvsim_uvm_channels_release(uf, NVSIM_MAX_GPUS);
+	for_each_set_bit(gpu, uf->gpu_va_space, NVSIM_MAX_GPUS)
+		nvsim_uvm_vaspace_drop(uf, gpu);
 	mutex_unlock(&nvsim_uvm_lock);
 	if (va_file)
 		fput(va_file);

@@ -39,6 +39,7 @@ enum nvsim_uvm_mm_state {
  * @mm_state: a VA space's mm state (UVM_MM_INITIALIZE)
  * @registered: a VA space's registered GPUs, by index
  * @gpu_va_space: registered GPUs that also have a GPU VA space (UVM_REGISTER_GPU_VASPACE)
+ * @vas: each such GPU's RM VA space (a reference, counted in its @uvm_users)
  * @ranges: a VA space's external ranges (struct nvsim_uvm_range), by VA
  * @channels: a VA space's registered channels (struct nvsim_uvm_channel, nvsim_uvm_channel.c)
  * @va_file: an MM file's VA-space file (a reference, dropped on release)
@@ -52,6 +53,7 @@ struct nvsim_uvm_file {
 	enum nvsim_uvm_mm_state mm_state;
 	DECLARE_BITMAP(registered, NVSIM_MAX_GPUS);
 	DECLARE_BITMAP(gpu_va_space, NVSIM_MAX_GPUS);
+	struct nvsim_vaspace *vas[NVSIM_MAX_GPUS];
 	struct rb_root_cached ranges;
 	struct list_head channels;
 	struct file *va_file;
@@ -79,6 +81,7 @@ u32 nvsim_uvm_free(struct nvsim_uvm_file *uf, void *params);
 u32 nvsim_uvm_alloc_device_p2p(struct nvsim_uvm_file *uf, void *params);
 u32 nvsim_uvm_unregister_gpu(struct nvsim_uvm_file *uf, void *params);
 void nvsim_uvm_gpu_unmapped(struct nvsim_uvm_file *uf, unsigned int gpu, bool registration);
+void nvsim_uvm_vaspace_drop(struct nvsim_uvm_file *uf, unsigned int gpu);
 
 /* nvsim_uvm_channel.c; each under nvsim_uvm_lock, on a VA-space file */
 u32 nvsim_uvm_register_channel(struct nvsim_uvm_file *uf, void *params);

@@ -10,10 +10,17 @@
  * pair, the GPU VA space's or GPU's unregistration, the VA space's end). The checks are the real
  * driver's, in its order, with the same statuses.
  *
- * Not simulated: the channel's VA space is not compared with the one registered (nvsim records
- * neither), a graphics channel needs no compute object first, and the VA ranges UVM carves out of
- * [base, base + length) for the context buffers are not made (they take no part in the VA space's
- * other ranges here). UVM's stopping of channels at mm teardown changes nothing nvsim counts.
+ * The channel must be in the RM VA space the GPU VA space registered (nvsim_vaspace.c), and on a
+ * runlist, which its first engine object or its group's puts it on (RM asks for its work-submit
+ * token; nvsim_engine_object_construct()); a registration binds its context buffers, and a
+ * graphics channel in a VA space UVM manages can be scheduled from then on
+ * (nvsim_channel_bound()). An H200 with GSP 580.159.04 refused the first two with
+ * NV_ERR_INVALID_CHANNEL and NV_ERR_INVALID_STATE, and a GPFIFO_SCHEDULE of the group before the
+ * third with NV_ERR_INVALID_STATE (session 34).
+ *
+ * Not simulated: the VA ranges UVM carves out of [base, base + length) for the context buffers
+ * are not made (they take no part in the VA space's other ranges here). UVM's stopping of
+ * channels at mm teardown changes nothing nvsim counts.
  *
  * Locking: nvsim_uvm_lock held by the callers; nvsim_rm_lock taken inside it.
  */
@@ -60,9 +67,13 @@ static void nvsim_uvm_channel_drop(struct nvsim_uvm_channel *uc)
 	kfree(uc);
 }
 
-/* nvGpuOpsRetainChannel(): RM's checks, then the retention. */
-static u32 nvsim_uvm_channel_retain(struct nvsim_gpu *gpu, u32 hclient, u32 hchannel,
-				    struct nvsim_channel **out)
+/*
+ * nvGpuOpsRetainChannel(): RM's checks, then the retention. nvGpuOpsVerifyChannel() compares the
+ * channel's VA space with @vas, the GPU VA space's; then RM asks for the channel's work-submit
+ * token (NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN), which a channel on no runlist has not.
+ */
+static u32 nvsim_uvm_channel_retain(struct nvsim_gpu *gpu, struct nvsim_vaspace *vas, u32 hclient,
+				    u32 hchannel, struct nvsim_channel **out)
 {
 	struct nvsim_client *client;
 	struct nvsim_channel *chan;
@@ -79,6 +90,10 @@ static u32 nvsim_uvm_channel_retain(struct nvsim_gpu *gpu, u32 hclient, u32 hcha
 		status = NVRM_ERR_INVALID_OBJECT_HANDLE;
 	else if (obj->gpu != gpu)	/* its VA space is another GPU's */
 		status = NVRM_ERR_OTHER_DEVICE_FOUND;
+	else if (chan->vas != vas)
+		status = NVRM_ERR_INVALID_CHANNEL;
+	else if (!nvsim_channel_runlist_set(chan))
+		status = NVRM_ERR_INVALID_STATE;
 	else
 		nvsim_channel_retain(chan);
 	mutex_unlock(&nvsim_rm_lock);
@@ -97,7 +112,7 @@ u32 nvsim_uvm_register_channel(struct nvsim_uvm_file *uf, void *params)
 
 	if (!gpu || !test_bit(gpu->index, uf->gpu_va_space))
 		return NVRM_ERR_INVALID_DEVICE;
-	status = nvsim_uvm_channel_retain(gpu, p->hclient, p->hchannel, &chan);
+	status = nvsim_uvm_channel_retain(gpu, uf->vas[gpu->index], p->hclient, p->hchannel, &chan);
 	if (status)
 		return status;
 	uc = kzalloc(sizeof(*uc), GFP_KERNEL);
@@ -116,6 +131,9 @@ u32 nvsim_uvm_register_channel(struct nvsim_uvm_file *uf, void *params)
 		uc->gpu = gpu->index;
 		uc->chan = chan;
 		list_add_tail(&uc->link, &uf->channels);
+		mutex_lock(&nvsim_rm_lock);
+		nvsim_channel_bound(chan);	/* bind_channel_resources() */
+		mutex_unlock(&nvsim_rm_lock);
 		return NVRM_OK;
 	}
 	kfree(uc);

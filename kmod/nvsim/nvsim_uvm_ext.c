@@ -213,10 +213,34 @@ u32 nvsim_uvm_register_gpu_vaspace(struct nvsim_uvm_file *uf, void *params)
 		status = NVRM_ERR_INVALID_OBJECT_HANDLE;
 	else if (!status && obj->gpu != gpu)
 		status = NVRM_ERR_INVALID_DEVICE;
-	mutex_unlock(&nvsim_rm_lock);
-	if (!status)
+	/* UVM manages its page tables: the VA space must be made so (nvGpuOpsDupAddressSpace) */
+	else if (!status && !nvsim_vaspace_external(nvsim_vaspace_of(obj)))
+		status = NVRM_ERR_INVALID_FLAGS;
+	if (!status) {
+		uf->vas[gpu->index] = nvsim_vaspace_get(nvsim_vaspace_of(obj));
+		uf->vas[gpu->index]->uvm_users++;	/* its page directory is set */
 		set_bit(gpu->index, uf->gpu_va_space);
+	}
+	mutex_unlock(&nvsim_rm_lock);
 	return status;
+}
+
+/**
+ * nvsim_uvm_vaspace_drop() - a GPU VA space is unregistered: UVM unsets its page directory and
+ *	lets go of the RM VA space
+ * @uf: the VA space
+ * @gpu: the GPU's index; its bit in @uf->gpu_va_space is set
+ *
+ * Context: nvsim_uvm_lock held; takes nvsim_rm_lock.
+ */
+void nvsim_uvm_vaspace_drop(struct nvsim_uvm_file *uf, unsigned int gpu)
+{
+	mutex_lock(&nvsim_rm_lock);
+	uf->vas[gpu]->uvm_users--;
+	nvsim_vaspace_put(uf->vas[gpu]);
+	uf->vas[gpu] = NULL;
+	mutex_unlock(&nvsim_rm_lock);
+	clear_bit(gpu, uf->gpu_va_space);
 }
 
 /*
@@ -239,7 +263,8 @@ void nvsim_uvm_gpu_unmapped(struct nvsim_uvm_file *uf, unsigned int gpu, bool re
 			nvsim_uvm_range_destroy(uf, range);
 	}
 	nvsim_uvm_channels_release(uf, gpu);
-	clear_bit(gpu, uf->gpu_va_space);
+	if (test_bit(gpu, uf->gpu_va_space))
+		nvsim_uvm_vaspace_drop(uf, gpu);
 }
 
 /* UVM_UNREGISTER_GPU_VASPACE */

@@ -617,6 +617,7 @@ class Rm:
 
 # Channels and work submission (nvrm_abi.h sections 5 and 9; kmod/nvsim/README.md "Engine")
 VASPACE, TSG, CTXSHARE, CHANNEL, COMPUTE = 0x90F1, 0xA06C, 0x9067, 0xC86F, 0xCBC0
+COPY = 0xC8B5  # HOPPER_DMA_COPY_A
 TSG_SCHEDULE, SET_TIMESLICE, GET_TIMESLICE, PREEMPT = 0xA06C0101, 0xA06C0103, 0xA06C0104, 0xA06C0105
 CHANNEL_SCHEDULE, WORK_SUBMIT_TOKEN = 0xA06F0103, 0xC36F0108
 FIFO_DISABLE_CHANNELS = 0x2080110B
@@ -691,16 +692,28 @@ class Channel:
     MEM = 0x20000
     USERD = 0x10000
 
-    def __init__(self, r: Rm, dev: int, sub: int, entries: int = 256, schedule: bool = True):
+    def __init__(
+        self,
+        r: Rm,
+        dev: int,
+        sub: int,
+        entries: int = 256,
+        schedule: bool = True,
+        vaspace: int = 0,
+    ):
+        """`vaspace`: the GPU VA space its group and subcontext are in (0: the device's). In one
+        that UVM manages (UvmSpace.vaspace) RM schedules it only once UVM_REGISTER_CHANNEL has
+        bound it, so pass schedule=False and register it first."""
         self.r, self.entries, self.put = r, entries, 0
         self.dev, self.sub = dev, sub
         self.fds: list[int] = []
         status, usermode = r.alloc(r.client, sub, USERMODE)
         assert status == OK, hex(status)
         self.doorbell = self._map(sub, usermode, USERMODE_SIZE)
-        status, self.tsg = r.alloc(r.client, dev, TSG, struct.pack("<IIIIB3x", 0, 0, 0, 1, 0))
+        status, self.tsg = r.alloc(r.client, dev, TSG, group_params(ENGINE_GRAPHICS, vaspace))
         assert status == OK, hex(status)
-        status, self.ctxshare = r.alloc(r.client, self.tsg, CTXSHARE, bytes(12))
+        # a subcontext names its VA space itself: 0 is the device's, not the group's
+        status, self.ctxshare = r.alloc(r.client, self.tsg, CTXSHARE, ctxshare_params(vaspace))
         assert status == OK, hex(status)
         status, self.hmem, _, self.gpu_va = r.memory(VIDMEM, dev, self.MEM)
         assert status == OK, hex(status)
@@ -830,6 +843,31 @@ ENGINE_GRAPHICS, ENGINE_COPY0 = 1, 9  # NV2080_ENGINE_TYPE_GRAPHICS, _COPY0
 GR_GET_ENGINE_CONTEXT_PROPERTIES = 0x2080122D
 GR_CTX_MAIN, GR_CTX_PM, GR_CTX_PATCH = 0x00, 0x09, 0x10  # NV0080 ..._ENGINE_ID_GRAPHICS(_PM/_PATCH)
 CTXBUF_CHANNEL = 64 << 10  # a channel's 4 KiB instance block takes a 64 KiB pool chunk
+
+
+def engine_object(r: Rm, hchannel: int, engine: int = ENGINE_GRAPHICS) -> int:
+    """A compute object on a graphics channel, a copy object on a copy engine's. Its handle. On a
+    Hopper RM puts a channel on a runlist with its first (or its group's, for channels made after
+    it); until then the channel has no work-submit token, and UVM_REGISTER_CHANNEL, which asks for
+    one, is NV_ERR_INVALID_STATE (an H200, session 34)."""
+    status, h = r.alloc(r.client, hchannel, COMPUTE if engine == ENGINE_GRAPHICS else COPY)
+    assert status == OK, hex(status)
+    return h
+
+
+def ctxshare_params(vaspace: int = 0) -> bytes:
+    """NV_CTXSHARE_ALLOCATION_PARAMETERS (12 B) of a subcontext in the GPU VA space `vaspace`
+    (0: the device's, whatever its group's)."""
+    return struct.pack("<III", vaspace, 0, 0)
+
+
+# NV_VASPACE_ALLOCATION_FLAGS_* (nvos.h): UVM manages its page tables; GPU faults are replayable
+VASPACE_EXTERNALLY_OWNED, VASPACE_PAGE_FAULTING = 1 << 3, 1 << 6
+
+
+def vaspace_params(flags: int = 0, va_base: int = 0) -> bytes:
+    """NV_VASPACE_ALLOCATION_PARAMETERS (56 B from 580, 48 before; padded to 64)."""
+    return struct.pack("<IIQQQIIQ16x", 0, flags, 0, 0, 0, 0, 0, va_base)
 
 
 def group_params(engine: int = ENGINE_GRAPHICS, vaspace: int = 0) -> bytes:
@@ -1101,7 +1139,9 @@ class UvmSpace:
         self.mm = mm_file(self.fd, uvm_path)
         self.uuid = gpu_uuid_bytes(param("gpu_uuid"))
         assert uvm_register_gpu(self.fd, self.uuid, r.client)[0] == OK
-        status, self.vaspace = r.alloc(r.client, dev, VASPACE, bytes(64))
+        # as libcuda 580 makes it: UVM manages it, and it faults, from 4 KiB
+        flags = VASPACE_EXTERNALLY_OWNED | VASPACE_PAGE_FAULTING
+        status, self.vaspace = r.alloc(r.client, dev, VASPACE, vaspace_params(flags, 0x1000))
         assert status == OK, hex(status)
         assert uvm_register_gpu_vaspace(self.fd, self.uuid, r.client, self.vaspace) == OK
 

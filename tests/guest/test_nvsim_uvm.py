@@ -164,7 +164,9 @@ def test_a_gpu_va_space_needs_the_va_spaces_mm(how: str) -> None:
             flags = rm.UVM_FLAGS_MULTI_PROCESS if how == "multi-process" else 0
             assert rm.uvm_initialize(va, flags) == rm.OK
         assert rm.uvm_register_gpu(va, uuid, r.client)[0] == rm.OK
-        status, vaspace = r.alloc(r.client, dev, rm.VASPACE, bytes(64))
+        status, vaspace = r.alloc(
+            r.client, dev, rm.VASPACE, rm.vaspace_params(rm.VASPACE_EXTERNALLY_OWNED)
+        )
         assert status == rm.OK, hex(status)
         want = rm.PAGE_TABLE_NOT_AVAIL if how == "none" else rm.OK
         assert rm.uvm_register_gpu_vaspace(va, uuid, r.client, vaspace) == want

@@ -423,7 +423,9 @@ def test_uvm_commands_naming_another_client_are_refused() -> None:
     instance's (here: one straight on the driver) shows what qgpu adds: nvsim takes its VA space,
     the instance refuses it."""
     with victim_and_tenant("cluvm") as (victim, tenant, dev, _):
-        status, vvas = victim.alloc(victim.client, VICTIM_DEV, rm.VASPACE, bytes(64))
+        status, vvas = victim.alloc(
+            victim.client, VICTIM_DEV, rm.VASPACE, rm.vaspace_params(rm.VASPACE_EXTERNALLY_OWNED)
+        )
         assert status == rm.OK, hex(status)
         uuid = rm.gpu_uuid_bytes(rm.param("gpu_uuid"))
 
@@ -443,7 +445,9 @@ def test_uvm_commands_naming_another_client_are_refused() -> None:
             assert rm.uvm_register_gpu(fd, uuid, victim.client)[0] == rm.INVALID_CLIENT
             assert rm.uvm_register_gpu(fd, uuid, tenant.client)[0] == rm.OK
             assert rm.uvm_register_gpu_vaspace(fd, uuid, victim.client, vvas) == (rm.INVALID_CLIENT)
-            status, tvas = tenant.alloc(tenant.client, dev, rm.VASPACE, bytes(64))
+            status, tvas = tenant.alloc(
+                tenant.client, dev, rm.VASPACE, rm.vaspace_params(rm.VASPACE_EXTERNALLY_OWNED)
+            )
             assert status == rm.OK, hex(status)
             assert rm.uvm_register_gpu_vaspace(fd, uuid, tenant.client, tvas) == rm.OK
             assert rm.uvm_register_channel(fd, uuid, victim.client, 0x5C000001) == rm.INVALID_CLIENT
@@ -463,7 +467,13 @@ def test_a_uvm_client_rewritten_after_the_check_never_reaches_uvm() -> None:
     qgpu's check, the victim's VA space would be registered (NV_OK). With seal=0 it wins rounds."""
     with victim_and_tenant("cluvmr") as (victim, tenant, _, _):
         # a handle the tenant's client has nothing under
-        status, vvas = victim.alloc(victim.client, VICTIM_DEV, rm.VASPACE, bytes(64), 0x5EC0A5A5)
+        status, vvas = victim.alloc(
+            victim.client,
+            VICTIM_DEV,
+            rm.VASPACE,
+            rm.vaspace_params(rm.VASPACE_EXTERNALLY_OWNED),
+            0x5EC0A5A5,
+        )
         assert status == rm.OK, hex(status)
         uuid = rm.gpu_uuid_bytes(rm.param("gpu_uuid"))
         won = 0

@@ -54,7 +54,7 @@ def test_a_registered_channel_stays_charged_until_uvm_lets_it_go(seal_mode: str,
             dev, sub = r.device()
             group = rm.gr_group_bytes(r, sub)
             s = UvmSpace(r, dev, f"{d}/nvidia-uvm")
-            ch = Channel(r, dev, sub, schedule=False)
+            ch = Channel(r, dev, sub, schedule=False, vaspace=s.vaspace)
             assert register(s, r, ch.channel) == rm.OK
             assert current("uc") == group + ch.MEM + rm.CTXBUF_CHANNEL
             assert count("uc", "channels") == 2
@@ -89,7 +89,7 @@ def test_a_kept_channels_group_pool_stays_charged_until_the_group_goes(seal_mode
             dev, sub = r.device()
             group, free0 = rm.gr_group_bytes(r, sub), real_free()
             s = UvmSpace(r, dev, f"{d}/nvidia-uvm")
-            ch = Channel(r, dev, sub, schedule=False)
+            ch = Channel(r, dev, sub, schedule=False, vaspace=s.vaspace)
             try:
                 status, other = ch.sibling(1)
                 assert status == rm.OK, hex(status)
@@ -138,6 +138,7 @@ def test_random_groups_channels_copies_and_registrations_are_charged_what_rm_hol
             try:
                 mems = {r: ring(r, dev) for r, dev in devs.items()}
                 groups: list[tuple[Rm, int]] = []  # groups of a, and their copies in b
+                engines: dict[tuple[Rm, int], int] = {}  # each one's engine
                 chans: list[tuple[Rm, int, int]] = []  # (client, channel, its group's handle)
                 registered: list[int] = []  # a's channels UVM holds
                 done: set[str] = set()  # the kinds of step that changed something
@@ -145,10 +146,12 @@ def test_random_groups_channels_copies_and_registrations_are_charged_what_rm_hol
                     op = rnd.choice(STEPS)
                     if op == "group":
                         engine = rnd.choice((rm.ENGINE_GRAPHICS, rm.ENGINE_COPY0))
-                        status, h = a.alloc(a.client, devs[a], rm.TSG, rm.group_params(engine))
+                        params = rm.group_params(engine, s.vaspace)  # in UVM's VA space
+                        status, h = a.alloc(a.client, devs[a], rm.TSG, params)
                         assert status in (rm.OK, rm.NO_MEMORY), hex(status)
                         if status == rm.OK:
                             groups.append((a, h))
+                            engines[(a, h)] = engine
                             done.add(op)
                     elif op == "copy" and groups:
                         r, g = rnd.choice(groups)
@@ -156,12 +159,14 @@ def test_random_groups_channels_copies_and_registrations_are_charged_what_rm_hol
                             status, h = b.dup(devs[b], a.client, g)
                             assert status == rm.OK, hex(status)
                             groups.append((b, h))
+                            engines[(b, h)] = engines[(a, g)]
                             done.add(op)
                     elif op == "channel" and groups:
                         r, g = rnd.choice(groups)
                         status, h = channel_in(r, g, mems[r])
                         assert status in (rm.OK, rm.NO_MEMORY), hex(status)
                         if status == rm.OK:
+                            rm.engine_object(r, h, engines[(r, g)])  # for its token
                             chans.append((r, h, g))
                             done.add("channel in a copy" if r is b else op)
                     elif op == "free_channel" and chans:
@@ -228,11 +233,12 @@ def register_and_free(t: Tenant, engine: int, rounds: int, **kw: int) -> tuple[i
     and the group freed (its channel with it). Returns (rounds made, the status that stopped
     them, or OK)."""
     for made in range(rounds):
-        status, tsg = t.r.alloc(t.r.client, t.dev, rm.TSG, rm.group_params(engine))
+        status, tsg = t.r.alloc(t.r.client, t.dev, rm.TSG, rm.group_params(engine, t.s.vaspace))
         if status != rm.OK:
             return made, status
         status, chan = channel_in(t.r, tsg, t.mem)
         assert status == rm.OK, hex(status)
+        rm.engine_object(t.r, chan, engine)  # for its token
         assert register(t.s, t.r, chan, **kw) == rm.OK
         assert t.r.free(tsg) == rm.OK
     return rounds, rm.OK
@@ -272,7 +278,7 @@ def test_a_killed_process_leaves_no_registered_channel_charged() -> None:
             t = Rm(dev=d)
             dev, sub = t.device()
             s = UvmSpace(t, dev, f"{d}/nvidia-uvm")
-            ch = Channel(t, dev, sub)
+            ch = Channel(t, dev, sub, schedule=False, vaspace=s.vaspace)
             assert register(s, t, ch.channel) == rm.OK
             assert t.free(ch.tsg) == rm.OK
 
@@ -306,9 +312,13 @@ def test_a_channel_swapped_while_its_registration_waits_is_charged_the_most_it_c
     with tenant("ucr", "mem=1G") as t:
         r, s, mem = t.r, t.s, t.mem
         try:
-            status, gr = r.alloc(r.client, t.dev, rm.TSG, rm.group_params())
+            status, gr = r.alloc(r.client, t.dev, rm.TSG, rm.group_params(vaspace=s.vaspace))
             assert status == rm.OK, hex(status)
-            status, ce = r.alloc(r.client, t.dev, rm.TSG, rm.group_params(rm.ENGINE_COPY0))
+            status, first = channel_in(r, gr, mem)
+            assert status == rm.OK, hex(status)
+            rm.engine_object(r, first)  # gr's channels made after it are on its runlist
+            ce_params = rm.group_params(rm.ENGINE_COPY0, s.vaspace)
+            status, ce = r.alloc(r.client, t.dev, rm.TSG, ce_params)
             assert status == rm.OK, hex(status)
             assert channel_in(r, ce, mem, handle)[0] == rm.OK
             result: list[int] = []
@@ -335,8 +345,8 @@ def test_a_channel_swapped_while_its_registration_waits_is_charged_the_most_it_c
                 assert exited_within(staller, 60.0)
             thread.join()
             assert result == [rm.OK]
-            for _ in range(2):  # the retained channel's group gets two more
-                assert channel_in(r, gr, mem)[0] == rm.OK
+            # the retained channel's group gets one more: three channels in all
+            assert channel_in(r, gr, mem)[0] == rm.OK
             assert r.free(t.dev) == rm.OK  # every group, channel and memory of the tenant
             held = free0 - real_free()
             # what RM keeps for UVM: the group, and its pool's three chunks (the retained block

@@ -125,8 +125,8 @@ int nvrm_work_open(struct nvrm_client *c, struct nvrm_work *w, const char *dir, 
 
 	ch.gp_fifo_offset = w->gpu_va;
 	ch.gp_fifo_entries = NVRM_WORK_ENTRIES;
+	/* its subcontext names the VA space: a group's channel naming one too is refused */
 	ch.hcontext_share = NVRM_WORK_HCTXSHARE;
-	ch.hva_space = NVRM_WORK_HVASPACE;
 	ch.huserd_memory[0] = NVRM_WORK_HMEMORY;
 	ch.userd_offset[0] = NVRM_WORK_USERD_OFFSET;
 	ch.engine_type = NVRM_NV2080_ENGINE_TYPE_GRAPHICS;
