@@ -401,17 +401,13 @@ void nvsim_channel_let_go(struct nvsim_channel *chan)
 }
 
 /* Validate NV_CHANNEL_ALLOC_PARAMS against @client's memory; fill in @chan's ring and USERD. */
-static u32 nvsim_channel_check(struct nvsim_client *client, struct nvsim_object *parent,
-			       const struct nvrm_channel_alloc_params *p,
-			       struct nvsim_channel *chan)
+static u32 nvsim_channel_ring_check(struct nvsim_client *client,
+				    const struct nvrm_channel_alloc_params *p,
+				    struct nvsim_channel *chan)
 {
 	struct nvsim_mem *ring, *userd;
-	struct nvsim_object *cs;
 	u32 n = p->gp_fifo_entries;
 
-	/* a subcontext names the VA space; a group's channel takes its group's */
-	if (p->hva_space && (p->hcontext_share || nvsim_obj_tsg(parent)))
-		return NVRM_ERR_INVALID_ARGUMENT;
 	if (n < 2 || n > NVSIM_MAX_GPFIFO_ENTRIES || !is_power_of_2(n) ||
 	    p->gp_fifo_offset % NVRM_GP_ENTRY_SIZE)
 		return NVRM_ERR_INVALID_ARGUMENT;
@@ -425,12 +421,6 @@ static u32 nvsim_channel_check(struct nvsim_client *client, struct nvsim_object 
 	if (p->userd_offset[0] % NVRM_USERD_SIZE || userd->size < NVRM_USERD_SIZE ||
 	    p->userd_offset[0] > userd->size - NVRM_USERD_SIZE)
 		return NVRM_ERR_INVALID_ARGUMENT;
-	if (p->hcontext_share) {
-		cs = nvsim_object_lookup(client, p->hcontext_share);
-		if (!cs || cs->hclass != NVRM_CLASS_FERMI_CONTEXT_SHARE_A || cs->parent != parent)
-			return NVRM_ERR_INVALID_OBJECT_HANDLE;
-		chan->vas = nvsim_ctxshare_vaspace(cs);
-	}
 	chan->entries = n;
 	chan->ring = ring->backing;
 	chan->ring_off = p->gp_fifo_offset - ring->gpu_addr;
@@ -440,20 +430,64 @@ static u32 nvsim_channel_check(struct nvsim_client *client, struct nvsim_object 
 }
 
 /*
- * What kchannelConstruct_IMPL() checks after reserving the channel's instance block, so that a
- * refusal leaves the chunk in the group's pool (nvrm_ctxbuf.h): an engine type that is not the
- * group's (NV_ERR_INVALID_ARGUMENT, from Ampere on), and a group that has its 128 channels
- * (NV_ERR_INSUFFICIENT_RESOURCES). Both seen on an H200 with GSP 580.159.04 (session 34).
+ * The subcontext @chan is in, and so its VA space (kchannelConstruct_IMPL(), 580.142): the one
+ * hContextShare names, which must be a subcontext of @parent, its channel group; or with none the
+ * group's legacy ones, which RM makes with the group's first such channel, in the group's VA
+ * space (kchangrpapiSetLegacyMode_IMPL(); none in a VA space UVM manages before a GPU VA space has
+ * it registered, as for any subcontext). A group's channels all name one or all name none while
+ * it has any.
  */
-static u32 nvsim_channel_join_check(const struct nvsim_tsg *tsg, const void *ap)
+static u32 nvsim_channel_subcontext(struct nvsim_client *client, struct nvsim_object *parent,
+				    struct nvsim_tsg *tsg,
+				    const struct nvrm_channel_alloc_params *p,
+				    struct nvsim_channel *chan)
 {
-	const struct nvrm_channel_alloc_params *p = ap;
+	bool legacy = !p->hcontext_share;
+	struct nvsim_object *cs;
 
+	if (tsg->nchannels && tsg->legacy != legacy)
+		return NVRM_ERR_INVALID_ARGUMENT;
+	if (legacy) {
+		if (!tsg->legacy && nvsim_vaspace_external(tsg->vas) && !tsg->vas->uvm_users)
+			return NVRM_ERR_INVALID_STATE;
+		tsg->legacy = true;
+		chan->vas = nvsim_vaspace_get(tsg->vas);
+		return NVRM_OK;
+	}
+	cs = nvsim_object_lookup(client, p->hcontext_share);	/* clientGetResourceRefByType() */
+	if (!cs)
+		return NVRM_ERR_OBJECT_NOT_FOUND;
+	if (cs->hclass != NVRM_CLASS_FERMI_CONTEXT_SHARE_A)
+		return NVRM_ERR_INVALID_OBJECT_HANDLE;
+	if (cs->parent != parent)
+		return NVRM_ERR_INVALID_OBJECT_PARENT;
+	chan->vas = nvsim_ctxshare_vaspace(cs);
+	return NVRM_OK;
+}
+
+/*
+ * What kchannelConstruct_IMPL() checks after reserving the channel's instance block, in its order,
+ * so that a refusal leaves the chunk in the group's pool (nvrm_ctxbuf.h): the subcontext
+ * (nvsim_channel_subcontext()); an engine type that is not the group's (NV_ERR_INVALID_ARGUMENT,
+ * from Ampere on); a group that has its 128 channels (NV_ERR_INSUFFICIENT_RESOURCES); then the
+ * ring and USERD, which GSP checks (kchannelAllocChannel_HAL()). An H200 with GSP 580.159.04 kept
+ * the chunk for the engine and the 129th (session 34).
+ */
+static u32 nvsim_channel_join_check(struct nvsim_client *client, struct nvsim_object *parent,
+				    struct nvsim_tsg *tsg,
+				    const struct nvrm_channel_alloc_params *p,
+				    struct nvsim_channel *chan)
+{
+	u32 status;
+
+	status = nvsim_channel_subcontext(client, parent, tsg, p, chan);
+	if (status)
+		return status;
 	if (nvsim_channel_engine_refused(p->engine_type, tsg->engine_type))
 		return NVRM_ERR_INVALID_ARGUMENT;
 	if (tsg->nchannels >= NVRM_TSG_CHANNELS_MAX)	/* written under nvsim_rm_lock too */
 		return NVRM_ERR_INSUFFICIENT_RESOURCES;
-	return NVRM_OK;
+	return nvsim_channel_ring_check(client, p, chan);
 }
 
 /**
@@ -467,10 +501,10 @@ static u32 nvsim_channel_join_check(const struct nvsim_tsg *tsg, const void *ap)
  * and userdOffset[0] a multiple of 512 with 512 bytes of room. The channel keeps references to
  * both memories' pages, so freeing those handles does not pull them from under it. GP_GET and
  * GP_PUT in USERD are zeroed, as RM initialises USERD. With the GPU's channel ids all taken
- * (nvsim_engine.c, channel_ids) it fails with NV_ERR_NO_FREE_FIFOS. A group's 129th channel
- * fails with NV_ERR_INSUFFICIENT_RESOURCES, and on an Ampere or later a channel whose engineType
- * is neither 0 nor its group's with NV_ERR_INVALID_ARGUMENT, each after its instance block's
- * reservation (nvsim_channel_join_check()).
+ * (nvsim_engine.c, channel_ids) it fails with NV_ERR_NO_FREE_FIFOS. hVASpace is checked first;
+ * the rest after the instance block's reservation (nvsim_channel_join_check()): a group's 129th
+ * channel fails with NV_ERR_INSUFFICIENT_RESOURCES, and on an Ampere or later a channel whose
+ * engineType is neither 0 nor its group's with NV_ERR_INVALID_ARGUMENT.
  *
  * Context: under nvsim_rm_lock.
  * Return: an RM status.
@@ -486,12 +520,12 @@ u32 nvsim_channel_construct(struct nvsim_object *obj, struct nvsim_object *paren
 	lockdep_assert_held(&nvsim_rm_lock);
 	if (!ap)
 		return NVRM_ERR_INVALID_ARGUMENT;
+	/* a subcontext names the VA space; a group's channel takes its group's */
+	if (p->hva_space && (p->hcontext_share || nvsim_obj_tsg(parent)))
+		return NVRM_ERR_INVALID_ARGUMENT;
 	chan = kzalloc(sizeof(*chan), GFP_KERNEL);
 	if (!chan)
 		return NVRM_ERR_NO_MEMORY;
-	status = nvsim_channel_check(obj->client, parent, ap, chan);
-	if (status)
-		goto err_free;
 	tsg = nvsim_obj_tsg(parent);
 	if (tsg) {
 		kref_get(&tsg->res.ref);
@@ -500,8 +534,6 @@ u32 nvsim_channel_construct(struct nvsim_object *obj, struct nvsim_object *paren
 		if (!tsg)
 			goto err_free;
 	}
-	if (!p->hcontext_share)
-		chan->vas = nvsim_vaspace_get(tsg->vas);	/* a legacy subcontext's */
 	/* its instance block, from the group's pool (DOC: context buffers) */
 	if (nvsim_ctxbuf_pools_on()) {
 		if (!nvsim_chanpool_reserve(tsg)) {	/* no chunk free: none to release */
@@ -512,7 +544,7 @@ u32 nvsim_channel_construct(struct nvsim_object *obj, struct nvsim_object *paren
 		tsg->pool_blocks++;
 		chan->pooled = true;
 	}
-	status = nvsim_channel_join_check(tsg, ap);
+	status = nvsim_channel_join_check(obj->client, parent, tsg, p, chan);
 	if (status)
 		goto err_unreserve;
 	nvsim_res_init(&chan->res, nvsim_channel_release);

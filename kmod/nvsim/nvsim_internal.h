@@ -291,6 +291,8 @@ struct nvsim_proc_stats;
  * @runlist_assigned: on a runlist (RM's bRunlistAssigned): channels made from now on are too
  *	(nvsim_engine_object_construct()). Under nvsim_rm_lock
  * @all_runlisted: a GPFIFO_SCHEDULE of it put every channel on its runlist. Under nvsim_rm_lock
+ * @legacy: RM made its legacy subcontexts, for a channel that named none (bLegacyMode); its
+ *	channels must name none while it has any. Under nvsim_rm_lock
  * @unbound: its graphics channels in an externally owned VA space that UVM has not bound yet,
  *	which keep GPFIFO_SCHEDULE from it (nvsim_fifo.c). Under nvsim_rm_lock
  *
@@ -329,6 +331,7 @@ struct nvsim_tsg {
 	struct nvsim_vaspace *vas;
 	bool runlist_assigned;
 	bool all_runlisted;
+	bool legacy;
 	unsigned int unbound;
 };
 

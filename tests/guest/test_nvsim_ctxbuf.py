@@ -114,6 +114,59 @@ def test_a_groups_channel_pool_keeps_chunks_while_it_has_a_channel() -> None:
         r.close()
 
 
+def test_a_channel_refused_after_its_reservation_leaves_its_chunk_in_the_pool() -> None:
+    """kchannelConstruct_IMPL() (580.142) reserves the channel's instance block in its group's
+    pool before it checks the subcontext, the engine, the 128 channels and (through GSP) the ring
+    and USERD: a refusal of any of these leaves the chunk in the pool while the group has another
+    channel (an H200 kept it for the engine and the 129th, session 34), and a later channel is
+    served from it. A channel naming hVASpace in a group is refused before, taking nothing."""
+    chunk = rm.CTXBUF_CHANNEL
+    r = Rm()
+    try:
+        dev, sub = r.device()
+        ch = rm.Channel(r, dev, sub, schedule=False)  # its subcontext named, so all must name one
+        base = r.fb_free_bytes(sub)
+
+        def params(userd: int = ch.USERD + 512, **kw: int) -> bytes:
+            kw.setdefault("ctxshare", ch.ctxshare)
+            return rm.channel_params(ch.gpu_va, 16, ch.hmem, userd, engine=0, **kw)
+
+        bad_ring = bytearray(params())
+        bad_ring[16:20] = (3).to_bytes(4, "little")  # gpFifoEntries: not a power of two
+        named_vaspace = bytearray(params(ctxshare=0))
+        named_vaspace[28:32] = ch.ctxshare.to_bytes(4, "little")  # hVASpace, in a group
+        for refused, want in (
+            (bytes(bad_ring), rm.INVALID_ARGUMENT),
+            (params(ctxshare=0xBAD), rm.OBJECT_NOT_FOUND),
+            (params(ctxshare=ch.hmem), rm.INVALID_OBJECT_HANDLE),
+            (params(ctxshare=0), rm.INVALID_ARGUMENT),  # none, where the group's name one
+            (params(userd=ch.USERD + 4), rm.INVALID_ARGUMENT),
+        ):
+            assert r.alloc(r.client, ch.tsg, rm.CHANNEL, refused)[0] == want
+            assert r.fb_free_bytes(sub) == base - chunk, hex(want)  # the one chunk, kept
+        assert r.alloc(r.client, ch.tsg, rm.CHANNEL, bytes(named_vaspace))[0] == (
+            rm.INVALID_ARGUMENT
+        )
+        status, other = r.alloc(r.client, dev, rm.TSG, rm.group_params())
+        assert status == rm.OK, hex(status)
+        status, cs = r.alloc(r.client, other, rm.CTXSHARE, rm.ctxshare_params())
+        assert status == rm.OK, hex(status)
+        assert r.alloc(r.client, ch.tsg, rm.CHANNEL, params(ctxshare=cs))[0] == (
+            rm.INVALID_OBJECT_PARENT  # another group's
+        )
+        assert r.fb_free_bytes(sub) == base - chunk - rm.gr_group_bytes(r, sub)
+        status, good = r.alloc(r.client, ch.tsg, rm.CHANNEL, params())
+        assert status == rm.OK, hex(status)
+        assert r.fb_free_bytes(sub) == base - chunk - rm.gr_group_bytes(r, sub)  # from the pool
+        assert r.free(other) == rm.OK
+        for h in (good, ch.channel):
+            assert r.free(h) == rm.OK
+        assert r.fb_free_bytes(sub) == base + chunk  # the pool's two chunks went with the last
+        ch.close()
+    finally:
+        r.close()
+
+
 def test_a_group_the_framebuffer_cannot_hold_is_refused() -> None:
     r = Rm()
     try:

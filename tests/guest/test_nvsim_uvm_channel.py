@@ -199,8 +199,8 @@ def test_a_graphics_channel_in_uvms_va_space_is_scheduled_once_uvm_bound_it(
 def test_uvm_takes_only_a_va_space_it_manages() -> None:
     """UVM_REGISTER_GPU_VASPACE of a VA space made without NV_VASPACE_ALLOCATION_FLAGS_IS_
     EXTERNALLY_OWNED is NV_ERR_INVALID_FLAGS (nvGpuOpsDupAddressSpace()). In one made with it RM
-    builds no subcontext before UVM has set its page directory (kctxshareInitCommon_IMPL():
-    NV_ERR_INVALID_STATE), nor after UVM let it go."""
+    builds no subcontext, a group's legacy ones included, before UVM has set its page directory
+    (kctxshareInitCommon_IMPL(): NV_ERR_INVALID_STATE), nor after UVM let it go."""
     r = Rm()
     dev, sub = r.device()
     fd = os.open("/dev/nvidia-uvm", os.O_RDWR)
@@ -219,8 +219,16 @@ def test_uvm_takes_only_a_va_space_it_manages() -> None:
         subcontext = rm.ctxshare_params(managed)
         assert r.alloc(r.client, tsg, rm.CTXSHARE, subcontext)[0] == rm.INVALID_STATE
         assert r.alloc(r.client, tsg, rm.CTXSHARE, rm.ctxshare_params(plain))[0] == rm.OK
+        # a channel naming no subcontext has RM make the group's own, in the group's VA space
+        status, legacy_group = r.alloc(r.client, dev, rm.TSG, rm.group_params(vaspace=managed))
+        assert status == rm.OK, hex(status)
+        status, hmem, _, gpu_va = r.memory(rm.VIDMEM, dev, Channel.MEM)
+        assert status == rm.OK, hex(status)
+        legacy = rm.channel_params(gpu_va, 16, hmem, Channel.USERD, engine=0)
+        assert r.alloc(r.client, legacy_group, rm.CHANNEL, legacy)[0] == rm.INVALID_STATE
         assert rm.uvm_register_gpu_vaspace(fd, uuid, r.client, managed) == rm.OK
         assert r.alloc(r.client, tsg, rm.CTXSHARE, subcontext)[0] == rm.OK
+        assert r.alloc(r.client, legacy_group, rm.CHANNEL, legacy)[0] == rm.OK
         unreg = rm.UVM_UNREGISTER_GPU_VASPACE
         assert rm.uvm_unregister_gpu(fd, uuid, unreg) == rm.OK
         assert r.alloc(r.client, tsg, rm.CTXSHARE, subcontext)[0] == rm.INVALID_STATE
