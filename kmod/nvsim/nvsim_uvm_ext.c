@@ -187,6 +187,35 @@ static u32 nvsim_uvm_rm_object(u32 hclient, u32 handle, struct nvsim_object **ob
 	return *obj ? NVRM_OK : NVRM_ERR_OBJECT_NOT_FOUND;
 }
 
+/*
+ * nvGpuOpsDupAddressSpace() (580.142) on the VA space @hclient's @handle names, in its order:
+ * the client (NV_ERR_INVALID_CLIENT), the object (NV_ERR_OBJECT_NOT_FOUND), a VA space
+ * (NV_ERR_INVALID_OBJECT), of @gpu's device (NV_ERR_OTHER_DEVICE_FOUND); UVM's duplicate of it,
+ * which RM's default share policy lets through only for the process that owns the client
+ * (NV_ERR_INSUFFICIENT_PERMISSIONS); and one UVM manages the page tables of (NV_ERR_INVALID_FLAGS).
+ * Context: nvsim_rm_lock held.
+ */
+static u32 nvsim_uvm_gpu_vaspace_check(const struct nvsim_gpu *gpu, u32 hclient, u32 handle,
+				       struct nvsim_object **obj)
+{
+	struct nvsim_client *client = nvsim_client_lookup(hclient);
+
+	if (!client)
+		return NVRM_ERR_INVALID_CLIENT;
+	*obj = nvsim_object_lookup(client, handle);
+	if (!*obj)
+		return NVRM_ERR_OBJECT_NOT_FOUND;
+	if (!nvsim_vaspace_of(*obj))
+		return NVRM_ERR_INVALID_OBJECT;
+	if ((*obj)->gpu != gpu)
+		return NVRM_ERR_OTHER_DEVICE_FOUND;
+	if (client->kernel || client->tgid != task_tgid_nr(current))
+		return NVRM_ERR_INSUFFICIENT_PERMISSIONS;
+	if (!nvsim_vaspace_external(nvsim_vaspace_of(*obj)))
+		return NVRM_ERR_INVALID_FLAGS;
+	return NVRM_OK;
+}
+
 /* UVM_REGISTER_GPU_VASPACE (uvm_va_space_register_gpu_va_space) */
 u32 nvsim_uvm_register_gpu_vaspace(struct nvsim_uvm_file *uf, void *params)
 {
@@ -208,14 +237,7 @@ u32 nvsim_uvm_register_gpu_vaspace(struct nvsim_uvm_file *uf, void *params)
 	    !(uf->flags & NVRM_UVM_INIT_FLAGS_MULTI_PROCESS_SHARING_MODE))
 		return NVRM_ERR_PAGE_TABLE_NOT_AVAIL;
 	mutex_lock(&nvsim_rm_lock);
-	status = nvsim_uvm_rm_object(p->hclient, p->hva_space, &obj);
-	if (!status && obj->hclass != NVRM_CLASS_FERMI_VASPACE_A)
-		status = NVRM_ERR_INVALID_OBJECT_HANDLE;
-	else if (!status && obj->gpu != gpu)
-		status = NVRM_ERR_INVALID_DEVICE;
-	/* UVM manages its page tables: the VA space must be made so (nvGpuOpsDupAddressSpace) */
-	else if (!status && !nvsim_vaspace_external(nvsim_vaspace_of(obj)))
-		status = NVRM_ERR_INVALID_FLAGS;
+	status = nvsim_uvm_gpu_vaspace_check(gpu, p->hclient, p->hva_space, &obj);
 	if (!status) {
 		uf->vas[gpu->index] = nvsim_vaspace_get(nvsim_vaspace_of(obj));
 		uf->vas[gpu->index]->uvm_users++;	/* its page directory is set */

@@ -6,6 +6,7 @@ block after the tenant frees them, until UVM lets go."""
 from __future__ import annotations
 
 import os
+import struct
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -237,6 +238,59 @@ def test_uvm_takes_only_a_va_space_it_manages() -> None:
         if mm >= 0:
             os.close(mm)
         r.close()
+
+
+@pytest.mark.usefixtures("default_modules")
+def test_a_gpu_va_space_is_checked_in_rms_order() -> None:
+    """UVM_REGISTER_GPU_VASPACE has RM duplicate the VA space (nvGpuOpsDupAddressSpace(),
+    580.142): the client, the object, a VA space, of the GPU's device, UVM's duplicate (RM's share
+    policy: only the process that owns the client), one UVM manages; each with its status."""
+    reload_modules("num_gpus=2")
+    r, r1 = Rm(), Rm(gpu=1)
+    fd = os.open("/dev/nvidia-uvm", os.O_RDWR)
+    mm = rm.mm_file(fd)
+    ready_r, ready_w = os.pipe()
+    done_r, done_w = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - another process, with a VA space of its own
+        try:
+            c = Rm()
+            cdev, _ = c.device()
+            managed = rm.vaspace_params(rm.VASPACE_EXTERNALLY_OWNED)
+            status, cvas = c.alloc(c.client, cdev, rm.VASPACE, managed)
+            os.write(ready_w, struct.pack("<III", status, c.client, cvas))
+            os.read(done_r, 1)
+        finally:
+            os._exit(0)
+    try:
+        status, theirs, their_vas = struct.unpack("<III", os.read(ready_r, 12))
+        assert status == rm.OK, hex(status)
+        dev, _ = r.device()
+        other_dev, _ = r1.device(1)
+        uuid = rm.gpu_uuid_bytes(rm.param("gpu_uuid"))  # GPU 0's
+        assert rm.uvm_register_gpu(fd, uuid, r.client)[0] == rm.OK
+        managed = rm.vaspace_params(rm.VASPACE_EXTERNALLY_OWNED)
+        status, elsewhere = r1.alloc(r1.client, other_dev, rm.VASPACE, managed)
+        assert status == rm.OK, hex(status)
+        status, plain = r.alloc(r.client, dev, rm.VASPACE, rm.vaspace_params())
+        assert status == rm.OK, hex(status)
+        for hclient, handle, want in (
+            (0xC1D0BAD0, plain, rm.INVALID_CLIENT),
+            (r.client, 0xBAD, rm.OBJECT_NOT_FOUND),
+            (r.client, dev, rm.INVALID_OBJECT),
+            (r1.client, elsewhere, rm.OTHER_DEVICE_FOUND),
+            (theirs, their_vas, rm.INSUFFICIENT_PERMISSIONS),
+            (r.client, plain, rm.INVALID_FLAGS),
+        ):
+            assert rm.uvm_register_gpu_vaspace(fd, uuid, hclient, handle) == want, hex(want)
+    finally:
+        os.write(done_w, b"d")
+        os.waitpid(child, 0)
+        for f in (ready_r, ready_w, done_r, done_w, fd, mm):
+            if f >= 0:
+                os.close(f)
+        r.close()
+        r1.close()
 
 
 def test_va_space_handles_are_checked_where_rm_checks_them() -> None:
