@@ -216,6 +216,46 @@ def test_instance_knobs_validate_and_guarantees_stay_within_100() -> None:
         assert knob("policy") == "best-effort"
 
 
+def test_a_channel_under_a_copy_of_its_group_is_held_with_its_instance() -> None:
+    """A tenant may copy its channel group into a second client of its own (RM_DUP_OBJECT) and
+    make channels under the copy: on the GPU they are channels of the same group. qgpu holds each
+    channel of a held instance, so these are held and released with it like the others."""
+    with instances("offc core=50 class=offline", "onc core=50 class=online") as (off, on):
+        r, ch = channel(off)
+        r2 = Rm(dev=off)
+        try:
+            dev2, _ = r2.device()
+            status, copy = r2.dup(dev2, r.client, ch.tsg)
+            assert status == rm.OK, hex(status)
+            # the group's channels name a subcontext: so must this one
+            status, cs = r2.alloc(r2.client, copy, rm.CTXSHARE, rm.ctxshare_params())
+            assert status == rm.OK, hex(status)
+            status, hmem, _, gpu_va = r2.memory(rm.VIDMEM, dev2, Channel.MEM)
+            assert status == rm.OK, hex(status)
+            params = rm.channel_params(gpu_va, 16, hmem, Channel.USERD, cs, engine=0)
+            status, other = r2.alloc(r2.client, copy, rm.CHANNEL, params)
+            assert status == rm.OK, hex(status)
+            rm.engine_object(r2, other)
+            tok = bytearray(4)
+            assert r2.control(other, rm.WORK_SUBMIT_TOKEN, tok) == rm.OK
+            token = struct.unpack("<I", tok)[0]
+
+            def other_held() -> bool:
+                (c,) = [c for c in engine_chans() if c["chan"] == token]
+                return c["enabled"] == 0
+
+            assert ch.schedule(True) == rm.OK  # the group's channels, this one too
+            assert not other_held()
+            p = load(on, 3)
+            assert wait_for(lambda: held(ch) and other_held())
+            finished(p)
+            assert wait_for(lambda: not held(ch) and not other_held())
+        finally:
+            ch.close()
+            r2.close()
+            r.close()
+
+
 def test_online_work_holds_offline_channel_groups() -> None:
     with instances("off core=50 class=offline", "on core=50 class=online") as (off, on):
         r, ch = channel(off)
