@@ -443,16 +443,22 @@ def test_controls_effective_n_makes_disable_inert(
     assert wait_for(lambda: tsg_line(chan.r, chan.tsg)["busy_ns"] > before + 20_000_000)
 
 
-def test_preempt_is_counted_and_work_resumes(chan: Channel) -> None:
+def test_preempt_is_counted_and_work_resumes(
+    chan: Channel, params: Callable[[str, str], None]
+) -> None:
     long_work(chan)
     assert chan.preempt(wait=True) == rm.OK
     t = tsg_line(chan.r, chan.tsg)
     assert t["preemptions"] >= 1
     assert wait_for(lambda: tsg_line(chan.r, chan.tsg)["busy_ns"] > t["busy_ns"])
     assert chan.preempt(wait=False) == rm.OK
-    # An idle TSG is preempted at once.
+    # A TSG off the runlist is preempted at once. GPFIFO_SCHEDULE(0) takes it off only where it
+    # is effective (an H200's is not): without, the TSG kept running, and the 1 ms timeout below
+    # held only when the guest's engine thread got a CPU in time (a full-suite run timed out).
+    params("schedule_off_effective", "Y")
     assert chan.schedule(False) == rm.OK
     settled(chan)
+    assert tsg_line(chan.r, chan.tsg)["runlist"] == 0
     assert chan.preempt(wait=True, timeout_us=1000) == rm.OK
 
 
