@@ -721,12 +721,16 @@ out_unlock:
 }
 
 /*
- * A duplicate RM made that the mirror could not record (out of memory for its node) goes again
- * where ``rm_objects_max`` bounds the instance (DOC: RM objects). Return: the tenant's status.
+ * A duplicate RM made, as qgpu_mem_dup_end() settled it (@status): a copy of a channel group names
+ * the group the scheduler holds (qgpu_sched_rm_copy()); one the mirror could not record (out of
+ * memory for its node) goes again where ``rm_objects_max`` bounds the instance (DOC: RM
+ * objects). Return: the tenant's status.
  */
-static u32 qgpu_rm_dup_unmirrored(struct qgpu_file *qf, const struct nvrm_nvos55 *p, u32 status,
-				  const struct qgpu_rmnode *node)
+static u32 qgpu_rm_dup_made(struct qgpu_file *qf, const struct nvrm_nvos55 *p, u32 status,
+			    struct qgpu_rmnode *node)
 {
+	if (status == NVRM_OK)
+		qgpu_sched_rm_copy(qf, node);	/* a copy of a channel group */
 	if (status != NVRM_OK || node || !qgpu_objects_bounded(qf->inst))
 		return status;
 	return qgpu_objects_unmade(p->hclient, p->hobject) ? NVRM_ERR_NO_MEMORY : NVRM_OK;
@@ -769,7 +773,7 @@ static long qgpu_rm_dup_forward(struct qgpu_file *qf, unsigned int cmd, unsigned
 		hclass = src ? src->hclass : QGPU_CLASS_UNKNOWN;
 		p->hobject = done.hobject;
 		node = qgpu_rmtrack_add(t, p->hclient, p->hparent, done.hobject, hclass);
-		status = qgpu_rm_dup_unmirrored(qf, p, qgpu_mem_dup_end(qf, p, &d, node), node);
+		status = qgpu_rm_dup_made(qf, p, qgpu_mem_dup_end(qf, p, &d, node), node);
 		if (sealed)
 			done.status = status;
 	} else {
@@ -825,7 +829,7 @@ static long qgpu_rm_dup(struct qgpu_file *qf, unsigned int cmd, unsigned long ar
 		/* A source in another ctl file's mirror has a class qgpu does not know here. */
 		node = qgpu_rmtrack_add(t, p.hclient, p.hparent, p.hobject,
 					src ? src->hclass : QGPU_CLASS_UNKNOWN);
-		p.status = qgpu_rm_dup_unmirrored(qf, &p, qgpu_mem_dup_end(qf, &p, &d, node), node);
+		p.status = qgpu_rm_dup_made(qf, &p, qgpu_mem_dup_end(qf, &p, &d, node), node);
 	} else {
 		qgpu_mem_dup_abort(qf, &d);
 	}

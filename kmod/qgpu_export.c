@@ -15,6 +15,7 @@
 #include "qgpu_kclient.h"
 #include "qgpu_mem.h"
 #include "qgpu_rmtrack.h"
+#include "qgpu_sched.h"
 
 /**
  * DOC: export and import
@@ -160,6 +161,8 @@ static u32 qgpu_import_record(struct qgpu_file *qf, u32 hclient, struct qgpu_rmt
 		if (c && !(node && qgpu_mem_attach(node, c))) {
 			qgpu_mem_charge_put(c);
 			status = NVRM_ERR_NO_MEMORY;
+		} else if (c) {
+			qgpu_sched_rm_copy(qf, node);	/* a channel group's */
 		} else if (!node && qgpu_objects_bounded(qf->inst)) {
 			status = NVRM_ERR_NO_MEMORY;	/* uncounted: it goes (DOC: RM objects) */
 		}

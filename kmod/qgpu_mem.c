@@ -447,12 +447,18 @@ static const struct qgpu_rmnode_ops qgpu_mem_client_ops = {
 /*
  * Attach a charge (already counted in used) to @node, taking over the caller's reference; false
  * when the node already carries state. A duplicate looks the charge up locklessly (see
- * qgpu_mem_charge_of()): @ops is published after @payload.
+ * qgpu_mem_charge_of()): @ops is published after @payload. A channel group's (a copy of one, or an
+ * import) is held as the group's own node holds it (qgpu_mem_hold()), which leaves the node's
+ * @ops to the scheduler: the copy names the same group on the GPU (qgpu_sched_rm_copy()).
  */
 bool qgpu_mem_attach(struct qgpu_rmnode *node, struct qgpu_mem_charge *c)
 {
-	if (node->ops)
+	if (node->ops || node->held)
 		return false;
+	if (c->group) {
+		qgpu_mem_hold(node, c);
+		return true;
+	}
 	node->payload = c;
 	/* Pairs with the acquire in qgpu_mem_charge_of(): who sees @ops sees @payload. */
 	smp_store_release(&node->ops, &qgpu_mem_node_ops);

@@ -410,8 +410,8 @@ struct qgpu_rmnode *qgpu_rmtrack_add(struct qgpu_rmtrack *t, u32 hclient, u32 hp
 		 * duplicate): a node that carries some stays, and the new object goes untracked.
 		 * A stateless one is replaced: nothing is lost either way.
 		 */
-		if (node->ops || !list_empty(&node->children) || !list_empty(&node->dma_maps) ||
-		    node->mapped_units)
+		if (node->ops || node->held || !list_empty(&node->children) ||
+		    !list_empty(&node->dma_maps) || node->mapped_units)
 			return NULL;
 		qgpu_rmnode_free(client, node);
 	}
@@ -432,7 +432,7 @@ static bool qgpu_rmnode_has_state(const struct qgpu_rmnode *node)
 {
 	const struct qgpu_rmnode *child;
 
-	if (node->ops || !list_empty(&node->dma_maps) || node->mapped_units)
+	if (node->ops || node->held || !list_empty(&node->dma_maps) || node->mapped_units)
 		return true;
 	list_for_each_entry(child, &node->children, sibling)
 		if (qgpu_rmnode_has_state(child))
@@ -564,7 +564,7 @@ bool qgpu_rmtrack_gone(struct qgpu_rmtrack *t, u32 hclient, u32 handle)
 
 	if (!node)
 		return false;
-	if (!node->ops && list_empty(&node->children))
+	if (!node->ops && !node->held && list_empty(&node->children))
 		return true;
 	return !qgpu_rmtrack_rm_has(hclient, handle);
 }

@@ -45,9 +45,9 @@ struct qgpu_rmnode_ops {
  * @in_payload: the node is part of @payload's allocation, which @ops->release lets go of: the
  *	mirror never frees it itself (qgpu_rmtrack_insert_made())
  * @held: what RM allocated for the object itself, a reference to its charge until the node goes:
- *	a channel group's context buffers or a channel's instance block, and its ``channels``
- *	count (qgpu_ctxbuf.c); set once (store-release) and read under RCU by
- *	qgpu_mem_charge_of(); NULL for none
+ *	a channel group's context buffers (its copies' nodes hold the same charge) or a channel's
+ *	instance block, and its ``channels`` count (qgpu_ctxbuf.c); set once (store-release) and
+ *	read under RCU by qgpu_mem_charge_of(); NULL for none
  * @dma_maps: its parts in the RM_MAP_MEMORY_DMA mappings qgpu models (qgpu_mapped.c), as the
  *	virtual allocation, the memory or the device; they go with it
  * @mapped_units: for a virtual range RM maps up front, the 2 MiB regions the instance's

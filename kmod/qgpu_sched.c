@@ -210,6 +210,10 @@ struct qgpu_sched_inst {
  * struct qgpu_sched_tsg - a tenant's channel group, as qgpu's duplicate of it
  * @link: entry in the instance's @tsgs, under the GPU's mutex
  * @si: the instance
+ * @group: the group's charge, which the mirror nodes of the group and of its copies hold
+ *	(qgpu_mem_hold()): how a copy finds the group (qgpu_sched_rm_copy()); compared, never read
+ * @refs: the mirror nodes that name the group, its own and its copies', under the GPU's mutex:
+ *	RM frees the group with the last of its handles, and qgpu's duplicate goes then
  * @hdup: the duplicate's handle in qgpu's kernel client
  * @tenant_enabled: the tenant scheduled it (GPFIFO_SCHEDULE(1) on it or one of its channels)
  * @tuned: the tenant set its timeslice, interleave level or real-time mode itself: its turns in
@@ -227,6 +231,8 @@ struct qgpu_sched_inst {
 struct qgpu_sched_tsg {
 	struct list_head link;
 	struct qgpu_sched_inst *si;
+	const struct qgpu_mem_charge *group;
+	unsigned int refs;
 	u32 hdup;
 	bool tenant_enabled;
 	bool tuned;
@@ -958,19 +964,27 @@ void qgpu_sched_ring(struct qgpu_sched_inst *si)
 	spin_unlock(&sg->lock);
 }
 
-/* Tracker node release: RM freed the tenant's channel group; drop the duplicate. */
+/*
+ * Tracker node release: RM freed a handle of the tenant's channel group, its own or a copy's.
+ * With the last of them RM freed the group: drop the duplicate.
+ */
 static void qgpu_sched_tsg_release(struct qgpu_rmnode *node)
 {
 	struct qgpu_sched_tsg *tsg = node->payload;
 	struct qgpu_sched_gpu *sg = tsg->si->sg;
+	bool last;
 
+	node->payload = NULL;
 	mutex_lock(&sg->mutex);
-	list_del(&tsg->link);
+	last = !--tsg->refs;
+	if (last)
+		list_del(&tsg->link);
 	mutex_unlock(&sg->mutex);
+	if (!last)
+		return;
 	qgpu_kclient_free(tsg->hdup);
 	kobject_put(&tsg->si->inst->kobj);
 	kfree(tsg);
-	node->payload = NULL;
 }
 
 static const struct qgpu_rmnode_ops qgpu_sched_tsg_ops = {
@@ -1127,6 +1141,8 @@ void qgpu_sched_rm_alloc(struct qgpu_file *qf, struct qgpu_rmnode *node,
 		goto err;
 	}
 	tsg->si = si;
+	tsg->group = node->held;
+	tsg->refs = 1;
 	kobject_get(&inst->kobj);
 	mutex_lock(&si->sg->mutex);
 	qgpu_sched_tsg_timeslice(tsg->hdup, si->sg->timeslice_us);
@@ -1137,6 +1153,42 @@ void qgpu_sched_rm_alloc(struct qgpu_file *qf, struct qgpu_rmnode *node,
 	return;
 err:
 	kfree(tsg);
+}
+
+/**
+ * qgpu_sched_rm_copy() - RM made a copy of an object through @qf: a copy of a channel group names
+ * the group qgpu holds
+ * @qf: the ctl proxy (its tracker's lock held)
+ * @node: the copy's new tracker node, or NULL (not mirrored)
+ *
+ * A copy (RM_DUP_OBJECT, or an import) of a KEPLER_CHANNEL_GROUP_A is another handle to the same
+ * group (kchangrpapiCopyConstruct_IMPL(), 525-595): channels made under it are the group's, its
+ * GPFIFO_SCHEDULE and SET_TIMESLICE are the group's, and RM keeps the group until its last handle
+ * goes. The copy's node holds the group's charge, as the group's own node does, wherever the copy
+ * was made from (another ctl file's client of the instance, an export): the group is found by
+ * that charge. A copy whose source the mirror could not vouch for has a charge of its own
+ * (qgpu_ctxbuf_own()) and names no group qgpu knows: its channels count as groups of their own.
+ */
+void qgpu_sched_rm_copy(struct qgpu_file *qf, struct qgpu_rmnode *node)
+{
+	struct qgpu_sched_inst *si = qf->inst->sched;
+	struct qgpu_sched_tsg *tsg, *found = NULL;
+
+	if (!si || !node || node->ops || !node->held || !qgpu_mem_charge_is_group(node->held))
+		return;
+	mutex_lock(&si->sg->mutex);
+	list_for_each_entry(tsg, &si->tsgs, link) {
+		if (tsg->group == node->held) {
+			tsg->refs++;
+			found = tsg;
+			break;
+		}
+	}
+	mutex_unlock(&si->sg->mutex);
+	if (!found)
+		return;
+	node->payload = found;
+	node->ops = &qgpu_sched_tsg_ops;
 }
 
 /* A control that gives a channel group turns of its own length in the engine's round robin. */

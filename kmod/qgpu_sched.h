@@ -33,9 +33,10 @@ int qgpu_sched_inst_init(struct qgpu_instance *inst);
 void qgpu_sched_inst_remove(struct qgpu_instance *inst);
 void qgpu_sched_inst_free(struct qgpu_instance *inst);
 
-/* escapes (qgpu_escape.c) */
+/* escapes (qgpu_escape.c, and imports in qgpu_export.c) */
 void qgpu_sched_rm_alloc(struct qgpu_file *qf, struct qgpu_rmnode *node,
 			 const struct nvrm_alloc *a);
+void qgpu_sched_rm_copy(struct qgpu_file *qf, struct qgpu_rmnode *node);
 bool qgpu_sched_is_schedule_control(const struct nvrm_control *c);
 long qgpu_sched_control(struct qgpu_file *qf, unsigned int cmd, unsigned long arg, bool compat,
 			const struct nvrm_control *c);

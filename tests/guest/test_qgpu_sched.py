@@ -256,6 +256,103 @@ def test_a_channel_under_a_copy_of_its_group_is_held_with_its_instance() -> None
             r.close()
 
 
+@pytest.mark.parametrize("how", ["dup", "import"])
+def test_a_group_lives_on_in_its_copy(how: str) -> None:
+    """RM keeps a channel group while any handle names it (kchangrpapiCopyConstruct_IMPL()): a
+    tenant may copy its group into a second client (RM_DUP_OBJECT, or an export to an fd and an
+    import from it), make a channel under the copy and free the group's own handle. The group is
+    still on the GPU, and qgpu still has hold of it: the GPU's `timeslice_us` reaches it, its
+    channel is held and released with the instance, and qgpu's duplicate goes with the copy."""
+    with instances("offg core=50 class=offline", "ong core=50 class=online") as (off, on):
+        r, ch = channel(off)
+        r2 = Rm(dev=off)
+        export = os.open(f"{off}/nvidiactl", os.O_RDWR)
+        try:
+            dev2, _ = r2.device()
+            if how == "dup":
+                status, copy = r2.dup(dev2, r.client, ch.tsg)
+            else:
+                assert r.export_object(ch.tsg, export) == rm.OK
+                status, copy = r2.import_object(export, dev2)
+            assert status == rm.OK, hex(status)
+            status, cs = r2.alloc(r2.client, copy, rm.CTXSHARE, rm.ctxshare_params())
+            assert status == rm.OK, hex(status)
+            status, hmem, _, gpu_va = r2.memory(rm.VIDMEM, dev2, Channel.MEM)
+            assert status == rm.OK, hex(status)
+            params = rm.channel_params(gpu_va, 16, hmem, Channel.USERD, cs, engine=0)
+            status, other = r2.alloc(r2.client, copy, rm.CHANNEL, params)
+            assert status == rm.OK, hex(status)
+            rm.engine_object(r2, other)
+            tok = bytearray(4)
+            assert r2.control(other, rm.WORK_SUBMIT_TOKEN, tok) == rm.OK
+            token = struct.unpack("<I", tok)[0]
+            (group,) = [c["tsg"] for c in engine_chans() if c["chan"] == token]
+
+            def timeslice() -> int:
+                (t,) = [t for t in engine_tsgs() if t["tsg"] == group]
+                return t["timeslice_us"]
+
+            def other_held() -> bool:
+                (c,) = [c for c in engine_chans() if c["chan"] == token]
+                return c["enabled"] == 0
+
+            assert r.free(ch.tsg) == rm.OK  # the group's own handle, and the channel under it
+            assert [c["chan"] for c in engine_chans() if c["tsg"] == group] == [token]
+            params = bytearray(rm.schedule_size())
+            params[0] = 1
+            assert r2.control(copy, rm.TSG_SCHEDULE, params) == rm.OK
+            assert timeslice() == 1024
+            set_knob("timeslice_us", "2000")
+            assert timeslice() == 2000
+            assert not other_held()
+            p = load(on, 3)
+            assert wait_for(other_held)
+            finished(p)
+            assert wait_for(lambda: not other_held())
+        finally:
+            os.close(export)
+            ch.close()
+            r2.close()
+            r.close()
+    # the duplicate went with the copy: nothing holds the group any more
+    assert wait_for(lambda: not engine_tsgs()), engine_tsgs()
+
+
+def test_a_channel_under_a_device_is_held_with_its_instance() -> None:
+    """A channel made directly under a device is in a group of its own that RM made and no handle
+    names, so qgpu has no duplicate of that group; it holds the channel itself, as it holds every
+    channel of a held instance."""
+    with instances("offd core=50 class=offline", "ond core=50 class=online") as (off, on):
+        r = Rm(dev=off)
+        try:
+            dev, _ = r.device()
+            status, hmem, _, gpu_va = r.memory(rm.VIDMEM, dev, Channel.MEM)
+            assert status == rm.OK, hex(status)
+            params = rm.channel_params(gpu_va, 16, hmem, Channel.USERD)
+            status, lone = r.alloc(r.client, dev, rm.CHANNEL, params)
+            assert status == rm.OK, hex(status)
+            rm.engine_object(r, lone)
+            tok = bytearray(4)
+            assert r.control(lone, rm.WORK_SUBMIT_TOKEN, tok) == rm.OK
+            token = struct.unpack("<I", tok)[0]
+
+            def lone_held() -> bool:
+                (c,) = [c for c in engine_chans() if c["chan"] == token]
+                return c["enabled"] == 0
+
+            params = bytearray(rm.schedule_size())
+            params[0] = 1
+            assert r.control(lone, rm.CHANNEL_SCHEDULE, params) == rm.OK
+            assert not lone_held()
+            p = load(on, 3)
+            assert wait_for(lone_held)
+            finished(p)
+            assert wait_for(lambda: not lone_held())
+        finally:
+            r.close()
+    assert wait_for(lambda: not engine_tsgs()), engine_tsgs()
+
+
 def test_online_work_holds_offline_channel_groups() -> None:
     with instances("off core=50 class=offline", "on core=50 class=online") as (off, on):
         r, ch = channel(off)
@@ -604,17 +701,26 @@ def test_gp_get_says_whether_the_gpu_writes_it_back(writeback: str) -> None:
         write(NVSIM / "userd_writeback", "Y")
 
 
-def test_burst_share_leaves_a_round_robin_that_suffices_alone() -> None:
+@pytest.mark.parametrize("through", ["group", "copy"])
+def test_burst_share_leaves_a_round_robin_that_suffices_alone(through: str) -> None:
     """Burst-share holds nothing while the engine's round robin gives everyone its guarantee.
 
     50 % with two busy groups and an idle one, 20 % with one busy group: 2/4 and 1/4 of the round
     robin are enough, so no channel is disabled and nobody is preempted. Once the tenant sets
     a timeslice of its own on one of its groups the turns are no longer equal: qgpu schedules the
     shares itself again, and the 20 % instance is held once it has had its budget in a period.
+    The timeslice is set through the group's own handle, or through a copy of it in a second
+    client of the tenant's (RM_DUP_OBJECT): the same group on the GPU.
     """
     with instances("ra core=50", "rb core=20") as (a, b):
         set_knob("policy", "burst-share")
         r, c = channel(a)
+        target, hgroup = r, c.tsg
+        if through == "copy":
+            target = Rm(dev=a)
+            dev2, _ = target.device()
+            status, hgroup = target.dup(dev2, r.client, c.tsg)
+            assert status == rm.OK, hex(status)
         procs = [load(a, 8), load(a, 8), load(b, 8)]
         try:
             assert wait_for(lambda: sum(t["busy_ns"] > 0 for t in engine_tsgs()) == 3, 60)
@@ -626,13 +732,15 @@ def test_burst_share_leaves_a_round_robin_that_suffices_alone() -> None:
                 time.sleep(0.02)
             assert [iknob("ra", "preemptions"), iknob("rb", "preemptions")] == held
             ts = bytearray(struct.pack("<Q", 1024))
-            assert r.control(c.tsg, rm.SET_TIMESLICE, ts) == rm.OK
+            assert target.control(hgroup, rm.SET_TIMESLICE, ts) == rm.OK
             assert wait_for(lambda: int(iknob("rb", "preemptions")) > int(held[1]), 10)
         finally:
             for p in procs:
                 p.kill()
                 p.communicate()
             c.close()
+            if target is not r:
+                target.close()
             r.close()
     assert wait_for(lambda: not engine_tsgs()), engine_tsgs()
 
