@@ -66,8 +66,9 @@ static int nvsim_uvm_release(struct inode *inode, struct file *file)
 	}
 	nvsim_uvm_ranges_release(uf);
 	nvsim_uvm_channels_release(uf, NVSIM_MAX_GPUS);
-	for_each_set_bit(gpu, uf->gpu_va_space, NVSIM_MAX_GPUS)
-		nvsim_uvm_vaspace_drop(uf, gpu);
+	for (gpu = 0; gpu < NVSIM_MAX_GPUS; gpu++)
+		if (uf->vas[gpu])
+			nvsim_uvm_vaspace_drop(uf, gpu);
 	mutex_unlock(&nvsim_uvm_lock);
 	if (va_file)
 		fput(va_file);

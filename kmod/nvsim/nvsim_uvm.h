@@ -38,8 +38,8 @@ enum nvsim_uvm_mm_state {
  * @mm: a VA space's process mm (a mmgrab reference), NULL in multi-process sharing mode
  * @mm_state: a VA space's mm state (UVM_MM_INITIALIZE)
  * @registered: a VA space's registered GPUs, by index
- * @gpu_va_space: registered GPUs that also have a GPU VA space (UVM_REGISTER_GPU_VASPACE)
- * @vas: each such GPU's RM VA space (a reference, counted in its @uvm_users)
+ * @vas: the RM VA space of each registered GPU that also has a GPU VA space
+ *	(UVM_REGISTER_GPU_VASPACE), a reference counted in its @uvm_users; NULL for none
  * @ranges: a VA space's external ranges (struct nvsim_uvm_range), by VA
  * @channels: a VA space's registered channels (struct nvsim_uvm_channel, nvsim_uvm_channel.c)
  * @va_file: an MM file's VA-space file (a reference, dropped on release)
@@ -52,7 +52,6 @@ struct nvsim_uvm_file {
 	struct mm_struct *mm;
 	enum nvsim_uvm_mm_state mm_state;
 	DECLARE_BITMAP(registered, NVSIM_MAX_GPUS);
-	DECLARE_BITMAP(gpu_va_space, NVSIM_MAX_GPUS);
 	struct nvsim_vaspace *vas[NVSIM_MAX_GPUS];
 	struct rb_root_cached ranges;
 	struct list_head channels;

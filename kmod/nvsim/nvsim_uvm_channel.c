@@ -110,7 +110,7 @@ u32 nvsim_uvm_register_channel(struct nvsim_uvm_file *uf, void *params)
 	struct nvsim_channel *chan;
 	u32 status;
 
-	if (!gpu || !test_bit(gpu->index, uf->gpu_va_space))
+	if (!gpu || !uf->vas[gpu->index])
 		return NVRM_ERR_INVALID_DEVICE;
 	status = nvsim_uvm_channel_retain(gpu, uf->vas[gpu->index], p->hclient, p->hchannel, &chan);
 	if (status)

@@ -171,8 +171,16 @@ static struct nvsim_uvm_range *nvsim_uvm_range_of(struct nvsim_uvm_file *uf, u64
 }
 
 /*
- * The RM object @handle of @hclient, for a UVM duplicate: RM's default share policy lets a kernel
- * destination through only for the process that owns the client (RS_SHARE_TYPE_PID).
+ * May UVM duplicate @client's objects into its kernel client? RM's default share policy lets a
+ * kernel destination through only for the process that owns the client (RS_SHARE_TYPE_PID).
+ */
+static bool nvsim_uvm_may_dup(const struct nvsim_client *client)
+{
+	return !client->kernel && client->tgid == task_tgid_nr(current);
+}
+
+/*
+ * The RM object @handle of @hclient, for a UVM duplicate (nvsim_uvm_may_dup()).
  * Context: nvsim_rm_lock held.
  */
 static u32 nvsim_uvm_rm_object(u32 hclient, u32 handle, struct nvsim_object **obj)
@@ -181,7 +189,7 @@ static u32 nvsim_uvm_rm_object(u32 hclient, u32 handle, struct nvsim_object **ob
 
 	if (!client)
 		return NVRM_ERR_INVALID_CLIENT;
-	if (client->kernel || client->tgid != task_tgid_nr(current))
+	if (!nvsim_uvm_may_dup(client))
 		return NVRM_ERR_INSUFFICIENT_PERMISSIONS;
 	*obj = nvsim_object_lookup(client, handle);
 	return *obj ? NVRM_OK : NVRM_ERR_OBJECT_NOT_FOUND;
@@ -190,9 +198,9 @@ static u32 nvsim_uvm_rm_object(u32 hclient, u32 handle, struct nvsim_object **ob
 /*
  * nvGpuOpsDupAddressSpace() (580.142) on the VA space @hclient's @handle names, in its order:
  * the client (NV_ERR_INVALID_CLIENT), the object (NV_ERR_OBJECT_NOT_FOUND), a VA space
- * (NV_ERR_INVALID_OBJECT), of @gpu's device (NV_ERR_OTHER_DEVICE_FOUND); UVM's duplicate of it,
- * which RM's default share policy lets through only for the process that owns the client
- * (NV_ERR_INSUFFICIENT_PERMISSIONS); and one UVM manages the page tables of (NV_ERR_INVALID_FLAGS).
+ * (NV_ERR_INVALID_OBJECT), of @gpu's device (NV_ERR_OTHER_DEVICE_FOUND); UVM's duplicate of it
+ * (nvsim_uvm_may_dup(), NV_ERR_INSUFFICIENT_PERMISSIONS); and one UVM manages the page tables of
+ * (NV_ERR_INVALID_FLAGS).
  * Context: nvsim_rm_lock held.
  */
 static u32 nvsim_uvm_gpu_vaspace_check(const struct nvsim_gpu *gpu, u32 hclient, u32 handle,
@@ -209,7 +217,7 @@ static u32 nvsim_uvm_gpu_vaspace_check(const struct nvsim_gpu *gpu, u32 hclient,
 		return NVRM_ERR_INVALID_OBJECT;
 	if ((*obj)->gpu != gpu)
 		return NVRM_ERR_OTHER_DEVICE_FOUND;
-	if (client->kernel || client->tgid != task_tgid_nr(current))
+	if (!nvsim_uvm_may_dup(client))
 		return NVRM_ERR_INSUFFICIENT_PERMISSIONS;
 	if (!nvsim_vaspace_external(nvsim_vaspace_of(*obj)))
 		return NVRM_ERR_INVALID_FLAGS;
@@ -224,8 +232,7 @@ u32 nvsim_uvm_register_gpu_vaspace(struct nvsim_uvm_file *uf, void *params)
 	struct nvsim_object *obj;
 	u32 status;
 
-	if (!gpu || !test_bit(gpu->index, uf->registered) ||
-	    test_bit(gpu->index, uf->gpu_va_space))
+	if (!gpu || !test_bit(gpu->index, uf->registered) || uf->vas[gpu->index])
 		return NVRM_ERR_INVALID_DEVICE;
 	/*
 	 * UVM takes the VA space's mm first (uvm_va_space_mm_or_current_retain(), uvm_va_space.c,
@@ -241,7 +248,6 @@ u32 nvsim_uvm_register_gpu_vaspace(struct nvsim_uvm_file *uf, void *params)
 	if (!status) {
 		uf->vas[gpu->index] = nvsim_vaspace_get(nvsim_vaspace_of(obj));
 		uf->vas[gpu->index]->uvm_users++;	/* its page directory is set */
-		set_bit(gpu->index, uf->gpu_va_space);
 	}
 	mutex_unlock(&nvsim_rm_lock);
 	return status;
@@ -251,7 +257,7 @@ u32 nvsim_uvm_register_gpu_vaspace(struct nvsim_uvm_file *uf, void *params)
  * nvsim_uvm_vaspace_drop() - a GPU VA space is unregistered: UVM unsets its page directory and
  *	lets go of the RM VA space
  * @uf: the VA space
- * @gpu: the GPU's index; its bit in @uf->gpu_va_space is set
+ * @gpu: the GPU's index; @uf->vas[@gpu] is set
  *
  * Context: nvsim_uvm_lock held; takes nvsim_rm_lock.
  */
@@ -262,7 +268,6 @@ void nvsim_uvm_vaspace_drop(struct nvsim_uvm_file *uf, unsigned int gpu)
 	nvsim_vaspace_put(uf->vas[gpu]);
 	uf->vas[gpu] = NULL;
 	mutex_unlock(&nvsim_rm_lock);
-	clear_bit(gpu, uf->gpu_va_space);
 }
 
 /*
@@ -285,7 +290,7 @@ void nvsim_uvm_gpu_unmapped(struct nvsim_uvm_file *uf, unsigned int gpu, bool re
 			nvsim_uvm_range_destroy(uf, range);
 	}
 	nvsim_uvm_channels_release(uf, gpu);
-	if (test_bit(gpu, uf->gpu_va_space))
+	if (uf->vas[gpu])
 		nvsim_uvm_vaspace_drop(uf, gpu);
 }
 
@@ -295,7 +300,7 @@ u32 nvsim_uvm_unregister_gpu_vaspace(struct nvsim_uvm_file *uf, void *params)
 	struct nvrm_uvm_unregister_gpu_vaspace *p = params;
 	struct nvsim_gpu *gpu = nvsim_uvm_gpu_by_uuid(p->gpu_uuid);
 
-	if (!gpu || !test_bit(gpu->index, uf->gpu_va_space))
+	if (!gpu || !uf->vas[gpu->index])
 		return NVRM_ERR_INVALID_DEVICE;
 	nvsim_uvm_gpu_unmapped(uf, gpu->index, false);
 	return NVRM_OK;
@@ -421,7 +426,7 @@ u32 nvsim_uvm_map_external(struct nvsim_uvm_file *uf, void *params)
 		return NVRM_ERR_INVALID_ADDRESS;
 	for (i = 0; i < t->gpu_attributes_count; i++) {
 		gpu = nvsim_uvm_gpu_by_uuid(attrs[i].gpu_uuid);
-		if (!gpu || !test_bit(gpu->index, uf->gpu_va_space)) {
+		if (!gpu || !uf->vas[gpu->index]) {
 			status = NVRM_ERR_INVALID_DEVICE;
 			break;
 		}
@@ -473,7 +478,7 @@ u32 nvsim_uvm_map_external_sparse(struct nvsim_uvm_file *uf, void *params)
 	if (!range)
 		return NVRM_ERR_INVALID_ADDRESS;
 	gpu = nvsim_uvm_gpu_by_uuid(p->gpu_uuid);
-	if (!gpu || !test_bit(gpu->index, uf->gpu_va_space))
+	if (!gpu || !uf->vas[gpu->index])
 		return NVRM_ERR_INVALID_DEVICE;
 	status = nvsim_uvm_unmap_span(&range->maps[gpu->index], p->base,
 				      p->base + p->length - 1);
@@ -502,7 +507,7 @@ u32 nvsim_uvm_map_dynamic_parallelism_region(struct nvsim_uvm_file *uf, void *pa
 	if (nvsim_uvm_span_invalid(p->base, p->length))
 		return NVRM_ERR_INVALID_ADDRESS;
 	gpu = nvsim_uvm_gpu_by_uuid(p->gpu_uuid);
-	if (!gpu || !test_bit(gpu->index, uf->gpu_va_space))
+	if (!gpu || !uf->vas[gpu->index])
 		return NVRM_ERR_INVALID_DEVICE;
 	if (!nvsim_uvm_page_size_ok(p->length) || !IS_ALIGNED(p->base, p->length))
 		return NVRM_ERR_INVALID_ADDRESS;
