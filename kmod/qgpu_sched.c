@@ -1095,6 +1095,41 @@ static bool qgpu_sched_chan_track(struct qgpu_file *qf, struct qgpu_rmnode *node
 	return !!ch->userd;
 }
 
+/*
+ * Take hold of the tenant's channel group @node (of the client @hroot), a group RM made or a copy
+ * of one: duplicate it into qgpu's kernel client, give it the GPU's timeslice, and count it in
+ * the instance. The tracker's lock held.
+ */
+static void qgpu_sched_tsg_make(struct qgpu_instance *inst, struct qgpu_rmnode *node, u32 hroot)
+{
+	struct qgpu_sched_inst *si = inst->sched;
+	struct qgpu_sched_tsg *tsg;
+	u32 hsub, status;
+
+	tsg = kzalloc(sizeof(*tsg), GFP_KERNEL_ACCOUNT);
+	if (!tsg)
+		return;
+	status = qgpu_kclient_subdevice(inst->gpu, &hsub);
+	if (!status)
+		status = qgpu_kclient_dup(inst->gpu->kc_device, hroot, node->handle, &tsg->hdup);
+	if (status) {
+		pr_warn_ratelimited("%s: cannot take hold of channel group 0x%x: %s\n",
+				    inst->name, node->handle, nvrm_status_name(status));
+		kfree(tsg);
+		return;
+	}
+	tsg->si = si;
+	tsg->group = node->held;
+	tsg->refs = 1;
+	kobject_get(&inst->kobj);
+	mutex_lock(&si->sg->mutex);
+	qgpu_sched_tsg_timeslice(tsg->hdup, si->sg->timeslice_us);
+	list_add_tail(&tsg->link, &si->tsgs);
+	mutex_unlock(&si->sg->mutex);
+	node->payload = tsg;
+	node->ops = &qgpu_sched_tsg_ops;
+}
+
 /**
  * qgpu_sched_rm_alloc() - RM made an object through @qf: take hold of a channel group, or
  * watch a channel
@@ -1109,7 +1144,6 @@ void qgpu_sched_rm_alloc(struct qgpu_file *qf, struct qgpu_rmnode *node,
 	struct qgpu_sched_inst *si = inst->sched;
 	struct qgpu_rmnode *root = node;
 	struct qgpu_sched_tsg *tsg;
-	u32 hsub, status;
 
 	if (!si)
 		return;
@@ -1126,33 +1160,8 @@ void qgpu_sched_rm_alloc(struct qgpu_file *qf, struct qgpu_rmnode *node,
 		}
 		return;
 	}
-	if (node->hclass != NVRM_CLASS_KEPLER_CHANNEL_GROUP_A)
-		return;
-	tsg = kzalloc(sizeof(*tsg), GFP_KERNEL_ACCOUNT);
-	if (!tsg)
-		goto err;
-	status = qgpu_kclient_subdevice(inst->gpu, &hsub);
-	if (!status)
-		status = qgpu_kclient_dup(inst->gpu->kc_device, root->handle, node->handle,
-					  &tsg->hdup);
-	if (status) {
-		pr_warn_ratelimited("%s: cannot take hold of channel group 0x%x: %s\n",
-				    inst->name, node->handle, nvrm_status_name(status));
-		goto err;
-	}
-	tsg->si = si;
-	tsg->group = node->held;
-	tsg->refs = 1;
-	kobject_get(&inst->kobj);
-	mutex_lock(&si->sg->mutex);
-	qgpu_sched_tsg_timeslice(tsg->hdup, si->sg->timeslice_us);
-	list_add_tail(&tsg->link, &si->tsgs);
-	mutex_unlock(&si->sg->mutex);
-	node->payload = tsg;
-	node->ops = &qgpu_sched_tsg_ops;
-	return;
-err:
-	kfree(tsg);
+	if (node->hclass == NVRM_CLASS_KEPLER_CHANNEL_GROUP_A)
+		qgpu_sched_tsg_make(inst, node, root->handle);
 }
 
 /**
@@ -1166,13 +1175,17 @@ err:
  * GPFIFO_SCHEDULE and SET_TIMESLICE are the group's, and RM keeps the group until its last handle
  * goes. The copy's node holds the group's charge, as the group's own node does, wherever the copy
  * was made from (another ctl file's client of the instance, an export): the group is found by
- * that charge. A copy whose source the mirror could not vouch for has a charge of its own
- * (qgpu_ctxbuf_own()) and names no group qgpu knows: its channels count as groups of their own.
+ * that charge. Where it is not found, qgpu takes hold of the group through the copy, as of a new
+ * group: the group's own handle and its other copies may all have gone while RM made the copy
+ * (another file's RM_FREE racing it), or the copy's source was one the mirror could not vouch
+ * for, and got a charge of its own (qgpu_ctxbuf_own()). Such a group may then be counted twice,
+ * which costs only its own instance (its turns in the round robin look more than they are).
  */
 void qgpu_sched_rm_copy(struct qgpu_file *qf, struct qgpu_rmnode *node)
 {
 	struct qgpu_sched_inst *si = qf->inst->sched;
 	struct qgpu_sched_tsg *tsg, *found = NULL;
+	struct qgpu_rmnode *root = node;
 
 	if (!si || !node || node->ops || !node->held || !qgpu_mem_charge_is_group(node->held))
 		return;
@@ -1185,10 +1198,14 @@ void qgpu_sched_rm_copy(struct qgpu_file *qf, struct qgpu_rmnode *node)
 		}
 	}
 	mutex_unlock(&si->sg->mutex);
-	if (!found)
+	if (found) {
+		node->payload = found;
+		node->ops = &qgpu_sched_tsg_ops;
 		return;
-	node->payload = found;
-	node->ops = &qgpu_sched_tsg_ops;
+	}
+	while (root->parent)
+		root = root->parent;
+	qgpu_sched_tsg_make(qf->inst, node, root->handle);
 }
 
 /* A control that gives a channel group turns of its own length in the engine's round robin. */
