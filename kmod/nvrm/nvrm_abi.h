@@ -1398,6 +1398,22 @@ struct nvrm_nv0000_gpu_get_id_info_v2 {		/* 32 B */
 #define NVRM_CTRL_CMD_NVA06C_GET_INTERLEAVE_LEVEL 0xA06C0108u
 #define NVRM_CTRL_CMD_NVA06C_MAKE_REALTIME	0xA06C0110u
 #define NVRM_CTRL_CMD_NVA06F_GPFIFO_SCHEDULE	0xA06F0103u	/* per channel */
+/* ctrla06f/ctrla06fgpfifo.h: a channel's interleave level is its group's, 525-595 */
+#define NVRM_CTRL_CMD_NVA06F_SET_INTERLEAVE_LEVEL 0xA06F0109u
+#define NVRM_CTRL_CMD_NVA06F_GET_INTERLEAVE_LEVEL 0xA06F0110u
+
+/*
+ * NVA06C_CTRL_INTERLEAVE_LEVEL_PARAMS {tsgInterleaveLevel} and NVA06F_CTRL_INTERLEAVE_LEVEL_PARAMS
+ * {channelInterleaveLevel}, 4 B each (ctrla06c.h, ctrla06fgpfifo.h, 525-595). A new group's level
+ * is MEDIUM (kchangrpapiConstruct_IMPL(), 580.142); any other value is NV_ERR_INVALID_ARGUMENT
+ * (kchangrpSetInterleaveLevel_IMPL()).
+ */
+#define NVRM_INTERLEAVE_LEVEL_LOW	0x00000000u
+#define NVRM_INTERLEAVE_LEVEL_MEDIUM	0x00000001u
+#define NVRM_INTERLEAVE_LEVEL_HIGH	0x00000002u
+struct nvrm_interleave_level {
+	u32 level;		/* @0 */
+};
 
 /*
  * NVA06F_CTRL_GPFIFO_SCHEDULE_PARAMS (ctrla06f/ctrla06fgpfifo.h), also used by NVA06C:

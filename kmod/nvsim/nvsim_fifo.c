@@ -652,6 +652,49 @@ static u32 nvsim_ctrl_get_timeslice(const struct nvsim_caller *caller, struct nv
 	return NVRM_OK;
 }
 
+/*
+ * NVA06C / NVA06F SET_INTERLEAVE_LEVEL: the group's level, set through the group or any of its
+ * channels (kchangrpSetInterleaveLevel_IMPL(), 580.142); LOW, MEDIUM or HIGH, else
+ * NV_ERR_INVALID_ARGUMENT. Reported, not acted on (struct nvsim_tsg.interleave).
+ */
+static u32 nvsim_interleave_set(struct nvsim_tsg *tsg, const struct nvrm_interleave_level *p)
+{
+	if (p->level > NVRM_INTERLEAVE_LEVEL_HIGH)
+		return NVRM_ERR_INVALID_ARGUMENT;
+	WRITE_ONCE(tsg->interleave, p->level);
+	return NVRM_OK;
+}
+
+static u32 nvsim_ctrl_tsg_set_interleave(const struct nvsim_caller *caller,
+					 struct nvsim_object *obj, void *buf)
+{
+	return nvsim_interleave_set(nvsim_obj_tsg(obj), buf);
+}
+
+static u32 nvsim_ctrl_channel_set_interleave(const struct nvsim_caller *caller,
+					     struct nvsim_object *obj, void *buf)
+{
+	return nvsim_interleave_set(nvsim_obj_channel(obj)->tsg, buf);
+}
+
+static u32 nvsim_ctrl_tsg_get_interleave(const struct nvsim_caller *caller,
+					 struct nvsim_object *obj, void *buf)
+{
+	struct nvrm_interleave_level *p = buf;
+
+	p->level = nvsim_obj_tsg(obj)->interleave;
+	return NVRM_OK;
+}
+
+static u32 nvsim_ctrl_channel_get_interleave(const struct nvsim_caller *caller,
+					     struct nvsim_object *obj, void *buf)
+{
+	struct nvrm_interleave_level *p = buf;
+
+	p->level = nvsim_obj_channel(obj)->tsg->interleave;
+	return NVRM_OK;
+}
+
 /* NVA06C PREEMPT: a manual timeout above 1 s is refused, as the header says. */
 static u32 nvsim_ctrl_preempt(const struct nvsim_caller *caller, struct nvsim_object *obj,
 			      void *buf)
@@ -781,8 +824,16 @@ const struct nvsim_control nvsim_fifo_controls[] = {
 	  sizeof(struct nvrm_tsg_timeslice), nvsim_ctrl_get_timeslice },
 	{ NVRM_CTRL_CMD_NVA06C_PREEMPT, NVRM_CLASS_KEPLER_CHANNEL_GROUP_A,
 	  sizeof(struct nvrm_tsg_preempt), nvsim_ctrl_preempt },
+	{ NVRM_CTRL_CMD_NVA06C_SET_INTERLEAVE_LEVEL, NVRM_CLASS_KEPLER_CHANNEL_GROUP_A,
+	  sizeof(struct nvrm_interleave_level), nvsim_ctrl_tsg_set_interleave },
+	{ NVRM_CTRL_CMD_NVA06C_GET_INTERLEAVE_LEVEL, NVRM_CLASS_KEPLER_CHANNEL_GROUP_A,
+	  sizeof(struct nvrm_interleave_level), nvsim_ctrl_tsg_get_interleave },
 	{ NVRM_CTRL_CMD_NVA06F_GPFIFO_SCHEDULE, NVRM_CLASS_HOPPER_CHANNEL_GPFIFO_A,
 	  0, nvsim_ctrl_channel_schedule },
+	{ NVRM_CTRL_CMD_NVA06F_SET_INTERLEAVE_LEVEL, NVRM_CLASS_HOPPER_CHANNEL_GPFIFO_A,
+	  sizeof(struct nvrm_interleave_level), nvsim_ctrl_channel_set_interleave },
+	{ NVRM_CTRL_CMD_NVA06F_GET_INTERLEAVE_LEVEL, NVRM_CLASS_HOPPER_CHANNEL_GPFIFO_A,
+	  sizeof(struct nvrm_interleave_level), nvsim_ctrl_channel_get_interleave },
 	{ NVRM_CTRL_CMD_NVC36F_GET_WORK_SUBMIT_TOKEN, NVRM_CLASS_HOPPER_CHANNEL_GPFIFO_A,
 	  sizeof(struct nvrm_work_submit_token), nvsim_ctrl_work_submit_token },
 	{ NVRM_CTRL_CMD_FIFO_DISABLE_CHANNELS, NVRM_CLASS_NV20_SUBDEVICE_0,

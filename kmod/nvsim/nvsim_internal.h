@@ -275,6 +275,10 @@ struct nvsim_proc_stats;
  * @runlisted: on the runlist (GPFIFO_SCHEDULE(1) seen and no effective (0) since)
  * @timeslice_us: the timeslice the engine uses
  * @timeslice_us_reported: what GET_TIMESLICE reports (differs when controls are inert)
+ * @interleave: its interleave level (NVRM_INTERLEAVE_LEVEL_*), its channels' too; only reported:
+ *	RM's runlists follow it only under a policy a privileged client sets
+ *	(NV2080_CTRL_CMD_FIFO_RUNLIST_SET_SCHED_POLICY), and an H200 with GSP 580.159.04 shared the
+ *	engine the same at HIGH and LOW (docs/design/compute-scheduling.md)
  * @preempt_req: PREEMPT requests made on it
  * @preempt_done: requests completed (it left the engine, or was not on it)
  * @busy_ns: GPU time its kernels executed
@@ -297,7 +301,8 @@ struct nvsim_proc_stats;
  *	which keep GPFIFO_SCHEDULE from it (nvsim_fifo.c). Under nvsim_rm_lock
  *
  * The fields from @all_node on are protected by the engine lock (struct nvsim_engine.lock in
- * nvsim_engine.c), except @timeslice_us_reported, which only controls touch (nvsim_rm_lock).
+ * nvsim_engine.c), except @timeslice_us_reported and @interleave, which only controls touch
+ * (nvsim_rm_lock).
  */
 struct nvsim_tsg {
 	struct nvsim_res res;
@@ -317,6 +322,7 @@ struct nvsim_tsg {
 	bool runlisted;
 	u64 timeslice_us;
 	u64 timeslice_us_reported;
+	u32 interleave;
 	u64 preempt_req;
 	u64 preempt_done;
 	u64 busy_ns;

@@ -181,6 +181,34 @@ def test_controls_check_size_class_and_arguments(chan: Channel) -> None:
     assert tsg_line(r, ch.tsg)["timeslice_us"] == 2500
 
 
+def test_interleave_level_is_the_groups_through_the_group_or_a_channel(chan: Channel) -> None:
+    """One level a group (kchangrpSetInterleaveLevel_IMPL()): MEDIUM for a new group, set and read
+    through the group or any of its channels; LOW, MEDIUM and HIGH only."""
+    r, ch = chan.r, chan
+
+    def level(handle: int, cmd: int) -> int:
+        p = bytearray(4)
+        assert r.control(handle, cmd, p) == rm.OK
+        return int(struct.unpack("<I", p)[0])
+
+    def set_level(handle: int, cmd: int, value: int) -> int:
+        return r.control(handle, cmd, bytearray(struct.pack("<I", value)))
+
+    assert level(ch.tsg, rm.GET_INTERLEAVE) == rm.INTERLEAVE_MEDIUM
+    assert level(ch.channel, rm.CHANNEL_GET_INTERLEAVE) == rm.INTERLEAVE_MEDIUM
+    assert set_level(ch.channel, rm.CHANNEL_SET_INTERLEAVE, rm.INTERLEAVE_HIGH) == rm.OK
+    assert level(ch.tsg, rm.GET_INTERLEAVE) == rm.INTERLEAVE_HIGH
+    assert tsg_line(r, ch.tsg)["interleave"] == rm.INTERLEAVE_HIGH
+    assert set_level(ch.tsg, rm.SET_INTERLEAVE, rm.INTERLEAVE_LOW) == rm.OK
+    assert level(ch.channel, rm.CHANNEL_GET_INTERLEAVE) == rm.INTERLEAVE_LOW
+    assert set_level(ch.tsg, rm.SET_INTERLEAVE, 3) == rm.INVALID_ARGUMENT
+    assert set_level(ch.channel, rm.CHANNEL_SET_INTERLEAVE, 3) == rm.INVALID_ARGUMENT
+    assert level(ch.tsg, rm.GET_INTERLEAVE) == rm.INTERLEAVE_LOW  # a refusal changes nothing
+    assert r.control(ch.tsg, rm.SET_INTERLEAVE, bytearray(8)) == rm.INVALID_PARAM_STRUCT
+    assert r.control(ch.channel, rm.SET_INTERLEAVE, bytearray(4)) == rm.NOT_SUPPORTED
+    assert r.control(ch.tsg, rm.CHANNEL_SET_INTERLEAVE, bytearray(4)) == rm.NOT_SUPPORTED
+
+
 def test_fifo_disable_channels_checks_its_list(proc: tuple[Rm, int, int]) -> None:
     r, dev, sub = proc
     ch = Channel(r, dev, sub)
