@@ -252,6 +252,9 @@ struct qgpu_sched_tsg {
  * @handle: the channel's handle
  * @tenant_disabled: the tenant disabled it with FIFO_DISABLE_CHANNELS (qgpu_disable.c): qgpu's
  *	release leaves it disabled (under the GPU's mutex)
+ * @tuned: with no @tsg, the tenant set the interleave level of its group through it (NVA06F
+ *	SET_INTERLEAVE_LEVEL), as struct qgpu_sched_tsg's @tuned says of a group (under the GPU's
+ *	mutex)
  * @si: the instance (a reference on its kobject while this lives)
  * @tsg: its channel group, or NULL (an implicit group of its own, or one qgpu does not hold)
  * @hmem: qgpu's duplicate of the channel's USERD memory, in its kernel client (0: not read)
@@ -273,6 +276,7 @@ struct qgpu_sched_chan {
 	u32 hclient;
 	u32 handle;
 	bool tenant_disabled;
+	bool tuned;
 	struct qgpu_sched_inst *si;
 	struct qgpu_sched_tsg *tsg;
 	u32 hmem;
@@ -568,6 +572,7 @@ static void qgpu_sched_sample(struct qgpu_sched_gpu *sg, u64 now)
 				part += (moved || had) && !whole;
 				work += moved || put != get;
 				queued |= put != get;
+				unequal |= ch->tuned;
 				rr++;
 			}
 		}
@@ -1208,11 +1213,16 @@ void qgpu_sched_rm_copy(struct qgpu_file *qf, struct qgpu_rmnode *node)
 	qgpu_sched_tsg_make(qf->inst, node, root->handle);
 }
 
-/* A control that gives a channel group turns of its own length in the engine's round robin. */
+/*
+ * A control that gives a channel group turns of its own length in the engine's round robin; the
+ * interleave level may be set through any channel of the group too (kchannelCtrlCmdSet-
+ * InterleaveLevel_IMPL(), 580.142, with the group's access flags).
+ */
 static bool qgpu_sched_is_tuning_control(const struct nvrm_control *c)
 {
 	return c->cmd == NVRM_CTRL_CMD_NVA06C_SET_TIMESLICE ||
 	       c->cmd == NVRM_CTRL_CMD_NVA06C_SET_INTERLEAVE_LEVEL ||
+	       c->cmd == NVRM_CTRL_CMD_NVA06F_SET_INTERLEAVE_LEVEL ||
 	       c->cmd == NVRM_CTRL_CMD_NVA06C_MAKE_REALTIME;
 }
 
@@ -1221,9 +1231,9 @@ static bool qgpu_sched_is_tuning_control(const struct nvrm_control *c)
  * changes its channel group's turns in the engine's round robin?
  * @c: the decoded control
  *
- * Return: true for NVA06C (channel group) and NVA06F (channel) GPFIFO_SCHEDULE, and NVA06C
- * SET_TIMESLICE, SET_INTERLEAVE_LEVEL and MAKE_REALTIME (serialized or not: only their target
- * matters).
+ * Return: true for NVA06C (channel group) and NVA06F (channel) GPFIFO_SCHEDULE, NVA06C
+ * SET_TIMESLICE, SET_INTERLEAVE_LEVEL and MAKE_REALTIME, and NVA06F SET_INTERLEAVE_LEVEL
+ * (serialized or not: only their target matters).
  */
 bool qgpu_sched_is_schedule_control(const struct nvrm_control *c)
 {
@@ -1233,15 +1243,18 @@ bool qgpu_sched_is_schedule_control(const struct nvrm_control *c)
 }
 
 /*
- * A tenant's SET_TIMESLICE, SET_INTERLEAVE_LEVEL or MAKE_REALTIME on a channel group, forwarded:
- * once one went through, the group's turns are its own length, and the GPU's scheduler stops
- * counting on the round robin for the guarantees while the group lives.
+ * A tenant's SET_TIMESLICE, SET_INTERLEAVE_LEVEL or MAKE_REALTIME on a channel group, or
+ * SET_INTERLEAVE_LEVEL on one of its channels, forwarded: once one went through, the group's
+ * turns are its own length, and the GPU's scheduler stops counting on the round robin for the
+ * guarantees while the group lives (a group qgpu does not hold, while the channel lives).
  */
 static long qgpu_sched_tuning(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
 			      bool compat, const struct nvrm_control *c)
 {
 	struct qgpu_rmtrack *t = qf->track;
+	struct qgpu_sched_chan *ch = NULL;
 	struct qgpu_sched_tsg *tsg = NULL;
+	struct qgpu_sched_gpu *sg = NULL;
 	struct qgpu_rmnode *node;
 	u32 status;
 	long ret;
@@ -1252,14 +1265,23 @@ static long qgpu_sched_tuning(struct qgpu_file *qf, unsigned int cmd, unsigned l
 	ret = qgpu_forward_control(qf, cmd, arg, compat, c, &status);
 	if (!ret && status == NVRM_OK) {
 		node = qgpu_rmtrack_find(t, c->hclient, c->hobject);
-		if (node && node->ops == &qgpu_sched_tsg_ops)
+		if (node && node->ops == &qgpu_sched_tsg_ops) {
 			tsg = node->payload;
+			sg = tsg->si->sg;
+		} else if (node && node->ops == &qgpu_sched_chan_ops) {
+			ch = node->payload;	/* its group's level, set through it */
+			tsg = ch->tsg;
+			sg = ch->si->sg;
+		}
 	}
-	if (tsg) {
-		mutex_lock(&tsg->si->sg->mutex);
-		tsg->tuned = true;
-		mutex_unlock(&tsg->si->sg->mutex);
-		qgpu_sched_kick(tsg->si->sg);
+	if (sg) {
+		mutex_lock(&sg->mutex);
+		if (tsg)
+			tsg->tuned = true;
+		else
+			ch->tuned = true;
+		mutex_unlock(&sg->mutex);
+		qgpu_sched_kick(sg);
 	}
 	mutex_unlock(&t->lock);
 	return ret;

@@ -745,27 +745,37 @@ def test_gp_get_says_whether_the_gpu_writes_it_back(writeback: str) -> None:
         write(NVSIM / "userd_writeback", "Y")
 
 
-@pytest.mark.parametrize("through", ["group", "copy"])
+@pytest.mark.parametrize(
+    "through", ["timeslice", "timeslice-of-a-copy", "interleave", "interleave-of-a-channel"]
+)
 def test_burst_share_leaves_a_round_robin_that_suffices_alone(through: str) -> None:
     """Burst-share holds nothing while the engine's round robin gives everyone its guarantee.
 
     50 % with two busy groups and an idle one, 20 % with one busy group: 2/4 and 1/4 of the round
     robin are enough, so no channel is disabled and nobody is preempted. Once the tenant sets
-    a timeslice of its own on one of its groups the turns are no longer equal: qgpu schedules the
-    shares itself again, and the 20 % instance is held once it has had its budget in a period.
-    The timeslice is set through the group's own handle, or through a copy of it in a second
-    client of the tenant's (RM_DUP_OBJECT): the same group on the GPU.
+    a timeslice or interleave level of its own on one of its groups the turns are no longer
+    equal: qgpu schedules the shares itself again, and the 20 % instance is held once it has had
+    its budget in a period. The timeslice is set through the group's own handle, or through a
+    copy of it in a second client of the tenant's (RM_DUP_OBJECT): the same group on the GPU; the
+    interleave level through the group, or through its channel (NVA06F), which sets its group's.
     """
     with instances("ra core=50", "rb core=20") as (a, b):
         set_knob("policy", "burst-share")
         r, c = channel(a)
-        target, hgroup = r, c.tsg
-        if through == "copy":
+        target, handle = r, c.tsg
+        cmd, params = rm.SET_TIMESLICE, bytearray(struct.pack("<Q", 1024))
+        if through == "timeslice-of-a-copy":
             target = Rm(dev=a)
             dev2, _ = target.device()
-            status, hgroup = target.dup(dev2, r.client, c.tsg)
+            status, handle = target.dup(dev2, r.client, c.tsg)
             assert status == rm.OK, hex(status)
-        procs = [load(a, 8), load(a, 8), load(b, 8)]
+        elif through.startswith("interleave"):
+            cmd, params = rm.SET_INTERLEAVE, bytearray(struct.pack("<I", rm.INTERLEAVE_HIGH))
+            if through == "interleave-of-a-channel":
+                cmd, handle = rm.CHANNEL_SET_INTERLEAVE, c.channel
+        # loads that outlast the test (killed at its end): one that ends would change whether the
+        # round robin suffices, and hold the 20 % instance whatever the tenant set
+        procs = [load(a, 60), load(a, 60), load(b, 60)]
         try:
             assert wait_for(lambda: sum(t["busy_ns"] > 0 for t in engine_tsgs()) == 3, 60)
             time.sleep(0.5)
@@ -775,8 +785,7 @@ def test_burst_share_leaves_a_round_robin_that_suffices_alone(through: str) -> N
                 assert len(chans) == 4 and all(c["enabled"] == 1 for c in chans), chans
                 time.sleep(0.02)
             assert [iknob("ra", "preemptions"), iknob("rb", "preemptions")] == held
-            ts = bytearray(struct.pack("<Q", 1024))
-            assert target.control(hgroup, rm.SET_TIMESLICE, ts) == rm.OK
+            assert target.control(handle, cmd, params) == rm.OK
             assert wait_for(lambda: int(iknob("rb", "preemptions")) > int(held[1]), 10)
         finally:
             for p in procs:
