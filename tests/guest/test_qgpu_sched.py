@@ -62,6 +62,32 @@ def held(ch: Channel) -> bool:
     return c["enabled"] == 0
 
 
+def token_held(token: int) -> bool:
+    """The channel of this work-submit token is disabled: held, as held() says of a Channel."""
+    (c,) = [c for c in engine_chans() if c["chan"] == token]
+    return c["enabled"] == 0
+
+
+def channel_under(r: Rm, dev: int, parent: int, ctxshare: bool = True) -> tuple[int, int]:
+    """A channel of `r`'s under `parent` (a group, a copy of one, or a device), with its ring and
+    USERD in memory of its own and an engine object: (its handle, its work-submit token). In a
+    group whose channels name a subcontext it needs one too (`ctxshare`)."""
+    cs = 0
+    if ctxshare:
+        status, cs = r.alloc(r.client, parent, rm.CTXSHARE, rm.ctxshare_params())
+        assert status == rm.OK, hex(status)
+    status, hmem, _, gpu_va = r.memory(rm.VIDMEM, dev, Channel.MEM)
+    assert status == rm.OK, hex(status)
+    engine = 0 if ctxshare else rm.ENGINE_GRAPHICS
+    params = rm.channel_params(gpu_va, 16, hmem, Channel.USERD, cs, engine=engine)
+    status, chan = r.alloc(r.client, parent, rm.CHANNEL, params)
+    assert status == rm.OK, hex(status)
+    rm.engine_object(r, chan)
+    tok = bytearray(4)
+    assert r.control(chan, rm.WORK_SUBMIT_TOKEN, tok) == rm.OK
+    return chan, int(struct.unpack("<I", tok)[0])
+
+
 def wait_for(cond: Callable[[], bool], timeout: float = 30.0) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -217,6 +243,15 @@ def test_instance_knobs_validate_and_guarantees_stay_within_100() -> None:
         assert knob("policy") == "best-effort"
 
 
+def held_while_online_works(on: str, is_held: Callable[[], bool]) -> None:
+    """Not held; held once the online instance `on` has work; released once that is done."""
+    assert not is_held()
+    p = load(on, 3)
+    assert wait_for(is_held)
+    finished(p)
+    assert wait_for(lambda: not is_held())
+
+
 def test_a_channel_under_a_copy_of_its_group_is_held_with_its_instance() -> None:
     """A tenant may copy its channel group into a second client of its own (RM_DUP_OBJECT) and
     make channels under the copy: on the GPU they are channels of the same group. qgpu holds each
@@ -228,22 +263,10 @@ def test_a_channel_under_a_copy_of_its_group_is_held_with_its_instance() -> None
             dev2, _ = r2.device()
             status, copy = r2.dup(dev2, r.client, ch.tsg)
             assert status == rm.OK, hex(status)
-            # the group's channels name a subcontext: so must this one
-            status, cs = r2.alloc(r2.client, copy, rm.CTXSHARE, rm.ctxshare_params())
-            assert status == rm.OK, hex(status)
-            status, hmem, _, gpu_va = r2.memory(rm.VIDMEM, dev2, Channel.MEM)
-            assert status == rm.OK, hex(status)
-            params = rm.channel_params(gpu_va, 16, hmem, Channel.USERD, cs, engine=0)
-            status, other = r2.alloc(r2.client, copy, rm.CHANNEL, params)
-            assert status == rm.OK, hex(status)
-            rm.engine_object(r2, other)
-            tok = bytearray(4)
-            assert r2.control(other, rm.WORK_SUBMIT_TOKEN, tok) == rm.OK
-            token = struct.unpack("<I", tok)[0]
+            _, token = channel_under(r2, dev2, copy)
 
             def other_held() -> bool:
-                (c,) = [c for c in engine_chans() if c["chan"] == token]
-                return c["enabled"] == 0
+                return token_held(token)
 
             assert ch.schedule(True) == rm.OK  # the group's channels, this one too
             assert not other_held()
@@ -276,17 +299,7 @@ def test_a_group_lives_on_in_its_copy(how: str) -> None:
                 assert r.export_object(ch.tsg, export) == rm.OK
                 status, copy = r2.import_object(export, dev2)
             assert status == rm.OK, hex(status)
-            status, cs = r2.alloc(r2.client, copy, rm.CTXSHARE, rm.ctxshare_params())
-            assert status == rm.OK, hex(status)
-            status, hmem, _, gpu_va = r2.memory(rm.VIDMEM, dev2, Channel.MEM)
-            assert status == rm.OK, hex(status)
-            params = rm.channel_params(gpu_va, 16, hmem, Channel.USERD, cs, engine=0)
-            status, other = r2.alloc(r2.client, copy, rm.CHANNEL, params)
-            assert status == rm.OK, hex(status)
-            rm.engine_object(r2, other)
-            tok = bytearray(4)
-            assert r2.control(other, rm.WORK_SUBMIT_TOKEN, tok) == rm.OK
-            token = struct.unpack("<I", tok)[0]
+            _, token = channel_under(r2, dev2, copy)
             (group,) = [c["tsg"] for c in engine_chans() if c["chan"] == token]
 
             def timeslice() -> int:
@@ -294,8 +307,7 @@ def test_a_group_lives_on_in_its_copy(how: str) -> None:
                 return t["timeslice_us"]
 
             def other_held() -> bool:
-                (c,) = [c for c in engine_chans() if c["chan"] == token]
-                return c["enabled"] == 0
+                return token_held(token)
 
             assert r.free(ch.tsg) == rm.OK  # the group's own handle, and the channel under it
             assert [c["chan"] for c in engine_chans() if c["tsg"] == group] == [token]
@@ -305,11 +317,7 @@ def test_a_group_lives_on_in_its_copy(how: str) -> None:
             assert timeslice() == 1024
             set_knob("timeslice_us", "2000")
             assert timeslice() == 2000
-            assert not other_held()
-            p = load(on, 3)
-            assert wait_for(other_held)
-            finished(p)
-            assert wait_for(lambda: not other_held())
+            held_while_online_works(on, other_held)
         finally:
             os.close(export)
             ch.close()
@@ -370,28 +378,15 @@ def test_a_channel_under_a_device_is_held_with_its_instance() -> None:
         r = Rm(dev=off)
         try:
             dev, _ = r.device()
-            status, hmem, _, gpu_va = r.memory(rm.VIDMEM, dev, Channel.MEM)
-            assert status == rm.OK, hex(status)
-            params = rm.channel_params(gpu_va, 16, hmem, Channel.USERD)
-            status, lone = r.alloc(r.client, dev, rm.CHANNEL, params)
-            assert status == rm.OK, hex(status)
-            rm.engine_object(r, lone)
-            tok = bytearray(4)
-            assert r.control(lone, rm.WORK_SUBMIT_TOKEN, tok) == rm.OK
-            token = struct.unpack("<I", tok)[0]
+            lone, token = channel_under(r, dev, dev, ctxshare=False)
 
             def lone_held() -> bool:
-                (c,) = [c for c in engine_chans() if c["chan"] == token]
-                return c["enabled"] == 0
+                return token_held(token)
 
             params = bytearray(rm.schedule_size())
             params[0] = 1
             assert r.control(lone, rm.CHANNEL_SCHEDULE, params) == rm.OK
-            assert not lone_held()
-            p = load(on, 3)
-            assert wait_for(lone_held)
-            finished(p)
-            assert wait_for(lambda: not lone_held())
+            held_while_online_works(on, lone_held)
         finally:
             r.close()
     assert wait_for(lambda: not engine_tsgs()), engine_tsgs()
