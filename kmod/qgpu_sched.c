@@ -216,7 +216,7 @@ struct qgpu_sched_inst {
  *	RM frees the group with the last of its handles, and qgpu's duplicate goes then
  * @hdup: the duplicate's handle in qgpu's kernel client
  * @tenant_enabled: the tenant scheduled it (GPFIFO_SCHEDULE(1) on it or one of its channels)
- * @tuned: the tenant set its timeslice, interleave level or real-time mode itself: its turns in
+ * @tuned: the tenant set its timeslice or interleave level itself: its turns in
  *	the engine's round robin are not the same length as other groups'
  * @busy: a channel of it had work over the last sample (scratch of the sample)
  * @whole: a channel of it had work known to the engine both when the last sample started and
@@ -1222,8 +1222,7 @@ static bool qgpu_sched_is_tuning_control(const struct nvrm_control *c)
 {
 	return c->cmd == NVRM_CTRL_CMD_NVA06C_SET_TIMESLICE ||
 	       c->cmd == NVRM_CTRL_CMD_NVA06C_SET_INTERLEAVE_LEVEL ||
-	       c->cmd == NVRM_CTRL_CMD_NVA06F_SET_INTERLEAVE_LEVEL ||
-	       c->cmd == NVRM_CTRL_CMD_NVA06C_MAKE_REALTIME;
+	       c->cmd == NVRM_CTRL_CMD_NVA06F_SET_INTERLEAVE_LEVEL;
 }
 
 /**
@@ -1232,18 +1231,18 @@ static bool qgpu_sched_is_tuning_control(const struct nvrm_control *c)
  * @c: the decoded control
  *
  * Return: true for NVA06C (channel group) and NVA06F (channel) GPFIFO_SCHEDULE, NVA06C
- * SET_TIMESLICE, SET_INTERLEAVE_LEVEL and MAKE_REALTIME, and NVA06F SET_INTERLEAVE_LEVEL
+ * SET_TIMESLICE and SET_INTERLEAVE_LEVEL, NVA06F SET_INTERLEAVE_LEVEL, and NVA06C MAKE_REALTIME
  * (serialized or not: only their target matters).
  */
 bool qgpu_sched_is_schedule_control(const struct nvrm_control *c)
 {
 	return ((c->cmd == NVRM_CTRL_CMD_NVA06C_GPFIFO_SCHEDULE ||
 		 c->cmd == NVRM_CTRL_CMD_NVA06F_GPFIFO_SCHEDULE) && !c->finn_serialized) ||
-	       qgpu_sched_is_tuning_control(c);
+	       qgpu_sched_is_tuning_control(c) || c->cmd == NVRM_CTRL_CMD_NVA06C_MAKE_REALTIME;
 }
 
 /*
- * A tenant's SET_TIMESLICE, SET_INTERLEAVE_LEVEL or MAKE_REALTIME on a channel group, or
+ * A tenant's SET_TIMESLICE or SET_INTERLEAVE_LEVEL on a channel group, or
  * SET_INTERLEAVE_LEVEL on one of its channels, forwarded: once one went through, the group's
  * turns are its own length, and the GPU's scheduler stops counting on the round robin for the
  * guarantees while the group lives (a group qgpu does not hold, while the channel lives).
@@ -1312,6 +1311,17 @@ long qgpu_sched_control(struct qgpu_file *qf, unsigned int cmd, unsigned long ar
 
 	if (qgpu_sched_is_tuning_control(c))
 		return qgpu_sched_tuning(qf, cmd, arg, compat, c);
+	/*
+	 * A real-time group preempts every group that is not, and runs first (ctrla06c.h): past
+	 * every policy and every other instance. RM lets any client ask (NVOC flags 0x48, 580.142),
+	 * so qgpu refuses it, whatever the parameters say, with RM's status for a privilege.
+	 */
+	if (c->cmd == NVRM_CTRL_CMD_NVA06C_MAKE_REALTIME) {
+		qgpu_mem_call_refused(qf->inst, "MAKE_REALTIME (a real-time channel group)");
+		return put_user(NVRM_ERR_INSUFFICIENT_PERMISSIONS,
+				(u32 __user *)(arg + offsetof(struct nvrm_nvos54, status))) ?
+		       -EFAULT : 0;
+	}
 	if (!t || !c->params_ptr || !c->params_size ||
 	    get_user(enable, (u8 __user *)u64_to_user_ptr(c->params_ptr)))
 		return qgpu_forward_ioctl(qf->real, cmd, arg, compat);

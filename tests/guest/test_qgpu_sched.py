@@ -327,6 +327,29 @@ def test_a_group_lives_on_in_its_copy(how: str) -> None:
     assert wait_for(lambda: not engine_tsgs()), engine_tsgs()
 
 
+def test_a_tenant_cannot_make_its_group_real_time() -> None:
+    """A real-time channel group preempts every group that is not and runs first (NVA06C
+    MAKE_REALTIME, open to any client): past every policy and every other instance. qgpu refuses
+    it with RM's status for a privilege, forwards nothing, and tells the operator."""
+    from qgpu_netlink import next_event
+
+    with instances("rt core=50") as (d,):
+        r, c = channel(d)
+        sock = QgpuEventSocket()
+        try:
+            for want in (1, 0):
+                assert r.control(c.tsg, rm.MAKE_REALTIME, bytearray([want])) == (
+                    rm.INSUFFICIENT_PERMISSIONS
+                )
+                got = next_event(sock, "refused")
+                assert (got.instance, got.pid) == ("rt", os.getpid())
+                assert "MAKE_REALTIME" in (got.detail or "")
+        finally:
+            sock.close()
+            c.close()
+            r.close()
+
+
 def test_a_copy_made_while_its_source_goes_is_still_held() -> None:
     """A copy of a group made through one client while another file frees the group's own
     handle: RM made the copy before the free, so the group lives on in it, but qgpu may see the
