@@ -531,12 +531,10 @@ void qgpu_rmtrack_freed(struct qgpu_rmtrack *t, u32 hclient, u32 handle)
  */
 void qgpu_rmtrack_freed_node(struct qgpu_rmtrack *t, struct qgpu_rmnode *node)
 {
-	struct qgpu_rmnode *root = node;
+	struct qgpu_rmnode *root = qgpu_rmnode_root(node);
 	struct qgpu_rmclient *client;
 
 	lockdep_assert_held(&t->lock);
-	while (root->parent)
-		root = root->parent;
 	client = container_of(root, struct qgpu_rmclient, root);
 	if (node == root)
 		qgpu_rmclient_free(t, client);

@@ -122,6 +122,14 @@ struct qgpu_rmtrack {
 };
 
 /* A call that can make an object in one of @t's clients is to be forwarded (@t->lock held). */
+/* The client node @node hangs under (its tracker's lock held): @node itself for a client. */
+static inline struct qgpu_rmnode *qgpu_rmnode_root(struct qgpu_rmnode *node)
+{
+	while (node->parent)
+		node = node->parent;
+	return node;
+}
+
 static inline void qgpu_rmtrack_making(struct qgpu_rmtrack *t)
 {
 	atomic_long_inc(&t->making);

@@ -1101,12 +1101,13 @@ static bool qgpu_sched_chan_track(struct qgpu_file *qf, struct qgpu_rmnode *node
 }
 
 /*
- * Take hold of the tenant's channel group @node (of the client @hroot), a group RM made or a copy
- * of one: duplicate it into qgpu's kernel client, give it the GPU's timeslice, and count it in
- * the instance. The tracker's lock held.
+ * Take hold of the tenant's channel group @node, a group RM made or a copy of one: duplicate it
+ * into qgpu's kernel client, give it the GPU's timeslice, and count it in the instance. The
+ * tracker's lock held.
  */
-static void qgpu_sched_tsg_make(struct qgpu_instance *inst, struct qgpu_rmnode *node, u32 hroot)
+static void qgpu_sched_tsg_make(struct qgpu_instance *inst, struct qgpu_rmnode *node)
 {
+	u32 hroot = qgpu_rmnode_root(node)->handle;
 	struct qgpu_sched_inst *si = inst->sched;
 	struct qgpu_sched_tsg *tsg;
 	u32 hsub, status;
@@ -1147,17 +1148,14 @@ void qgpu_sched_rm_alloc(struct qgpu_file *qf, struct qgpu_rmnode *node,
 {
 	struct qgpu_instance *inst = qf->inst;
 	struct qgpu_sched_inst *si = inst->sched;
-	struct qgpu_rmnode *root = node;
 	struct qgpu_sched_tsg *tsg;
 
 	if (!si)
 		return;
-	while (root->parent)
-		root = root->parent;
 	if (qgpu_is_channel_class(node->hclass)) {
 		/* a group with a channel qgpu cannot read may have work qgpu does not see */
-		if (!qgpu_sched_chan_track(qf, node, root->handle, a) && node->parent &&
-		    node->parent->ops == &qgpu_sched_tsg_ops) {
+		if (!qgpu_sched_chan_track(qf, node, qgpu_rmnode_root(node)->handle, a) &&
+		    node->parent && node->parent->ops == &qgpu_sched_tsg_ops) {
 			tsg = node->parent->payload;
 			mutex_lock(&si->sg->mutex);
 			tsg->blind = true;
@@ -1166,7 +1164,7 @@ void qgpu_sched_rm_alloc(struct qgpu_file *qf, struct qgpu_rmnode *node,
 		return;
 	}
 	if (node->hclass == NVRM_CLASS_KEPLER_CHANNEL_GROUP_A)
-		qgpu_sched_tsg_make(inst, node, root->handle);
+		qgpu_sched_tsg_make(inst, node);
 }
 
 /**
@@ -1190,7 +1188,6 @@ void qgpu_sched_rm_copy(struct qgpu_file *qf, struct qgpu_rmnode *node)
 {
 	struct qgpu_sched_inst *si = qf->inst->sched;
 	struct qgpu_sched_tsg *tsg, *found = NULL;
-	struct qgpu_rmnode *root = node;
 
 	if (!si || !node || node->ops || !node->held || !qgpu_mem_charge_is_group(node->held))
 		return;
@@ -1208,9 +1205,7 @@ void qgpu_sched_rm_copy(struct qgpu_file *qf, struct qgpu_rmnode *node)
 		node->ops = &qgpu_sched_tsg_ops;
 		return;
 	}
-	while (root->parent)
-		root = root->parent;
-	qgpu_sched_tsg_make(qf->inst, node, root->handle);
+	qgpu_sched_tsg_make(qf->inst, node);
 }
 
 /*
