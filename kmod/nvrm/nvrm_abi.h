@@ -911,6 +911,7 @@ struct nvrm_unix_event {
 #define NVRM_CLASS_HOPPER_CHANNEL_GPFIFO_A	0xC86Fu	/* clc86f.h */
 #define NVRM_CLASS_BLACKWELL_CHANNEL_GPFIFO_A	0xC96Fu	/* clc96f.h, 560-595 */
 #define NVRM_CLASS_BLACKWELL_CHANNEL_GPFIFO_B	0xCA6Fu	/* clca6f.h, 570-595 */
+#define NVRM_CLASS_VOLTA_COMPUTE_A		0xC3C0u	/* clc3c0.h */
 #define NVRM_CLASS_TURING_COMPUTE_A		0xC5C0u	/* clc5c0.h */
 #define NVRM_CLASS_AMPERE_COMPUTE_A		0xC6C0u	/* clc6c0.h */
 #define NVRM_CLASS_AMPERE_COMPUTE_B		0xC7C0u	/* clc7c0.h */
@@ -1398,9 +1399,53 @@ struct nvrm_nv0000_gpu_get_id_info_v2 {		/* 32 B */
 #define NVRM_CTRL_CMD_NVA06C_GET_INTERLEAVE_LEVEL 0xA06C0108u
 #define NVRM_CTRL_CMD_NVA06C_MAKE_REALTIME	0xA06C0110u
 #define NVRM_CTRL_CMD_NVA06F_GPFIFO_SCHEDULE	0xA06F0103u	/* per channel */
-/* ctrla06f/ctrla06fgpfifo.h: a channel's interleave level is its group's, 525-595 */
+/*
+ * ctrla06f/ctrla06fgpfifo.h: a channel's interleave level is its group's, 525-595. Only SET is
+ * exported to clients: KernelChannel's NVOC table has no 0xA06F0110 (g_kernel_channel_nvoc.c,
+ * 525.60.13-595.45.04), and an H200 with GSP 580.159.04 answered it NV_ERR_NOT_SUPPORTED.
+ */
 #define NVRM_CTRL_CMD_NVA06F_SET_INTERLEAVE_LEVEL 0xA06F0109u
 #define NVRM_CTRL_CMD_NVA06F_GET_INTERLEAVE_LEVEL 0xA06F0110u
+
+/*
+ * ctrl2080gr.h, 525-595: a channel's GR context-switch preemption modes, per context (every
+ * channel of a group reads the same). NV2080_CTRL_GR_SET_CTXSW_PREEMPTION_MODE_PARAMS (32 B)
+ * {flags, hChannel, gfxpPreemptMode, cilpPreemptMode, grRouteInfo {flags, route} aligned 8};
+ * flags bit 0 sets the compute mode, bit 1 the graphics one. NV2080_CTRL_GR_GET_CTXSW_MODES_PARAMS
+ * (24 B) {hChannel, zcullMode, pmMode, smpcMode, cilpPreemptMode, gfxpPreemptMode}. Both are open
+ * to any client (NVOC flags 0x10348 and 0x48) and run in GSP. On an H200 with GSP 580.159.04
+ * (session 37) a new channel read compute mode WFI, CUDA set CILP on its own, and with WFI a busy
+ * context could not be switched out: the round robin left it on the engine, and a preempt ended
+ * in Xid 109 (CTX SWITCH TIMEOUT) 2.7-4.3 s later, which killed that context.
+ */
+#define NVRM_CTRL_CMD_GR_SET_CTXSW_PREEMPTION_MODE	0x20801210u
+#define NVRM_CTRL_CMD_GR_GET_CTXSW_MODES		0x20801235u
+/* ...and GR_CTXSW_PREEMPTION_BIND (112 B), which also sets both modes (NVOC flags 0x10248) */
+#define NVRM_CTRL_CMD_GR_CTXSW_PREEMPTION_BIND		0x20801211u
+#define NVRM_GR_PREEMPTION_FLAGS_CILP_SET		0x1u
+#define NVRM_GR_PREEMPTION_FLAGS_GFXP_SET		0x2u
+#define NVRM_GR_COMPUTE_PREEMPT_WFI			0x0u
+#define NVRM_GR_COMPUTE_PREEMPT_CTA			0x1u
+#define NVRM_GR_COMPUTE_PREEMPT_CILP			0x2u
+#define NVRM_GR_GFX_PREEMPT_GFXP_POOL			0x2u
+struct nvrm_gr_set_preemption_mode {
+	u32 flags;		/* @0 */
+	u32 hchannel;		/* @4 */
+	u32 gfxp_mode;		/* @8 */
+	u32 cilp_mode;		/* @12 */
+	u32 route_flags;	/* @16 */
+	u32 _pad0;
+	u64 route;		/* @24 */
+};
+
+struct nvrm_gr_ctxsw_modes {
+	u32 hchannel;		/* @0 */
+	u32 zcull_mode;		/* @4 */
+	u32 pm_mode;		/* @8 */
+	u32 smpc_mode;		/* @12 */
+	u32 cilp_mode;		/* @16 */
+	u32 gfxp_mode;		/* @20 */
+};
 
 /*
  * NVA06C_CTRL_INTERLEAVE_LEVEL_PARAMS {tsgInterleaveLevel} and NVA06F_CTRL_INTERLEAVE_LEVEL_PARAMS
@@ -2049,6 +2094,11 @@ NVRM_ASSERT_OFFSET(struct nvrm_nv0000_gpu_get_id_info_v2, numa_id, 28);
 NVRM_ASSERT_SIZE(struct nvrm_gpfifo_schedule, NVRM_GPFIFO_SCHEDULE_SIZE_V575);
 NVRM_ASSERT_SIZE(struct nvrm_tsg_timeslice, 8);
 NVRM_ASSERT_SIZE(struct nvrm_tsg_preempt, 8);
+NVRM_ASSERT_SIZE(struct nvrm_gr_set_preemption_mode, 32);
+NVRM_ASSERT_OFFSET(struct nvrm_gr_set_preemption_mode, cilp_mode, 12);
+NVRM_ASSERT_OFFSET(struct nvrm_gr_set_preemption_mode, route, 24);
+NVRM_ASSERT_SIZE(struct nvrm_gr_ctxsw_modes, 24);
+NVRM_ASSERT_OFFSET(struct nvrm_gr_ctxsw_modes, cilp_mode, 16);
 NVRM_ASSERT_OFFSET(struct nvrm_tsg_preempt, timeout_us, 4);
 NVRM_ASSERT_SIZE(struct nvrm_work_submit_token, 4);
 NVRM_ASSERT_SIZE(struct nvrm_fifo_disable_channels, 536);

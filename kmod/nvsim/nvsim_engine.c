@@ -63,12 +63,14 @@
  * channels take turns entry by entry. The engine models one kernel at a time: no concurrency
  * between channels or TSGs.
  *
- * Preemption. A kernel can be taken off the engine only at the next multiple of
- * preempt_granularity_us of its own execution time (a CTA boundary: compute preemption on
- * Volta+ defaults to CTA level, and 100 us is a typical CTA length of long kernels); at 0 it is
- * immediate. Between two entries preemption is immediate. A preempted kernel keeps its
- * remaining duration and resumes when its TSG runs again. Timeslice ends, PREEMPT,
- * GPFIFO_SCHEDULE(0) and FIFO_DISABLE_CHANNELS(bOnlyDisableScheduling=0) all preempt this way.
+ * Preemption. A kernel of a context with compute preemption CILP can be taken off the engine
+ * only at the next multiple of preempt_granularity_us of its own execution time; at 0 it is
+ * immediate. With WFI (a new context's, as on an H200 with GSP 580) or CTA (nvsim's kernels are
+ * one CTA each) it runs to its end first; a preempt asked for gives up after ctxsw_timeout_ms
+ * and kills the context (nvsim_engine_request_preempt()). Between two entries preemption is
+ * immediate. A preempted kernel keeps its remaining duration and resumes when its TSG runs again.
+ * Timeslice ends, PREEMPT, GPFIFO_SCHEDULE(0) and FIFO_DISABLE_CHANNELS(bOnlyDisableScheduling=0)
+ * all preempt this way.
  *
  * Time. The engine follows real time (ktime) but does not depend on waking up on time: when its
  * thread runs late (hrtimer slack, TCG), it replays what the GPU did in the meantime, completing
@@ -167,7 +169,12 @@ MODULE_PARM_DESC(userd_writeback_us,
 static unsigned int preempt_granularity_us = 100;
 module_param(preempt_granularity_us, uint, 0644);
 MODULE_PARM_DESC(preempt_granularity_us,
-		 "A running kernel can be preempted every this many us of its execution (0: at once; default 100)");
+		 "A running kernel of a CILP context can be preempted every this many us of its execution (0: at once; default 100)");
+
+static unsigned int ctxsw_timeout_ms = 3000;
+module_param(ctxsw_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(ctxsw_timeout_ms,
+		 "How long a preempt waits for a context it cannot switch out (compute preemption WFI or CTA, a kernel executing) before that context is killed: Xid 109, 2.7-4.3 s on an H200 with GSP 580 (default 3000)");
 
 static unsigned int channel_ids = 2048;
 module_param(channel_ids, uint, 0644);
@@ -280,6 +287,8 @@ struct nvsim_trace_ent {
  * @slice_start: when @cur's current timeslice began
  * @slice_end: when it ends
  * @preempt_at: when @cur is taken off the engine (a preemption point), or NVSIM_NO_TIME
+ * @preempt_kills: @preempt_at is a preempt giving up on a context it could not switch out
+ *	(ctxsw_timeout_ms): the context is killed there
  * @wb_at: when the timer writes moved GP_GETs back to USERD (userd_writeback_us), or
  *	NVSIM_NO_TIME when none moved since the last time
  * @busy_ns: GPU time kernels executed since load
@@ -312,6 +321,7 @@ struct nvsim_engine {
 	s64 slice_start;
 	s64 slice_end;
 	s64 preempt_at;
+	bool preempt_kills;
 	s64 wb_at;
 	u64 busy_ns;
 	u64 kernels;
@@ -469,6 +479,7 @@ static bool nvsim_engine_pick(struct nvsim_engine *e)
 		e->slice_start = e->vt;
 		e->slice_end = e->vt + nvsim_tsg_slice_ns(tsg);
 		e->preempt_at = NVSIM_NO_TIME;
+		e->preempt_kills = false;
 		return true;
 	}
 	return false;
@@ -491,26 +502,66 @@ static void nvsim_engine_off(struct nvsim_engine *e, bool preempted)
 	e->cur = NULL;
 	e->cur_chan = NULL;
 	e->preempt_at = NVSIM_NO_TIME;
+	e->preempt_kills = false;
 	e->slice_end = NVSIM_NO_TIME;
 	wake_up_all(&e->preempt_wq);
 }
 
-/* Ask for @e->cur to leave at its running kernel's next preemption point. */
-static void nvsim_engine_request_preempt(struct nvsim_engine *e)
+/*
+ * A preempt that waited ctxsw_timeout_ms for a context it could not switch out: the host gives
+ * up and kills the context, every channel of the group (Xid 109 CTX SWITCH TIMEOUT on an H200,
+ * after which the process's next synchronize reported "unspecified launch failure").
+ */
+static void nvsim_engine_ctxsw_timeout(struct nvsim_engine *e)
+{
+	struct nvsim_channel *chan;
+
+	list_for_each_entry(chan, &e->cur->channels, tsg_node) {
+		chan->errored = true;
+		chan->errors++;
+	}
+	pr_info_ratelimited("gpu%u tsg %u: context switch timeout (compute preemption %u): RC\n",
+			    e->gpu->index, e->cur->id, e->cur->cilp_mode);
+}
+
+/* @e->vt reached @e->preempt_at: @e->cur leaves, killed first where the preempt timed out. */
+static void nvsim_engine_preempt_point(struct nvsim_engine *e)
+{
+	if (e->preempt_kills)
+		nvsim_engine_ctxsw_timeout(e);
+	nvsim_engine_off(e, true);
+}
+
+/*
+ * Ask for @e->cur to leave at its running kernel's next preemption point. With compute preemption
+ * CILP that is the granularity; with WFI or CTA it is the kernel's end (nvsim's kernels are one
+ * CTA each), as an H200 left a WFI context with a spinning kernel on the engine. @forced: a preempt
+ * asked for (PREEMPT, FIFO_DISABLE_CHANNELS, a runlist or channel disable), which gives up after
+ * ctxsw_timeout_ms and kills the context; the round robin's end of a slice waits for the kernel.
+ */
+static void nvsim_engine_request_preempt(struct nvsim_engine *e, bool forced)
 {
 	u64 gran = (u64)READ_ONCE(preempt_granularity_us) * NSEC_PER_USEC;
+	u64 timeout = (u64)READ_ONCE(ctxsw_timeout_ms) * NSEC_PER_MSEC;
 	struct nvsim_channel *chan = e->cur_chan;
+	bool kills = false;
 	s64 at = e->vt;
 	u64 rem;
 
 	if (!e->cur)
 		return;
-	if (gran && chan->in_entry) {
+	if (chan->in_entry && e->cur->cilp_mode != NVRM_GR_COMPUTE_PREEMPT_CILP) {
+		kills = forced && chan->remaining_ns > timeout;
+		at += kills ? timeout : chan->remaining_ns;
+	} else if (gran && chan->in_entry) {
 		div64_u64_rem(chan->executed_ns, gran, &rem);
 		if (rem)
 			at += gran - rem;
 	}
-	e->preempt_at = min(e->preempt_at, at);
+	if (at < e->preempt_at) {
+		e->preempt_at = at;
+		e->preempt_kills = kills;
+	}
 }
 
 static void nvsim_chan_account(struct nvsim_engine *e, struct nvsim_channel *chan, u64 ns)
@@ -709,7 +760,7 @@ static void nvsim_engine_run_until(struct nvsim_engine *e, s64 now)
 			continue;
 		}
 		if (e->vt >= e->preempt_at) {
-			nvsim_engine_off(e, true);
+			nvsim_engine_preempt_point(e);
 			continue;
 		}
 		if (e->vt >= now)
@@ -725,12 +776,12 @@ static void nvsim_engine_run_until(struct nvsim_engine *e, s64 now)
 			nvsim_chan_complete(e, chan, true);
 			nvsim_engine_next_chan(e);
 		} else if (e->vt >= e->preempt_at) {
-			nvsim_engine_off(e, true);
+			nvsim_engine_preempt_point(e);
 		} else if (e->vt >= e->slice_end) {
 			if (nvsim_engine_others_runnable(e)) {
 				/* The slice is over: the preemption point governs from here. */
 				e->slice_end = NVSIM_NO_TIME;
-				nvsim_engine_request_preempt(e);
+				nvsim_engine_request_preempt(e, false);
 			} else {
 				e->slice_start = e->vt;
 				e->slice_end = e->vt + nvsim_tsg_slice_ns(e->cur);
@@ -909,6 +960,7 @@ int nvsim_engine_add_tsg(struct nvsim_tsg *tsg, pid_t tgid)
 	tsg->timeslice_us = READ_ONCE(default_timeslice_us);
 	tsg->timeslice_us_reported = tsg->timeslice_us;
 	tsg->interleave = NVRM_INTERLEAVE_LEVEL_MEDIUM;
+	tsg->cilp_mode = NVRM_GR_COMPUTE_PREEMPT_WFI;
 	mutex_lock(&e->lock);
 	tsg->stats = nvsim_engine_proc_stats(e, tgid);
 	if (tsg->stats) {
@@ -1039,7 +1091,7 @@ void nvsim_engine_schedule(struct nvsim_tsg *tsg, bool enable)
 		list_del_init(&tsg->rl_node);
 		tsg->runlisted = false;
 		if (e->cur == tsg)
-			nvsim_engine_request_preempt(e);
+			nvsim_engine_request_preempt(e, true);
 	}
 	nvsim_engine_kick(e);
 	mutex_unlock(&e->lock);
@@ -1062,7 +1114,7 @@ void nvsim_engine_channel_enable(struct nvsim_channel *chan, bool enable, bool p
 	nvsim_engine_sync(e);
 	chan->enabled = enable;
 	if (!enable && preempt && e->cur_chan == chan)
-		nvsim_engine_request_preempt(e);
+		nvsim_engine_request_preempt(e, true);
 	nvsim_engine_kick(e);
 	mutex_unlock(&e->lock);
 }
@@ -1095,18 +1147,41 @@ void nvsim_engine_fifo_call(struct nvsim_engine *e, bool disable, u32 channels)
  *	(without, the executing entry completes first)
  *
  * Context: under nvsim_rm_lock; takes the engine lock.
+ * Return: 0, or where its TSG was asked to leave the engine, the preempt to wait for with
+ *	nvsim_engine_wait_off() (the call returns once the context is off, as on an H200).
  */
-void nvsim_engine_channel_fifo_disable(struct nvsim_channel *chan, bool disable, bool preempt)
+u64 nvsim_engine_channel_fifo_disable(struct nvsim_channel *chan, bool disable, bool preempt)
 {
 	struct nvsim_engine *e = chan->tsg->engine;
+	u64 seq = 0;
 
 	mutex_lock(&e->lock);
 	nvsim_engine_sync(e);
 	chan->fifo_disabled = disable;
-	if (disable && preempt && e->cur_chan == chan)
-		nvsim_engine_request_preempt(e);
+	if (disable && preempt && e->cur_chan == chan) {
+		nvsim_engine_request_preempt(e, true);
+		seq = ++chan->tsg->preempt_req;
+	}
 	nvsim_engine_kick(e);
 	mutex_unlock(&e->lock);
+	return seq;
+}
+
+/**
+ * nvsim_engine_wait_off() - wait for a preempt nvsim_engine_channel_fifo_disable() asked for
+ * @tsg: the TSG
+ * @seq: what it returned
+ *
+ * Bounded by ctxsw_timeout_ms, after which the engine has killed the context anyway (and a second
+ * more, for the engine thread to get there).
+ *
+ * Context: under nvsim_rm_lock, which keeps @tsg alive; sleeps.
+ */
+void nvsim_engine_wait_off(struct nvsim_tsg *tsg, u64 seq)
+{
+	unsigned long timeout = msecs_to_jiffies(READ_ONCE(ctxsw_timeout_ms) + MSEC_PER_SEC);
+
+	wait_event_timeout(tsg->engine->preempt_wq, READ_ONCE(tsg->preempt_done) >= seq, timeout);
 }
 
 /**
@@ -1127,7 +1202,7 @@ u32 nvsim_engine_preempt(struct nvsim_tsg *tsg, bool wait, u32 timeout_us)
 	nvsim_engine_sync(e);
 	seq = ++tsg->preempt_req;
 	if (e->cur == tsg) {
-		nvsim_engine_request_preempt(e);
+		nvsim_engine_request_preempt(e, true);
 	} else {
 		tsg->preempt_done = seq;
 		if (tsg->runlisted)
@@ -1164,6 +1239,25 @@ void nvsim_engine_set_timeslice(struct nvsim_tsg *tsg, u64 us)
 	mutex_unlock(&e->lock);
 }
 
+/**
+ * nvsim_engine_set_compute_preemption() - GR_SET_CTXSW_PREEMPTION_MODE's compute mode
+ * @tsg: the channel's group (its context)
+ * @mode: NVRM_GR_COMPUTE_PREEMPT_*
+ *
+ * Governs preempts asked for from now on (nvsim_engine_request_preempt()).
+ *
+ * Context: under nvsim_rm_lock; takes the engine lock.
+ */
+void nvsim_engine_set_compute_preemption(struct nvsim_tsg *tsg, u32 mode)
+{
+	struct nvsim_engine *e = tsg->engine;
+
+	mutex_lock(&e->lock);
+	nvsim_engine_sync(e);
+	WRITE_ONCE(tsg->cilp_mode, mode);
+	mutex_unlock(&e->lock);
+}
+
 /*
  * /proc/driver/nvsim/gpu<N>/engine: a header line of key-value pairs for the GPU, one "tsg" line
  * per channel group and one "chan" line per channel (README.md, "Engine").
@@ -1179,10 +1273,10 @@ static int nvsim_engine_show(struct seq_file *m, void *v)
 	seq_printf(m, "gpu %u busy_ns %llu kernels %llu running %d\n", e->gpu->index, e->busy_ns,
 		   e->kernels, e->cur ? (int)e->cur->id : -1);
 	list_for_each_entry(tsg, &e->tsgs, all_node)
-		seq_printf(m, "tsg %u pid %d client 0x%x handle 0x%x runlist %d timeslice_us %llu busy_ns %llu kernels %llu preemptions %llu channels %u interleave %u\n",
+		seq_printf(m, "tsg %u pid %d client 0x%x handle 0x%x runlist %d timeslice_us %llu busy_ns %llu kernels %llu preemptions %llu channels %u interleave %u compute_preemption %u\n",
 			   tsg->id, tsg->tgid, tsg->hclient, tsg->handle, tsg->runlisted,
 			   tsg->timeslice_us, tsg->busy_ns, tsg->kernels, tsg->preemptions,
-			   tsg->nchannels, READ_ONCE(tsg->interleave));
+			   tsg->nchannels, READ_ONCE(tsg->interleave), tsg->cilp_mode);
 	list_for_each_entry(tsg, &e->tsgs, all_node)
 		list_for_each_entry(chan, &tsg->channels, tsg_node)
 			seq_printf(m, "chan %u tsg %u handle 0x%x gp_get %u gp_put %u enabled %d errored %d busy_ns %llu kernels %llu errors %llu\n",

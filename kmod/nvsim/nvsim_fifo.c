@@ -654,7 +654,8 @@ static u32 nvsim_ctrl_get_timeslice(const struct nvsim_caller *caller, struct nv
 
 /*
  * NVA06C / NVA06F SET_INTERLEAVE_LEVEL: the group's level, set through the group or any of its
- * channels (kchangrpSetInterleaveLevel_IMPL(), 580.142); LOW, MEDIUM or HIGH, else
+ * channels (kchangrpSetInterleaveLevel_IMPL(), 580.142), read through the group only (no channel
+ * GET is exported: nvrm_abi.h); LOW, MEDIUM or HIGH, else
  * NV_ERR_INVALID_ARGUMENT. Reported, not acted on (struct nvsim_tsg.interleave).
  */
 static u32 nvsim_interleave_set(struct nvsim_tsg *tsg, const struct nvrm_interleave_level *p)
@@ -683,15 +684,6 @@ static u32 nvsim_ctrl_tsg_get_interleave(const struct nvsim_caller *caller,
 	struct nvrm_interleave_level *p = buf;
 
 	p->level = nvsim_obj_tsg(obj)->interleave;
-	return NVRM_OK;
-}
-
-static u32 nvsim_ctrl_channel_get_interleave(const struct nvsim_caller *caller,
-					     struct nvsim_object *obj, void *buf)
-{
-	struct nvrm_interleave_level *p = buf;
-
-	p->level = nvsim_obj_channel(obj)->tsg->interleave;
 	return NVRM_OK;
 }
 
@@ -759,8 +751,10 @@ static u32 nvsim_ctrl_fifo_disable_channels(const struct nvsim_caller *caller,
 					    struct nvsim_object *obj, void *buf)
 {
 	const struct nvrm_fifo_disable_channels *p = buf;
+	struct nvsim_tsg *leaving = NULL;
 	struct nvsim_channel *chan;
 	unsigned long took, effect;
+	u64 seq, leaving_seq = 0;
 	u32 i, status;
 
 	if (p->num_channels > NVRM_FIFO_DISABLE_CHANNELS_MAX_ENTRIES ||
@@ -780,11 +774,17 @@ static u32 nvsim_ctrl_fifo_disable_channels(const struct nvsim_caller *caller,
 	if (nvsim_engine_controls_effective()) {
 		for (i = 0; i < p->num_channels; i++) {
 			nvsim_disable_list_channel(obj, p, i, &chan);
-			nvsim_engine_channel_fifo_disable(chan, p->disable,
-							  !p->only_disable_scheduling);
+			seq = nvsim_engine_channel_fifo_disable(chan, p->disable,
+								!p->only_disable_scheduling);
+			if (seq) {
+				leaving = chan->tsg;
+				leaving_seq = seq;
+			}
 		}
 	}
 	nvsim_fifo_spin(took - effect);
+	if (leaving)
+		nvsim_engine_wait_off(leaving, leaving_seq);
 	return NVRM_OK;
 }
 
@@ -812,6 +812,74 @@ static u32 nvsim_ctrl_gr_ctx_properties(const struct nvsim_caller *caller,
 	return NVRM_OK;
 }
 
+/*
+ * The group of @hchannel, a channel or a channel group of the subdevice's client on its GPU, for
+ * the GR controls below: libcuda names its graphics group there (an H200, session 37), the header
+ * a channel; both work.
+ */
+static u32 nvsim_gr_context(const struct nvsim_object *subdev, u32 hchannel,
+			    struct nvsim_tsg **out)
+{
+	struct nvsim_object *obj = nvsim_object_lookup(subdev->client, hchannel);
+	struct nvsim_channel *chan = nvsim_obj_channel(obj);
+
+	*out = chan ? chan->tsg : nvsim_obj_tsg(obj);
+	if (!*out || obj->gpu != subdev->gpu)
+		return NVRM_ERR_INVALID_CHANNEL;
+	if (!(*out)->gr)
+		return NVRM_ERR_NOT_SUPPORTED;
+	return NVRM_OK;
+}
+
+/*
+ * NV2080 GR_SET_CTXSW_PREEMPTION_MODE: the compute mode (flags bit 0) and the graphics one (bit 1)
+ * of the context, which is the group's. Any client may ask (NVOC flags 0x10348); an H200 took WFI,
+ * CTA and CILP from a process of uid nobody. Values past the header's are refused
+ * (NV_ERR_INVALID_ARGUMENT, assumed: GSP implements it, unseen). A context on the engine takes
+ * the new mode for its next preempt (an H200 switched it out to apply it, under the mode before:
+ * not modelled).
+ */
+static u32 nvsim_ctrl_gr_set_preemption(const struct nvsim_caller *caller,
+					struct nvsim_object *obj, void *buf)
+{
+	const struct nvrm_gr_set_preemption_mode *p = buf;
+	struct nvsim_tsg *tsg;
+	u32 status;
+
+	status = nvsim_gr_context(obj, p->hchannel, &tsg);
+	if (status)
+		return status;
+	if (((p->flags & NVRM_GR_PREEMPTION_FLAGS_CILP_SET) &&
+	     p->cilp_mode > NVRM_GR_COMPUTE_PREEMPT_CILP) ||
+	    ((p->flags & NVRM_GR_PREEMPTION_FLAGS_GFXP_SET) &&
+	     p->gfxp_mode > NVRM_GR_GFX_PREEMPT_GFXP_POOL))
+		return NVRM_ERR_INVALID_ARGUMENT;
+	if (p->flags & NVRM_GR_PREEMPTION_FLAGS_GFXP_SET)
+		tsg->gfxp_mode = p->gfxp_mode;
+	if (p->flags & NVRM_GR_PREEMPTION_FLAGS_CILP_SET)
+		nvsim_engine_set_compute_preemption(tsg, p->cilp_mode);
+	return NVRM_OK;
+}
+
+/* NV2080 GR_GET_CTXSW_MODES: as an H200 answered for a new channel, but for the two modes set. */
+static u32 nvsim_ctrl_gr_get_ctxsw_modes(const struct nvsim_caller *caller,
+					 struct nvsim_object *obj, void *buf)
+{
+	struct nvrm_gr_ctxsw_modes *p = buf;
+	struct nvsim_tsg *tsg;
+	u32 status;
+
+	status = nvsim_gr_context(obj, p->hchannel, &tsg);
+	if (status)
+		return status;
+	p->zcull_mode = 1;	/* what the H200 read; nvsim has no zcull */
+	p->pm_mode = 0;
+	p->smpc_mode = 0;
+	p->cilp_mode = READ_ONCE(tsg->cilp_mode);
+	p->gfxp_mode = tsg->gfxp_mode;
+	return NVRM_OK;
+}
+
 /* A size of 0 means it depends on the ABI version (nvsim_control_size()). */
 const struct nvsim_control nvsim_fifo_controls[] = {
 	{ NVRM_CTRL_CMD_GR_GET_ENGINE_CONTEXT_PROPERTIES, NVRM_CLASS_NV20_SUBDEVICE_0,
@@ -832,10 +900,12 @@ const struct nvsim_control nvsim_fifo_controls[] = {
 	  0, nvsim_ctrl_channel_schedule },
 	{ NVRM_CTRL_CMD_NVA06F_SET_INTERLEAVE_LEVEL, NVRM_CLASS_HOPPER_CHANNEL_GPFIFO_A,
 	  sizeof(struct nvrm_interleave_level), nvsim_ctrl_channel_set_interleave },
-	{ NVRM_CTRL_CMD_NVA06F_GET_INTERLEAVE_LEVEL, NVRM_CLASS_HOPPER_CHANNEL_GPFIFO_A,
-	  sizeof(struct nvrm_interleave_level), nvsim_ctrl_channel_get_interleave },
 	{ NVRM_CTRL_CMD_NVC36F_GET_WORK_SUBMIT_TOKEN, NVRM_CLASS_HOPPER_CHANNEL_GPFIFO_A,
 	  sizeof(struct nvrm_work_submit_token), nvsim_ctrl_work_submit_token },
+	{ NVRM_CTRL_CMD_GR_SET_CTXSW_PREEMPTION_MODE, NVRM_CLASS_NV20_SUBDEVICE_0,
+	  sizeof(struct nvrm_gr_set_preemption_mode), nvsim_ctrl_gr_set_preemption },
+	{ NVRM_CTRL_CMD_GR_GET_CTXSW_MODES, NVRM_CLASS_NV20_SUBDEVICE_0,
+	  sizeof(struct nvrm_gr_ctxsw_modes), nvsim_ctrl_gr_get_ctxsw_modes },
 	{ NVRM_CTRL_CMD_FIFO_DISABLE_CHANNELS, NVRM_CLASS_NV20_SUBDEVICE_0,
 	  sizeof(struct nvrm_fifo_disable_channels), nvsim_ctrl_fifo_disable_channels },
 };

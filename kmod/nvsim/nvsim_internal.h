@@ -279,6 +279,10 @@ struct nvsim_proc_stats;
  *	RM's runlists follow it only under a policy a privileged client sets
  *	(NV2080_CTRL_CMD_FIFO_RUNLIST_SET_SCHED_POLICY), and an H200 with GSP 580.159.04 shared the
  *	engine the same at HIGH and LOW (docs/design/compute-scheduling.md)
+ * @cilp_mode: its context's compute preemption mode (NVRM_GR_COMPUTE_PREEMPT_*), WFI until a
+ *	GR_SET_CTXSW_PREEMPTION_MODE: with any but CILP a kernel it executes runs to its end before
+ *	it leaves the engine (nvsim_engine_request_preempt())
+ * @gfxp_mode: its graphics preemption mode; only reported
  * @preempt_req: PREEMPT requests made on it
  * @preempt_done: requests completed (it left the engine, or was not on it)
  * @busy_ns: GPU time its kernels executed
@@ -301,8 +305,8 @@ struct nvsim_proc_stats;
  *	which keep GPFIFO_SCHEDULE from it (nvsim_fifo.c). Under nvsim_rm_lock
  *
  * The fields from @all_node on are protected by the engine lock (struct nvsim_engine.lock in
- * nvsim_engine.c), except @timeslice_us_reported and @interleave, which only controls touch
- * (nvsim_rm_lock).
+ * nvsim_engine.c), except @timeslice_us_reported, @interleave and @gfxp_mode, which only
+ * controls touch (nvsim_rm_lock), and @cilp_mode, which controls write under both locks.
  */
 struct nvsim_tsg {
 	struct nvsim_res res;
@@ -323,6 +327,8 @@ struct nvsim_tsg {
 	u64 timeslice_us;
 	u64 timeslice_us_reported;
 	u32 interleave;
+	u32 cilp_mode;
+	u32 gfxp_mode;
 	u64 preempt_req;
 	u64 preempt_done;
 	u64 busy_ns;
@@ -641,7 +647,9 @@ void nvsim_engine_remove_channel(struct nvsim_channel *chan);
 void nvsim_engine_put_channel_id(struct nvsim_engine *e);
 void nvsim_engine_schedule(struct nvsim_tsg *tsg, bool enable);
 void nvsim_engine_channel_enable(struct nvsim_channel *chan, bool enable, bool preempt);
-void nvsim_engine_channel_fifo_disable(struct nvsim_channel *chan, bool disable, bool preempt);
+u64 nvsim_engine_channel_fifo_disable(struct nvsim_channel *chan, bool disable, bool preempt);
+void nvsim_engine_wait_off(struct nvsim_tsg *tsg, u64 seq);
+void nvsim_engine_set_compute_preemption(struct nvsim_tsg *tsg, u32 mode);
 void nvsim_engine_fifo_call(struct nvsim_engine *e, bool disable, u32 channels);
 u32 nvsim_engine_preempt(struct nvsim_tsg *tsg, bool wait, u32 timeout_us);
 void nvsim_engine_set_timeslice(struct nvsim_tsg *tsg, u64 us);

@@ -625,6 +625,25 @@ SET_INTERLEAVE, GET_INTERLEAVE = 0xA06C0107, 0xA06C0108
 MAKE_REALTIME = 0xA06C0110  # NVA06C_CTRL_MAKE_REALTIME_PARAMS {NvBool bRealtime}
 CHANNEL_SET_INTERLEAVE, CHANNEL_GET_INTERLEAVE = 0xA06F0109, 0xA06F0110
 INTERLEAVE_LOW, INTERLEAVE_MEDIUM, INTERLEAVE_HIGH = 0, 1, 2
+# NV2080 GR controls on a subdevice naming a channel of its client: a context's preemption modes
+GR_SET_PREEMPTION_MODE, GR_GET_CTXSW_MODES = 0x20801210, 0x20801235
+GR_PREEMPTION_BIND = 0x20801211  # 112 B: flags, hClient, hChannel, buffers, modes
+PREEMPT_WFI, PREEMPT_CTA, PREEMPT_CILP = 0, 1, 2
+
+
+def set_compute_preemption(r: Rm, sub: int, hchannel: int, mode: int, flags: int = 1) -> int:
+    """GR_SET_CTXSW_PREEMPTION_MODE (32 B) of the compute mode (`flags` bit 0)."""
+    params = bytearray(struct.pack("<IIIIIIQ", flags, hchannel, 0, mode, 0, 0, 0))
+    return r.control(sub, GR_SET_PREEMPTION_MODE, params)
+
+
+def compute_preemption(r: Rm, sub: int, hchannel: int) -> tuple[int, int]:
+    """GR_GET_CTXSW_MODES (24 B): (status, the channel's context's compute preemption mode)."""
+    params = bytearray(struct.pack("<I20x", hchannel))
+    status = r.control(sub, GR_GET_CTXSW_MODES, params)
+    return status, struct.unpack_from("<I", params, 16)[0]
+
+
 FIFO_DISABLE_CHANNELS = 0x2080110B
 INVALID_CHANNEL = 0x21
 TIMEOUT = 0x65
@@ -705,10 +724,12 @@ class Channel:
         entries: int = 256,
         schedule: bool = True,
         vaspace: int = 0,
+        cilp: bool = True,
     ):
         """`vaspace`: the GPU VA space its group and subcontext are in (0: the device's). In one
         that UVM manages (UvmSpace.vaspace) RM schedules it only once UVM_REGISTER_CHANNEL has
-        bound it, so pass schedule=False and register it first."""
+        bound it, so pass schedule=False and register it first. `cilp`: ask for instruction-level
+        compute preemption, as libcuda does (RM's default for a new context is WFI)."""
         self.r, self.entries, self.put = r, entries, 0
         self.dev, self.sub = dev, sub
         self.fds: list[int] = []
@@ -728,6 +749,8 @@ class Channel:
         assert status == OK, hex(status)
         status, _ = r.alloc(r.client, self.channel, COMPUTE)
         assert status == OK, hex(status)
+        if cilp:
+            assert set_compute_preemption(r, sub, self.channel, PREEMPT_CILP) == OK
         tok = bytearray(4)
         assert r.control(self.channel, WORK_SUBMIT_TOKEN, tok) == OK
         self.token = struct.unpack("<I", tok)[0]

@@ -182,8 +182,9 @@ def test_controls_check_size_class_and_arguments(chan: Channel) -> None:
 
 
 def test_interleave_level_is_the_groups_through_the_group_or_a_channel(chan: Channel) -> None:
-    """One level a group (kchangrpSetInterleaveLevel_IMPL()): MEDIUM for a new group, set and read
-    through the group or any of its channels; LOW, MEDIUM and HIGH only."""
+    """One level a group (kchangrpSetInterleaveLevel_IMPL()): MEDIUM for a new group, set through
+    the group or any of its channels and read through the group; LOW, MEDIUM and HIGH only. A
+    channel's GET is not exported (an H200 answered NV_ERR_NOT_SUPPORTED, session 37)."""
     r, ch = chan.r, chan
 
     def level(handle: int, cmd: int) -> int:
@@ -195,18 +196,101 @@ def test_interleave_level_is_the_groups_through_the_group_or_a_channel(chan: Cha
         return r.control(handle, cmd, bytearray(struct.pack("<I", value)))
 
     assert level(ch.tsg, rm.GET_INTERLEAVE) == rm.INTERLEAVE_MEDIUM
-    assert level(ch.channel, rm.CHANNEL_GET_INTERLEAVE) == rm.INTERLEAVE_MEDIUM
+    assert r.control(ch.channel, rm.CHANNEL_GET_INTERLEAVE, bytearray(4)) == rm.NOT_SUPPORTED
     assert set_level(ch.channel, rm.CHANNEL_SET_INTERLEAVE, rm.INTERLEAVE_HIGH) == rm.OK
     assert level(ch.tsg, rm.GET_INTERLEAVE) == rm.INTERLEAVE_HIGH
     assert tsg_line(r, ch.tsg)["interleave"] == rm.INTERLEAVE_HIGH
     assert set_level(ch.tsg, rm.SET_INTERLEAVE, rm.INTERLEAVE_LOW) == rm.OK
-    assert level(ch.channel, rm.CHANNEL_GET_INTERLEAVE) == rm.INTERLEAVE_LOW
+    assert level(ch.tsg, rm.GET_INTERLEAVE) == rm.INTERLEAVE_LOW
     assert set_level(ch.tsg, rm.SET_INTERLEAVE, 3) == rm.INVALID_ARGUMENT
     assert set_level(ch.channel, rm.CHANNEL_SET_INTERLEAVE, 3) == rm.INVALID_ARGUMENT
     assert level(ch.tsg, rm.GET_INTERLEAVE) == rm.INTERLEAVE_LOW  # a refusal changes nothing
     assert r.control(ch.tsg, rm.SET_INTERLEAVE, bytearray(8)) == rm.INVALID_PARAM_STRUCT
     assert r.control(ch.channel, rm.SET_INTERLEAVE, bytearray(4)) == rm.NOT_SUPPORTED
     assert r.control(ch.tsg, rm.CHANNEL_SET_INTERLEAVE, bytearray(4)) == rm.NOT_SUPPORTED
+
+
+def test_compute_preemption_is_the_contexts_and_wfi_until_set(proc: tuple[Rm, int, int]) -> None:
+    """GR_SET_CTXSW_PREEMPTION_MODE / GR_GET_CTXSW_MODES on the subdevice, naming a channel or a
+    channel group of its client (libcuda names its group): one mode per context, every channel of
+    a group reads it, WFI for a new one (an H200 with GSP 580.159.04, session 37)."""
+    r, dev, sub = proc
+    ch = Channel(r, dev, sub, cilp=False)
+    other = Rm()
+    try:
+        status, sibling = ch.sibling(1)
+        assert status == rm.OK
+        assert rm.compute_preemption(r, sub, ch.channel) == (rm.OK, rm.PREEMPT_WFI)
+        assert tsg_line(r, ch.tsg)["compute_preemption"] == rm.PREEMPT_WFI
+        assert rm.set_compute_preemption(r, sub, sibling, rm.PREEMPT_CTA) == rm.OK
+        assert rm.compute_preemption(r, sub, ch.channel) == (rm.OK, rm.PREEMPT_CTA)
+        assert rm.set_compute_preemption(r, sub, ch.tsg, rm.PREEMPT_CILP) == rm.OK
+        assert rm.compute_preemption(r, sub, sibling) == (rm.OK, rm.PREEMPT_CILP)
+        assert tsg_line(r, ch.tsg)["compute_preemption"] == rm.PREEMPT_CILP
+        # refusals change nothing; without the compute flag the mode is left alone
+        assert rm.set_compute_preemption(r, sub, ch.channel, 3) == rm.INVALID_ARGUMENT
+        assert rm.set_compute_preemption(r, sub, ch.channel, rm.PREEMPT_WFI, flags=0) == rm.OK
+        for bad in (ch.hmem, 0xBAD):
+            assert rm.set_compute_preemption(r, sub, bad, rm.PREEMPT_WFI) == rm.INVALID_CHANNEL
+            assert rm.compute_preemption(r, sub, bad)[0] == rm.INVALID_CHANNEL
+        # the channel is looked up in the subdevice's client, not in any other
+        _, other_sub = other.device()
+        assert rm.compute_preemption(other, other_sub, ch.channel)[0] == rm.INVALID_CHANNEL
+        assert rm.compute_preemption(r, sub, ch.channel) == (rm.OK, rm.PREEMPT_CILP)
+    finally:
+        other.close()
+        ch.close()
+
+
+@pytest.mark.parametrize("mode", ["wfi", "cilp"])
+def test_the_round_robin_leaves_a_wfi_context_on_the_engine_until_its_kernel_ends(
+    proc: tuple[Rm, int, int], mode: str
+) -> None:
+    """An H200 could not switch out a WFI context running a kernel: another busy process got
+    nothing while it ran (session 37). With CILP the two share the engine."""
+    r, dev, sub = proc
+    hog = Channel(r, dev, sub, cilp=mode == "cilp")
+    other = Channel(r, dev, sub)
+    try:
+        hog.submit(rm.kernel(60_000 * MS))
+        assert wait_for(lambda: tsg_line(r, hog.tsg)["busy_ns"] > 0)
+        other.submit(*[rm.kernel(MS)] * 50)
+        if mode == "cilp":
+            assert wait_for(lambda: tsg_line(r, other.tsg)["busy_ns"] > 0)
+        else:
+            time.sleep(1)
+            assert tsg_line(r, other.tsg)["busy_ns"] == 0
+            assert tsg_line(r, hog.tsg)["kernels"] == 0, "the 60 s kernel ended"
+    finally:
+        hog.close()
+        assert r.free(hog.tsg) == rm.OK
+    assert wait_for(lambda: tsg_line(r, other.tsg)["kernels"] == 50)
+    other.close()
+
+
+def test_a_preempt_that_cannot_switch_a_wfi_context_out_kills_it(
+    proc: tuple[Rm, int, int], params: Callable[[str, str], None]
+) -> None:
+    """FIFO_DISABLE_CHANNELS on a WFI context running a kernel: the call waits, and after the
+    context-switch timeout the context is killed (an H200: Xid 109 CTX SWITCH TIMEOUT 2.7-4.3 s
+    after the call, which then returned NV_OK; the process's next synchronize failed)."""
+    r, dev, sub = proc
+    params("ctxsw_timeout_ms", "200")
+    hog = Channel(r, dev, sub, cilp=False)
+    try:
+        hog.submit(rm.kernel(60_000 * MS), rm.kernel(MS))
+        assert wait_for(lambda: tsg_line(r, hog.tsg)["busy_ns"] > 0)
+        off = rm.disable_channels_params([(r.client, hog.channel)])
+        assert r.control(sub, rm.FIFO_DISABLE_CHANNELS, off) == rm.OK
+        line = chan_line(hog)
+        assert line["errored"] == 1 and line["errors"] == 1
+        assert tsg_line(r, hog.tsg)["kernels"] == 0
+        on = rm.disable_channels_params([(r.client, hog.channel)], disable=False)
+        assert r.control(sub, rm.FIFO_DISABLE_CHANNELS, on) == rm.OK
+        time.sleep(0.3)
+        assert tsg_line(r, hog.tsg)["kernels"] == 0, "a killed context ran on"
+    finally:
+        hog.close()
 
 
 def test_fifo_disable_channels_checks_its_list(proc: tuple[Rm, int, int]) -> None:

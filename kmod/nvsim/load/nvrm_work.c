@@ -73,6 +73,11 @@ int nvrm_work_open(struct nvrm_client *c, struct nvrm_work *w, const char *dir, 
 	struct nvrm_vaspace_alloc_params va = { 0 };
 	struct nvrm_work_submit_token tok = { 0 };
 	struct nvrm_gpfifo_schedule sched = { .enable = 1 };
+	struct nvrm_gr_set_preemption_mode pm = {
+		.flags = NVRM_GR_PREEMPTION_FLAGS_CILP_SET,
+		.hchannel = NVRM_WORK_HCHANNEL,
+		.cilp_mode = NVRM_GR_COMPUTE_PREEMPT_CILP,
+	};
 	u64 allocated;
 	int ret;
 
@@ -139,6 +144,13 @@ int nvrm_work_open(struct nvrm_client *c, struct nvrm_work *w, const char *dir, 
 	ret = nvrm_client_alloc(c, NVRM_WORK_HCHANNEL, NVRM_WORK_HCOMPUTE,
 				NVRM_CLASS_HOPPER_COMPUTE_A, NULL, NULL, status);
 	ret = step_done(c, "RM_ALLOC compute (0xcbc0)", ret, *status);
+	if (ret)
+		return ret;
+
+	/* instruction-level compute preemption, as libcuda asks for it (a new context is WFI) */
+	ret = nvrm_client_control(c, c->hsubdevice, NVRM_CTRL_CMD_GR_SET_CTXSW_PREEMPTION_MODE, &pm,
+				  sizeof(pm), status);
+	ret = step_done(c, "RM_CONTROL GR_SET_CTXSW_PREEMPTION_MODE (0x20801210)", ret, *status);
 	if (ret)
 		return ret;
 
