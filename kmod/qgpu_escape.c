@@ -18,6 +18,7 @@
 #include "qgpu_internal.h"
 #include "qgpu_kclient.h"
 #include "qgpu_mapped.h"
+#include "qgpu_preempt.h"
 #include "qgpu_rmtrack.h"
 #include "qgpu_sched.h"
 #include "qgpu_seal.h"
@@ -639,6 +640,7 @@ static long qgpu_rm_alloc(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 		holds |= qgpu_ctxbuf_made(&cb, node);
 		if (node) {
 			qgpu_sched_rm_alloc(qf, node, &a);	/* channel groups, channels */
+			qgpu_preempt_rm_alloc(qf, node);	/* compute objects */
 		} else if (counted || holds || qgpu_objects_bounded(qf->inst)) {
 			done = qgpu_rm_alloc_uncounted(qf, arg, size, buf, &a, hnew, counted);
 			ret = ret ?: done;
@@ -979,6 +981,8 @@ static long qgpu_rm_control(struct qgpu_file *qf, unsigned int cmd, unsigned lon
 	if (qgpu_dmabuf_gpu_info(qf, cmd, arg, compat, &c, &ret))
 		return ret;
 	if (qgpu_disable_channels(qf, arg, &c, &ret))
+		return ret;
+	if (qgpu_preempt_control(qf, arg, &c, &ret))
 		return ret;
 	if (qgpu_clients_control(qf, cmd, arg, compat, &c, &ret))
 		return ret;

@@ -350,6 +350,101 @@ def test_a_tenant_cannot_make_its_group_real_time() -> None:
             r.close()
 
 
+def test_a_tenants_compute_context_is_preempted_at_an_instruction_though_it_never_asks() -> None:
+    """RM makes a context WFI (an H200, session 37; libcuda asks for CILP itself), and a WFI
+    context running a long kernel keeps the engine from every other. qgpu sets CILP on the context
+    of each compute object a tenant makes: in a group (named, as libcuda names it), under a device
+    (the channel named), and where the tenant has no subdevice to ask through."""
+    with instances("cilp core=50") as (d,):
+        r, r2 = Rm(dev=d), Rm(dev=d)
+        try:
+            dev, sub = r.device()
+            ch = Channel(r, dev, sub, cilp=False)
+            assert tsg_of(r, ch.tsg)["compute_preemption"] == rm.PREEMPT_CILP
+            assert rm.compute_preemption(r, sub, ch.channel) == (rm.OK, rm.PREEMPT_CILP)
+            lone, _ = channel_under(r, dev, dev, ctxshare=False)
+            assert rm.compute_preemption(r, sub, lone) == (rm.OK, rm.PREEMPT_CILP)
+            # a client with no subdevice: qgpu asks through one of its own making, then frees it
+            status, dev2 = r2.alloc(r2.client, r2.client, rm.DEVICE, struct.pack("<I52x", 0))
+            assert status == rm.OK, hex(status)
+            status, tsg2 = r2.alloc(r2.client, dev2, rm.TSG, rm.group_params())
+            assert status == rm.OK, hex(status)
+            channel_under(r2, dev2, tsg2)
+            assert tsg_of(r2, tsg2)["compute_preemption"] == rm.PREEMPT_CILP
+            status, _ = r2.alloc(r2.client, dev2, rm.SUBDEVICE, struct.pack("<I", 0))
+            assert status == rm.OK, hex(status)
+            ch.close()
+        finally:
+            r.close()
+            r2.close()
+
+
+def test_a_tenant_may_not_ask_for_a_compute_preemption_other_than_cilp() -> None:
+    """WFI and CTA wait for a kernel (or its thread blocks) to end before the context leaves the
+    engine; qgpu refuses them, and GR_CTXSW_PREEMPTION_BIND (which sets the modes too), with RM's
+    status for a privilege, tells the operator, and changes nothing. CILP, or the graphics mode
+    alone, goes through."""
+    from qgpu_netlink import next_event
+
+    with instances("mode core=50") as (d,):
+        r, c = channel(d)
+        other = Rm(dev=d)
+        sock = QgpuEventSocket()
+        try:
+            for mode in (rm.PREEMPT_WFI, rm.PREEMPT_CTA):
+                for target in (c.channel, c.tsg):
+                    assert rm.set_compute_preemption(r, c.sub, target, mode) == (
+                        rm.INSUFFICIENT_PERMISSIONS
+                    )
+                    got = next_event(sock, "refused")
+                    assert (got.instance, got.pid) == ("mode", os.getpid())
+                    assert "CILP" in (got.detail or "")
+            assert tsg_of(r, c.tsg)["compute_preemption"] == rm.PREEMPT_CILP
+            bind = bytearray(112)
+            struct.pack_into("<III", bind, 0, 1, r.client, c.channel)
+            assert r.control(c.sub, rm.GR_PREEMPTION_BIND, bind) == rm.INSUFFICIENT_PERMISSIONS
+            assert "BIND" in (next_event(sock, "refused").detail or "")
+            assert rm.set_compute_preemption(r, c.sub, c.tsg, rm.PREEMPT_CILP) == rm.OK
+            assert rm.set_compute_preemption(r, c.sub, c.tsg, rm.PREEMPT_WFI, flags=2) == rm.OK
+            assert r.control(c.sub, rm.GR_SET_PREEMPTION_MODE, bytearray(24)) == (
+                rm.INVALID_PARAM_STRUCT
+            )
+            # a client of another file is not the caller's to name
+            _, other_sub = other.device()
+            params = bytearray(struct.pack("<IIIIIIQ", 1, c.channel, 0, 2, 0, 0, 0))
+            assert r.control(other_sub, rm.GR_SET_PREEMPTION_MODE, params, other.client) == (
+                rm.INVALID_CLIENT
+            )
+            assert tsg_of(r, c.tsg)["compute_preemption"] == rm.PREEMPT_CILP
+        finally:
+            sock.close()
+            c.close()
+            other.close()
+            r.close()
+
+
+def test_holding_a_tenant_that_never_asked_for_cilp_leaves_its_context_alive() -> None:
+    """An offline tenant runs a long kernel in a context it left as RM made it. Online work holds
+    it: with the context WFI the hold could not switch it out, and after the context-switch
+    timeout RM killed it (an H200: Xid 109). qgpu made it CILP, so it leaves the engine, lives,
+    and runs on once released."""
+    with instances("offw core=50 class=offline", "onw core=50 class=online") as (off, on):
+        r = Rm(dev=off)
+        try:
+            dev, sub = r.device()
+            ch = Channel(r, dev, sub, cilp=False)
+            ch.submit(rm.kernel(120_000_000))
+            assert wait_for(lambda: tsg_of(r, ch.tsg)["busy_ns"] > 0)
+            held_while_online_works(on, lambda: held(ch))
+            (line,) = [c for c in engine_chans() if c["chan"] == ch.token]
+            assert line["errored"] == 0, "the held context was killed"
+            busy = tsg_of(r, ch.tsg)["busy_ns"]
+            assert wait_for(lambda: tsg_of(r, ch.tsg)["busy_ns"] > busy)
+            ch.close()
+        finally:
+            r.close()
+
+
 def test_a_copy_made_while_its_source_goes_is_still_held() -> None:
     """A copy of a group made through one client while another file frees the group's own
     handle: RM made the copy before the free, so the group lives on in it, but qgpu may see the
