@@ -9,6 +9,7 @@
 #include "nvrm/nvrm_clients.h"
 #include "nvrm/nvrm_uvm.h"
 #include "qgpu_internal.h"
+#include "qgpu_preempt.h"
 #include "qgpu_rmtrack.h"
 #include "qgpu_seal.h"
 #include "qgpu_uvm_channel.h"
@@ -139,6 +140,8 @@ bool qgpu_clients_control(struct qgpu_file *qf, unsigned int cmd, unsigned long 
 	if (qf->track)
 		mutex_lock(&qf->track->lock);
 	status = qgpu_clients_check(qf, c->hclient, f, p, what);
+	if (!status && qgpu_preempt_bind_refused(qf, c, p))
+		status = NVRM_ERR_INSUFFICIENT_PERMISSIONS;
 	if (!status) {
 		*ret = qgpu_seal_params_lock(&qf->inst->params_seal, &seal, c->params_ptr, p, span);
 		if (!*ret) {

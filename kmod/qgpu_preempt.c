@@ -34,11 +34,13 @@
  * - sets CILP on each new compute object's context itself, through its kernel client on the
  *   tenant's client (kernel calls may name any client), as libcuda would; the object's group is
  *   named, as libcuda names it, or the channel where RM made the group;
- * - refuses a tenant's GR_SET_CTXSW_PREEMPTION_MODE that sets a compute mode other than CILP, and
- *   every GR_CTXSW_PREEMPTION_BIND (which sets the modes with buffers a graphics driver binds,
- *   and names a client of its own), with NV_ERR_INSUFFICIENT_PERMISSIONS and a netlink
- *   ``refused`` event; one that passes is issued from qgpu's copy of its parameters, so that a
- *   sibling thread cannot change the mode after qgpu read it.
+ * - refuses a tenant's GR_SET_CTXSW_PREEMPTION_MODE that sets a compute mode other than CILP,
+ *   and a GR_CTXSW_PREEMPTION_BIND that sets a compute mode at all (it sets the modes with the
+ *   buffers a graphics driver binds; one for graphics alone goes on, its client checked as any
+ *   control's that names clients, qgpu_clients.c), with NV_ERR_INSUFFICIENT_PERMISSIONS and a
+ *   netlink ``refused`` event. A SET that passes is issued from qgpu's copy of its parameters,
+ *   and a BIND's flags are sealed while RM reads them, so that a sibling thread cannot change the
+ *   mode after qgpu read it.
  *
  * The graphics mode is the tenant's to choose: qgpu schedules compute.
  */
@@ -59,6 +61,25 @@ static bool qgpu_preempt_is_compute_class(u32 hclass)
 	return false;
 }
 
+/*
+ * Another channel of @group has a compute object besides @obj: the group's context had its mode
+ * set then (libcuda makes 8 channels with one each in its graphics group, and every call is a
+ * round trip to the firmware).
+ */
+static bool qgpu_preempt_group_done(struct qgpu_rmnode *group, struct qgpu_rmnode *obj)
+{
+	struct qgpu_rmnode *chan, *child;
+
+	list_for_each_entry(chan, &group->children, sibling) {
+		if (!qgpu_is_channel_class(chan->hclass))
+			continue;
+		list_for_each_entry(child, &chan->children, sibling)
+			if (child != obj && qgpu_preempt_is_compute_class(child->hclass))
+				return true;
+	}
+	return false;
+}
+
 /* A subdevice of @dev in the mirror, or 0. */
 static u32 qgpu_preempt_subdevice(struct qgpu_rmnode *dev)
 {
@@ -75,8 +96,10 @@ static u32 qgpu_preempt_subdevice(struct qgpu_rmnode *dev)
  * @qf: the ctl proxy (its tracker's lock held, so the tenant frees none of the nodes read here)
  * @node: the object's new tracker node
  *
- * See DOC: compute preemption. The control goes to a subdevice of the channel's device in the
- * tenant's client; where the tenant has none, qgpu makes one there for the call and frees it.
+ * See DOC: compute preemption. Once a group: its first compute object sets its context's mode.
+ * The control goes to a subdevice of the channel's device in the tenant's client; where the
+ * tenant has none, qgpu makes one there for the call and frees it (as RM's deprecated
+ * VID_HEAP_CONTROL INFO does, RmDeprecatedFindOrCreateSubDeviceHandle(), 580.142).
  * Where RM refuses, the operator is told and the object stays: the context is then as RM made it.
  *
  * Context: process context; takes the kernel client's lock.
@@ -98,6 +121,8 @@ void qgpu_preempt_rm_alloc(struct qgpu_file *qf, struct qgpu_rmnode *node)
 	p.hchannel = chan->handle;
 	dev = chan->parent;
 	if (dev && dev->hclass == NVRM_CLASS_KEPLER_CHANNEL_GROUP_A) {
+		if (qgpu_preempt_group_done(dev, node))
+			return;
 		p.hchannel = dev->handle;
 		dev = dev->parent;
 	}
@@ -121,21 +146,35 @@ out:
 				    qf->inst->name, task_tgid_nr(current), p.hchannel, status);
 }
 
-/* What a tenant's preemption control may not do, or NULL. */
-static const char *qgpu_preempt_refusal(const struct nvrm_control *c,
-					const struct nvrm_gr_set_preemption_mode *p)
+/**
+ * qgpu_preempt_bind_refused() - is this a tenant's GR_CTXSW_PREEMPTION_BIND that sets a compute
+ * preemption mode?
+ * @qf: the ctl proxy
+ * @c: the decoded control
+ * @params: qgpu's copy of the parameters' leading flags and hClient, which RM reads from it
+ *	(qgpu_clients_control() seals them while the call is forwarded)
+ *
+ * Such a BIND is refused whatever mode it names (the operator told); one that binds graphics
+ * preemption buffers alone goes on. See DOC: compute preemption.
+ *
+ * Return: true when it is to be refused with NV_ERR_INSUFFICIENT_PERMISSIONS.
+ */
+bool qgpu_preempt_bind_refused(struct qgpu_file *qf, const struct nvrm_control *c,
+			       const void *params)
 {
-	if (c->cmd == NVRM_CTRL_CMD_GR_CTXSW_PREEMPTION_BIND)
-		return "GR_CTXSW_PREEMPTION_BIND (preemption modes and buffers)";
-	if ((p->flags & NVRM_GR_PREEMPTION_FLAGS_CILP_SET) &&
-	    p->cilp_mode != NVRM_GR_COMPUTE_PREEMPT_CILP)
-		return "GR_SET_CTXSW_PREEMPTION_MODE of a compute mode other than CILP";
-	return NULL;
+	u32 flags;
+
+	if (c->cmd != NVRM_CTRL_CMD_GR_CTXSW_PREEMPTION_BIND)
+		return false;
+	memcpy(&flags, params, sizeof(flags));
+	if (!(flags & NVRM_GR_PREEMPTION_FLAGS_CILP_SET))
+		return false;
+	qgpu_mem_call_refused(qf->inst, "GR_CTXSW_PREEMPTION_BIND of a compute preemption mode");
+	return true;
 }
 
 /**
- * qgpu_preempt_control() - a tenant's GR_SET_CTXSW_PREEMPTION_MODE or GR_CTXSW_PREEMPTION_BIND,
- * if @c is one
+ * qgpu_preempt_control() - a tenant's GR_SET_CTXSW_PREEMPTION_MODE, if @c is one
  * @qf: the ctl proxy
  * @arg: the tenant's NVOS54 (user pointer)
  * @c: the decoded control
@@ -146,24 +185,21 @@ static const char *qgpu_preempt_refusal(const struct nvrm_control *c,
  * size than the control's NV_ERR_INVALID_PARAM_STRUCT, as RM answers it.
  *
  * Context: process context; takes the tracker's lock, then the kernel client's.
- * Return: true if @c was one of the two (handled here, *@ret set).
+ * Return: true if @c was one (handled here, *@ret set).
  */
 bool qgpu_preempt_control(struct qgpu_file *qf, unsigned long arg, const struct nvrm_control *c,
 			  long *ret)
 {
 	struct nvrm_nvos54 __user *u = (struct nvrm_nvos54 __user *)arg;
-	struct nvrm_gr_set_preemption_mode p = { 0 };
+	struct nvrm_gr_set_preemption_mode p;
 	struct qgpu_rmtrack *t = qf->track;
 	const char *refused = NULL;
 	u32 status = NVRM_OK;
 
-	if (c->cmd != NVRM_CTRL_CMD_GR_SET_CTXSW_PREEMPTION_MODE &&
-	    c->cmd != NVRM_CTRL_CMD_GR_CTXSW_PREEMPTION_BIND)
+	if (c->cmd != NVRM_CTRL_CMD_GR_SET_CTXSW_PREEMPTION_MODE)
 		return false;
 	*ret = 0;
-	if (c->cmd == NVRM_CTRL_CMD_GR_CTXSW_PREEMPTION_BIND)
-		refused = qgpu_preempt_refusal(c, &p);
-	else if (!t)
+	if (!t)
 		refused = "GR_SET_CTXSW_PREEMPTION_MODE without a mirror";
 	else if (c->finn_serialized)
 		status = NVRM_ERR_NOT_SUPPORTED;
@@ -171,8 +207,9 @@ bool qgpu_preempt_control(struct qgpu_file *qf, unsigned long arg, const struct 
 		status = NVRM_ERR_INVALID_PARAM_STRUCT;
 	else if (copy_from_user(&p, u64_to_user_ptr(c->params_ptr), sizeof(p)))
 		status = NVRM_ERR_INVALID_ADDRESS;
-	else
-		refused = qgpu_preempt_refusal(c, &p);
+	else if ((p.flags & NVRM_GR_PREEMPTION_FLAGS_CILP_SET) &&
+		 p.cilp_mode != NVRM_GR_COMPUTE_PREEMPT_CILP)
+		refused = "GR_SET_CTXSW_PREEMPTION_MODE of a compute mode other than CILP";
 	if (refused) {
 		qgpu_mem_call_refused(qf->inst, refused);
 		status = NVRM_ERR_INSUFFICIENT_PERMISSIONS;

@@ -1420,8 +1420,7 @@ struct nvrm_nv0000_gpu_get_id_info_v2 {		/* 32 B */
  */
 #define NVRM_CTRL_CMD_GR_SET_CTXSW_PREEMPTION_MODE	0x20801210u
 #define NVRM_CTRL_CMD_GR_GET_CTXSW_MODES		0x20801235u
-/* ...and GR_CTXSW_PREEMPTION_BIND (112 B), which also sets both modes (NVOC flags 0x10248) */
-#define NVRM_CTRL_CMD_GR_CTXSW_PREEMPTION_BIND		0x20801211u
+/* GR_CTXSW_PREEMPTION_BIND (below) sets both modes too, with the same flags (NVOC flags 0x10248) */
 #define NVRM_GR_PREEMPTION_FLAGS_CILP_SET		0x1u
 #define NVRM_GR_PREEMPTION_FLAGS_GFXP_SET		0x2u
 #define NVRM_GR_COMPUTE_PREEMPT_WFI			0x0u
