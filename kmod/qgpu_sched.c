@@ -52,7 +52,7 @@
  *   kernel RM client (under qgpu's device of that GPU, the parent RM requires of a channel
  *   group); the duplicate is released exactly when RM frees the tenant's channel group (its
  *   tracker node's release). SET_TIMESLICE applies the GPU's ``timeslice_us`` to every
- *   duplicate.
+ *   duplicate, and again after each of a tenant's own SET_TIMESLICE on the group.
  * - Doorbells: a mapping of a usermode object (the doorbell page) made through a GPU node has
  *   its fault and pfn_mkwrite handlers wrapped (qgpu_vma.c). A ring from a held instance sleeps
  *   (killable) until it may run; every ring tells the scheduler the instance has work.
@@ -216,8 +216,8 @@ struct qgpu_sched_inst {
  *	RM frees the group with the last of its handles, and qgpu's duplicate goes then
  * @hdup: the duplicate's handle in qgpu's kernel client
  * @tenant_enabled: the tenant scheduled it (GPFIFO_SCHEDULE(1) on it or one of its channels)
- * @tuned: the tenant set its timeslice or interleave level itself: its turns in
- *	the engine's round robin are not the same length as other groups'
+ * @tuned: the tenant set its interleave level itself (or a timeslice qgpu could not set back):
+ *	its turns in the engine's round robin may not be the same length as other groups'
  * @busy: a channel of it had work over the last sample (scratch of the sample)
  * @whole: a channel of it had work known to the engine both when the last sample started and
  *	when it ended: busy all of it, where a group that is only @busy ran dry or got work within
@@ -1238,9 +1238,13 @@ bool qgpu_sched_is_schedule_control(const struct nvrm_control *c)
 
 /*
  * A tenant's SET_TIMESLICE or SET_INTERLEAVE_LEVEL on a channel group, or
- * SET_INTERLEAVE_LEVEL on one of its channels, forwarded: once one went through, the group's
- * turns are its own length, and the GPU's scheduler stops counting on the round robin for the
- * guarantees while the group lives (a group qgpu does not hold, while the channel lives).
+ * SET_INTERLEAVE_LEVEL on one of its channels, forwarded. A timeslice of a group qgpu holds is
+ * then set back to the GPU's timeslice_us through qgpu's duplicate, so the turns stay equal:
+ * libcuda sets one on every context's graphics group (2048 us, CUDA 13.0 on an H200, session
+ * 37), and taking that as the tenant's own would keep burst-share from ever relaxing. Otherwise,
+ * once one went through, the group's turns are its own length, and the GPU's scheduler stops
+ * counting on the round robin for the guarantees while the group lives (a group qgpu does not
+ * hold, while the channel lives).
  */
 static long qgpu_sched_tuning(struct qgpu_file *qf, unsigned int cmd, unsigned long arg,
 			      bool compat, const struct nvrm_control *c)
@@ -1270,7 +1274,10 @@ static long qgpu_sched_tuning(struct qgpu_file *qf, unsigned int cmd, unsigned l
 	}
 	if (sg) {
 		mutex_lock(&sg->mutex);
-		if (tsg)
+		if (tsg && c->cmd == NVRM_CTRL_CMD_NVA06C_SET_TIMESLICE &&
+		    qgpu_sched_tsg_timeslice(tsg->hdup, sg->timeslice_us) == NVRM_OK)
+			;	/* the GPU's again */
+		else if (tsg)
 			tsg->tuned = true;
 		else
 			ch->tuned = true;

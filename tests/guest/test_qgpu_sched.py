@@ -861,56 +861,79 @@ def test_gp_get_says_whether_the_gpu_writes_it_back(writeback: str) -> None:
         write(NVSIM / "userd_writeback", "Y")
 
 
-@pytest.mark.parametrize(
-    "through", ["timeslice", "timeslice-of-a-copy", "interleave", "interleave-of-a-channel"]
-)
+@contextmanager
+def relaxed_burst_share(a: str, b: str) -> Iterator[tuple[Rm, Channel]]:
+    """Burst-share with instance `a` at 50 % running two busy groups and an idle one (the tenant's
+    Channel, yielded), `b` at 20 % running one: 2/4 and 1/4 of the round robin are enough, so
+    nobody is held. The loads outlast the test (killed at its end): one that ends would change
+    whether the round robin suffices, and hold `b` whatever the tenant set."""
+    set_knob("policy", "burst-share")
+    r, c = channel(f"/dev/qgpu/{a}")
+    procs = [load(f"/dev/qgpu/{n}", 60) for n in (a, a, b)]
+    try:
+        assert wait_for(lambda: sum(t["busy_ns"] > 0 for t in engine_tsgs()) == 3, 60)
+        time.sleep(0.5)
+        never_held(a, b)
+        yield r, c
+    finally:
+        for p in procs:
+            p.kill()
+            p.communicate()
+        c.close()
+        r.close()
+
+
+def never_held(*names: str) -> list[str]:
+    """Over a second, no channel is disabled and no instance of `names` preempted."""
+    held = [iknob(n, "preemptions") for n in names]
+    for _ in range(50):
+        chans = engine_chans()
+        assert len(chans) == 4 and all(c["enabled"] == 1 for c in chans), chans
+        time.sleep(0.02)
+    assert [iknob(n, "preemptions") for n in names] == held
+    return held
+
+
+@pytest.mark.parametrize("through", ["group", "channel"])
 def test_burst_share_leaves_a_round_robin_that_suffices_alone(through: str) -> None:
     """Burst-share holds nothing while the engine's round robin gives everyone its guarantee.
 
-    50 % with two busy groups and an idle one, 20 % with one busy group: 2/4 and 1/4 of the round
-    robin are enough, so no channel is disabled and nobody is preempted. Once the tenant sets
-    a timeslice or interleave level of its own on one of its groups the turns are no longer
-    equal: qgpu schedules the shares itself again, and the 20 % instance is held once it has had
-    its budget in a period. The timeslice is set through the group's own handle, or through a
-    copy of it in a second client of the tenant's (RM_DUP_OBJECT): the same group on the GPU; the
-    interleave level through the group, or through its channel (NVA06F), which sets its group's.
+    Once the tenant sets an interleave level of its own on one of its groups the turns may no
+    longer be equal: qgpu schedules the shares itself again, and the 20 % instance is held once it
+    has had its budget in a period. The level is set through the group, or through its channel
+    (NVA06F), which sets its group's.
     """
-    with instances("ra core=50", "rb core=20") as (a, b):
-        set_knob("policy", "burst-share")
-        r, c = channel(a)
+    with instances("ra core=50", "rb core=20"), relaxed_burst_share("ra", "rb") as (r, c):
+        cmd, handle = rm.SET_INTERLEAVE, c.tsg
+        if through == "channel":
+            cmd, handle = rm.CHANNEL_SET_INTERLEAVE, c.channel
+        held = iknob("rb", "preemptions")
+        assert r.control(handle, cmd, bytearray(struct.pack("<I", rm.INTERLEAVE_HIGH))) == rm.OK
+        assert wait_for(lambda: int(iknob("rb", "preemptions")) > int(held), 10)
+    assert wait_for(lambda: not engine_tsgs()), engine_tsgs()
+
+
+@pytest.mark.parametrize("through", ["group", "copy"])
+def test_a_tenants_timeslice_gives_way_to_the_gpus(through: str) -> None:
+    """libcuda sets a timeslice (2048 us) on each context's graphics group. qgpu forwards a
+    tenant's SET_TIMESLICE, then sets the GPU's `timeslice_us` on the group again, whether the
+    tenant named the group's own handle or a copy of it in a second client (RM_DUP_OBJECT): the
+    turns stay equal, and burst-share goes on leaving alone a round robin that suffices."""
+    with instances("ta core=50", "tb core=20"), relaxed_burst_share("ta", "tb") as (r, c):
         target, handle = r, c.tsg
-        cmd, params = rm.SET_TIMESLICE, bytearray(struct.pack("<Q", 1024))
-        if through == "timeslice-of-a-copy":
-            target = Rm(dev=a)
+        if through == "copy":
+            target = Rm(dev="/dev/qgpu/ta")
             dev2, _ = target.device()
             status, handle = target.dup(dev2, r.client, c.tsg)
             assert status == rm.OK, hex(status)
-        elif through.startswith("interleave"):
-            cmd, params = rm.SET_INTERLEAVE, bytearray(struct.pack("<I", rm.INTERLEAVE_HIGH))
-            if through == "interleave-of-a-channel":
-                cmd, handle = rm.CHANNEL_SET_INTERLEAVE, c.channel
-        # loads that outlast the test (killed at its end): one that ends would change whether the
-        # round robin suffices, and hold the 20 % instance whatever the tenant set
-        procs = [load(a, 60), load(a, 60), load(b, 60)]
         try:
-            assert wait_for(lambda: sum(t["busy_ns"] > 0 for t in engine_tsgs()) == 3, 60)
-            time.sleep(0.5)
-            held = [iknob("ra", "preemptions"), iknob("rb", "preemptions")]
-            for _ in range(50):
-                chans = engine_chans()
-                assert len(chans) == 4 and all(c["enabled"] == 1 for c in chans), chans
-                time.sleep(0.02)
-            assert [iknob("ra", "preemptions"), iknob("rb", "preemptions")] == held
-            assert target.control(handle, cmd, params) == rm.OK
-            assert wait_for(lambda: int(iknob("rb", "preemptions")) > int(held[1]), 10)
+            params = bytearray(struct.pack("<Q", 7000))
+            assert target.control(handle, rm.SET_TIMESLICE, params) == rm.OK
+            assert tsg_of(r, c.tsg)["timeslice_us"] == int(knob("timeslice_us"))
+            never_held("ta", "tb")
         finally:
-            for p in procs:
-                p.kill()
-                p.communicate()
-            c.close()
             if target is not r:
                 target.close()
-            r.close()
     assert wait_for(lambda: not engine_tsgs()), engine_tsgs()
 
 
