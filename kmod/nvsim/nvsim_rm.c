@@ -563,9 +563,14 @@ u32 nvsim_rm_free_locked(const struct nvsim_caller *caller, u32 hclient, u32 hob
 		nvsim_client_free(client);
 		return NVRM_OK;
 	}
+	/*
+	 * A handle the client does not have is NV_OK, and nothing changes: resserv's compatibility
+	 * mode (serverFreeResourceTreeLockAndFindResource(), 525-595), as an H200 with GSP
+	 * 580.159.04 answered a second free of a channel (session 37).
+	 */
 	obj = xa_load(&client->objects, hobject);
 	if (!obj)
-		return NVRM_ERR_INVALID_OBJECT_HANDLE;
+		return NVRM_OK;
 	nvsim_object_free_subtree(client, obj);
 	return NVRM_OK;
 }

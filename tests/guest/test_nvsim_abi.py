@@ -270,7 +270,9 @@ def test_object_rules(any_path: Rm) -> None:
         rm.INSERT_DUPLICATE_NAME
     )
     assert r.free(sub) == rm.OK
-    assert r.free(sub) == rm.INVALID_OBJECT_HANDLE  # double free
+    # a handle the client no longer has: NV_OK, nothing changes (resserv's compatibility mode;
+    # an H200 answered a second free so, session 37)
+    assert r.free(sub) == rm.OK
 
 
 def test_a_client_is_bound_to_its_ctl_file(proc: Rm) -> None:
