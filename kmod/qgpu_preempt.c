@@ -167,7 +167,7 @@ bool qgpu_preempt_bind_refused(struct qgpu_file *qf, const struct nvrm_control *
 	if (c->cmd != NVRM_CTRL_CMD_GR_CTXSW_PREEMPTION_BIND)
 		return false;
 	memcpy(&flags, params, sizeof(flags));
-	if (!(flags & NVRM_GR_PREEMPTION_FLAGS_CILP_SET))
+	if (!nvrm_compute_preemption_refused(c->cmd, flags, 0))
 		return false;
 	qgpu_mem_call_refused(qf->inst, "GR_CTXSW_PREEMPTION_BIND of a compute preemption mode");
 	return true;
@@ -207,8 +207,7 @@ bool qgpu_preempt_control(struct qgpu_file *qf, unsigned long arg, const struct 
 		status = NVRM_ERR_INVALID_PARAM_STRUCT;
 	else if (copy_from_user(&p, u64_to_user_ptr(c->params_ptr), sizeof(p)))
 		status = NVRM_ERR_INVALID_ADDRESS;
-	else if ((p.flags & NVRM_GR_PREEMPTION_FLAGS_CILP_SET) &&
-		 p.cilp_mode != NVRM_GR_COMPUTE_PREEMPT_CILP)
+	else if (nvrm_compute_preemption_refused(c->cmd, p.flags, p.cilp_mode))
 		refused = "GR_SET_CTXSW_PREEMPTION_MODE of a compute mode other than CILP";
 	if (refused) {
 		qgpu_mem_call_refused(qf->inst, refused);

@@ -14,6 +14,9 @@ Digest lines (hex without 0x, fields separated by one space):
                                           parameters before the call, the size RM allocated
   object CLASS                            a successful RM_ALLOC of any other class
   fbinfo CMD INDEX...                     an FB_GET_INFO(_V2) call and the indices it asked for
+  control CMD PARAMS_HEX                  a successful RM_CONTROL of one that decides how a
+                                          context is scheduled (SCHED_CONTROLS), its parameters
+                                          as the call wrote them back
 
 Usage: rmtrace_digest.py TRACE.jsonl "HEADER LINE" > DIGEST
 """
@@ -26,6 +29,18 @@ import sys
 
 RM_ALLOC, RM_CONTROL = 0x2B, 0x2A
 FB_GET_INFO_V2 = 0x20801303
+# GPFIFO_SCHEDULE, SET_TIMESLICE, SET_INTERLEAVE_LEVEL and MAKE_REALTIME of a group; a channel's
+# SET_INTERLEAVE_LEVEL and RESTART_RUNLIST; GR_SET_CTXSW_PREEMPTION_MODE, GR_CTXSW_PREEMPTION_BIND
+SCHED_CONTROLS = {
+    0xA06C0101,
+    0xA06C0103,
+    0xA06C0107,
+    0xA06C0110,
+    0xA06F0109,
+    0xA06F0111,
+    0x20801210,
+    0x20801211,
+}
 MEMORY_CLASSES = {0x40, 0x3E}
 SIZE_OFF = 64  # NV_MEMORY_ALLOCATION_PARAMS.size
 
@@ -69,6 +84,9 @@ def digest(path: str, header: str) -> list[str]:
         elif e["nr"] == RM_CONTROL and e["size"] == 32:
             cmd = struct.unpack_from("<I", raw, 8)[0]
             params = bytes.fromhex(e.get("ctrl_params", ""))
+            status = struct.unpack_from("<I", raw, 28)[0]
+            if cmd in SCHED_CONTROLS and not status:
+                out.append(f"control {cmd:x} {params.hex()}")
             if cmd == FB_GET_INFO_V2 and len(params) >= 4:
                 n = struct.unpack_from("<I", params, 0)[0]
                 idx = [struct.unpack_from("<I", params, 4 + 8 * i)[0] for i in range(n)]

@@ -1415,6 +1415,30 @@ static const struct {
 };
 
 /**
+ * nvrm_compute_preemption_refused() - does a tenant's preemption control set a compute mode it
+ * may not have?
+ * @cmd: NVRM_CTRL_CMD_GR_SET_CTXSW_PREEMPTION_MODE or NVRM_CTRL_CMD_GR_CTXSW_PREEMPTION_BIND
+ * @flags: the parameters' flags (bit 0: the compute mode is set)
+ * @cilp_mode: the compute mode asked for
+ *
+ * Only CILP stops a running kernel at once (DOC: compute preemption, kmod/qgpu_preempt.c): a SET
+ * of another mode is refused, and a BIND that sets a mode at all (it binds the preemption buffers
+ * a graphics driver allocates; one for graphics alone goes on). libcuda's own SET, CILP on its
+ * graphics group, passes (tests/unit/c/fixtures/nvidia-580-cuda-spin.digest).
+ *
+ * Return: true when the call is to be refused.
+ */
+bool nvrm_compute_preemption_refused(u32 cmd, u32 flags, u32 cilp_mode)
+{
+	if (!(flags & NVRM_GR_PREEMPTION_FLAGS_CILP_SET))
+		return false;
+	if (cmd == NVRM_CTRL_CMD_GR_CTXSW_PREEMPTION_BIND)
+		return true;
+	return cmd == NVRM_CTRL_CMD_GR_SET_CTXSW_PREEMPTION_MODE &&
+	       cilp_mode != NVRM_GR_COMPUTE_PREEMPT_CILP;
+}
+
+/**
  * nvrm_status_name() - name of an RM status code for logs
  * @status: an RM status (the status field of any RM parameter struct)
  *

@@ -339,6 +339,9 @@ u32 nvrm_gpu_get_info_v2_size(const struct nvrm_abi *abi);
 u32 nvrm_gpu_info_check(const struct nvrm_abi *abi, const void *buf, u32 size);
 u32 nvrm_gpu_info_hide_dmabuf(const struct nvrm_abi *abi, void *buf, u32 size);
 
+/* GR_SET_CTXSW_PREEMPTION_MODE and GR_CTXSW_PREEMPTION_BIND: what a tenant may not set */
+bool nvrm_compute_preemption_refused(u32 cmd, u32 flags, u32 cilp_mode);
+
 /* Names for logs */
 const char *nvrm_status_name(u32 status);
 

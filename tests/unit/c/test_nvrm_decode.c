@@ -1039,3 +1039,24 @@ TEST(dma_map_and_unmap_decode_by_version)
 	EXPECT_EQ_INT(nvrm_dma_unmap_decode(a545, &u550, sizeof(u550), &u), -EINVAL);
 	EXPECT_EQ_INT(nvrm_dma_unmap_decode(NULL, &u550, sizeof(u550), &u), -EINVAL);
 }
+
+/* Only CILP stops a running kernel at once: what a tenant may not set (DOC: compute preemption). */
+TEST(compute_preemption_a_tenant_may_not_set)
+{
+	const u32 set = NVRM_CTRL_CMD_GR_SET_CTXSW_PREEMPTION_MODE;
+	const u32 bind = NVRM_CTRL_CMD_GR_CTXSW_PREEMPTION_BIND;
+	const u32 cilp = NVRM_GR_PREEMPTION_FLAGS_CILP_SET, gfxp = NVRM_GR_PREEMPTION_FLAGS_GFXP_SET;
+
+	EXPECT_FALSE(nvrm_compute_preemption_refused(set, cilp, NVRM_GR_COMPUTE_PREEMPT_CILP));
+	EXPECT_TRUE(nvrm_compute_preemption_refused(set, cilp, NVRM_GR_COMPUTE_PREEMPT_WFI));
+	EXPECT_TRUE(nvrm_compute_preemption_refused(set, cilp | gfxp, NVRM_GR_COMPUTE_PREEMPT_CTA));
+	EXPECT_TRUE(nvrm_compute_preemption_refused(set, cilp, 7));
+	/* the compute mode not set: whatever the field holds */
+	EXPECT_FALSE(nvrm_compute_preemption_refused(set, gfxp, NVRM_GR_COMPUTE_PREEMPT_WFI));
+	EXPECT_FALSE(nvrm_compute_preemption_refused(set, 0, NVRM_GR_COMPUTE_PREEMPT_WFI));
+	/* a BIND may bind graphics buffers, never set a compute mode */
+	EXPECT_TRUE(nvrm_compute_preemption_refused(bind, cilp, NVRM_GR_COMPUTE_PREEMPT_CILP));
+	EXPECT_FALSE(nvrm_compute_preemption_refused(bind, gfxp, NVRM_GR_COMPUTE_PREEMPT_WFI));
+	/* another control */
+	EXPECT_FALSE(nvrm_compute_preemption_refused(NVRM_CTRL_CMD_NVA06C_SET_TIMESLICE, cilp, 0));
+}

@@ -147,3 +147,46 @@ TEST(real_580_memory_queries_ask_only_for_indices_qgpu_virtualises)
 	}
 	EXPECT_GE(lists, 3);
 }
+
+/*
+ * A CUDA 13.0 context (tests/unit/c/fixtures/nvidia-580-cuda-spin.digest, session 37): libcuda
+ * sets its graphics group's compute preemption to CILP, naming the group, and its timeslice to
+ * 2048 us. The first is a SET qgpu lets through (nvrm_compute_preemption_refused()); the second
+ * is one qgpu follows with the GPU's own timeslice (qgpu_sched.c).
+ */
+TEST(real_580_cuda_sets_cilp_and_a_timeslice_on_its_graphics_group)
+{
+	unsigned int sets = 0, timeslices = 0;
+	char line[1024];
+	FILE *f = open_digest("nvidia-580-cuda-spin.digest");
+
+	ASSERT_NOT_NULL(f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned char p[64];
+		unsigned int cmd;
+		char hex[256];
+		u32 flags, cilp;
+		u64 us;
+
+		if (sscanf(line, "control %x %255s", &cmd, hex) != 2)
+			continue;
+		TAP_CASE("control %08x %s", cmd, hex);
+		if (cmd == NVRM_CTRL_CMD_GR_SET_CTXSW_PREEMPTION_MODE) {
+			ASSERT_EQ_INT(unhex(hex, p, sizeof(p)), 32);
+			memcpy(&flags, p, sizeof(flags));
+			memcpy(&cilp, p + 12, sizeof(cilp));
+			EXPECT_EQ(flags, NVRM_GR_PREEMPTION_FLAGS_CILP_SET);
+			EXPECT_EQ(cilp, NVRM_GR_COMPUTE_PREEMPT_CILP);
+			EXPECT_FALSE(nvrm_compute_preemption_refused(cmd, flags, cilp));
+			sets++;
+		} else if (cmd == NVRM_CTRL_CMD_NVA06C_SET_TIMESLICE) {
+			ASSERT_EQ_INT(unhex(hex, p, sizeof(p)), 8);
+			memcpy(&us, p, sizeof(us));
+			EXPECT_EQ(us, 2048);
+			timeslices++;
+		}
+	}
+	fclose(f);
+	EXPECT_EQ(sets, 1);
+	EXPECT_EQ(timeslices, 1);
+}
