@@ -1408,6 +1408,23 @@ struct nvrm_nv0000_gpu_get_id_info_v2 {		/* 32 B */
 #define NVRM_CTRL_CMD_NVA06F_GET_INTERLEAVE_LEVEL 0xA06F0110u
 
 /*
+ * NVA06C_CTRL_MAKE_REALTIME_PARAMS {bRealtime} (1 B) and NVA06F_CTRL_RESTART_RUNLIST_PARAMS
+ * {bForceRestart, bBypassWait} (2 B), 525-595. Both are routed to GSP with NVOC flags 0x48
+ * (non-privileged), yet an H200 with GSP 580.159.04 answered NV_ERR_INSUFFICIENT_PERMISSIONS to a
+ * client of uid nobody (session 37); to root MAKE_REALTIME was NV_OK, RESTART_RUNLIST on an idle
+ * channel NV_ERR_INVALID_STATE.
+ */
+#define NVRM_CTRL_CMD_NVA06F_RESTART_RUNLIST		0xA06F0111u
+struct nvrm_make_realtime {
+	u8 realtime;		/* @0 */
+};
+
+struct nvrm_restart_runlist {
+	u8 force_restart;	/* @0 */
+	u8 bypass_wait;		/* @1 */
+};
+
+/*
  * ctrl2080gr.h, 525-595: a channel's GR context-switch preemption modes, per context (every
  * channel of a group reads the same). NV2080_CTRL_GR_SET_CTXSW_PREEMPTION_MODE_PARAMS (32 B)
  * {flags, hChannel, gfxpPreemptMode, cilpPreemptMode, grRouteInfo {flags, route} aligned 8};

@@ -1273,10 +1273,11 @@ static int nvsim_engine_show(struct seq_file *m, void *v)
 	seq_printf(m, "gpu %u busy_ns %llu kernels %llu running %d\n", e->gpu->index, e->busy_ns,
 		   e->kernels, e->cur ? (int)e->cur->id : -1);
 	list_for_each_entry(tsg, &e->tsgs, all_node)
-		seq_printf(m, "tsg %u pid %d client 0x%x handle 0x%x runlist %d timeslice_us %llu busy_ns %llu kernels %llu preemptions %llu channels %u interleave %u compute_preemption %u\n",
+		seq_printf(m, "tsg %u pid %d client 0x%x handle 0x%x runlist %d timeslice_us %llu busy_ns %llu kernels %llu preemptions %llu channels %u interleave %u compute_preemption %u realtime %d\n",
 			   tsg->id, tsg->tgid, tsg->hclient, tsg->handle, tsg->runlisted,
 			   tsg->timeslice_us, tsg->busy_ns, tsg->kernels, tsg->preemptions,
-			   tsg->nchannels, READ_ONCE(tsg->interleave), tsg->cilp_mode);
+			   tsg->nchannels, READ_ONCE(tsg->interleave), tsg->cilp_mode,
+			   READ_ONCE(tsg->realtime));
 	list_for_each_entry(tsg, &e->tsgs, all_node)
 		list_for_each_entry(chan, &tsg->channels, tsg_node)
 			seq_printf(m, "chan %u tsg %u handle 0x%x gp_get %u gp_put %u enabled %d errored %d busy_ns %llu kernels %llu errors %llu\n",

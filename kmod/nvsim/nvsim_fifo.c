@@ -813,6 +813,31 @@ static u32 nvsim_ctrl_gr_ctx_properties(const struct nvsim_caller *caller,
 }
 
 /*
+ * NVA06C MAKE_REALTIME and NVA06F RESTART_RUNLIST: GSP refuses clients without the privilege
+ * (NV_ERR_INSUFFICIENT_PERMISSIONS to uid nobody on an H200 with GSP 580.159.04, session 37,
+ * though NVOC calls both non-privileged). For a privileged client MAKE_REALTIME is recorded and
+ * reported only (a real-time group would preempt every other: not modelled), and RESTART_RUNLIST
+ * answers NV_ERR_INVALID_STATE, what the H200 answered on an idle channel.
+ */
+static u32 nvsim_ctrl_make_realtime(const struct nvsim_caller *caller, struct nvsim_object *obj,
+				    void *buf)
+{
+	const struct nvrm_make_realtime *p = buf;
+
+	if (!obj->client->privileged)
+		return NVRM_ERR_INSUFFICIENT_PERMISSIONS;
+	WRITE_ONCE(nvsim_obj_tsg(obj)->realtime, !!p->realtime);
+	return NVRM_OK;
+}
+
+static u32 nvsim_ctrl_restart_runlist(const struct nvsim_caller *caller,
+				      struct nvsim_object *obj, void *buf)
+{
+	return obj->client->privileged ? NVRM_ERR_INVALID_STATE :
+					 NVRM_ERR_INSUFFICIENT_PERMISSIONS;
+}
+
+/*
  * The group of @hchannel, a channel or a channel group of the subdevice's client on its GPU, for
  * the GR controls below: libcuda names its graphics group there (an H200, session 37), the header
  * a channel; both work.
@@ -896,6 +921,10 @@ const struct nvsim_control nvsim_fifo_controls[] = {
 	  sizeof(struct nvrm_interleave_level), nvsim_ctrl_tsg_set_interleave },
 	{ NVRM_CTRL_CMD_NVA06C_GET_INTERLEAVE_LEVEL, NVRM_CLASS_KEPLER_CHANNEL_GROUP_A,
 	  sizeof(struct nvrm_interleave_level), nvsim_ctrl_tsg_get_interleave },
+	{ NVRM_CTRL_CMD_NVA06C_MAKE_REALTIME, NVRM_CLASS_KEPLER_CHANNEL_GROUP_A,
+	  sizeof(struct nvrm_make_realtime), nvsim_ctrl_make_realtime },
+	{ NVRM_CTRL_CMD_NVA06F_RESTART_RUNLIST, NVRM_CLASS_HOPPER_CHANNEL_GPFIFO_A,
+	  sizeof(struct nvrm_restart_runlist), nvsim_ctrl_restart_runlist },
 	{ NVRM_CTRL_CMD_NVA06F_GPFIFO_SCHEDULE, NVRM_CLASS_HOPPER_CHANNEL_GPFIFO_A,
 	  0, nvsim_ctrl_channel_schedule },
 	{ NVRM_CTRL_CMD_NVA06F_SET_INTERLEAVE_LEVEL, NVRM_CLASS_HOPPER_CHANNEL_GPFIFO_A,

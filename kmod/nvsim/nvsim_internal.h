@@ -179,11 +179,14 @@ struct nvsim_object {
  *	reported in the caller's PID namespace
  * @objects: handle -> object for every object of the client, the root included
  * @next_handle: the next handle to generate when the caller passes 0
+ * @privileged: allocated by the kernel or by a process with CAP_SYS_ADMIN, as RM fixes a
+ *	client's privilege when it is made (os_is_administrator(), 525-595)
  */
 struct nvsim_client {
 	struct nvsim_object root;
 	const void *owner;
 	bool kernel;
+	bool privileged;
 	pid_t tgid;
 	struct pid *pid;
 	struct xarray objects;
@@ -283,6 +286,7 @@ struct nvsim_proc_stats;
  *	GR_SET_CTXSW_PREEMPTION_MODE: with any but CILP a kernel it executes runs to its end before
  *	it leaves the engine (nvsim_engine_request_preempt())
  * @gfxp_mode: its graphics preemption mode; only reported
+ * @realtime: a privileged client made it real-time (MAKE_REALTIME); only reported
  * @preempt_req: PREEMPT requests made on it
  * @preempt_done: requests completed (it left the engine, or was not on it)
  * @busy_ns: GPU time its kernels executed
@@ -305,8 +309,8 @@ struct nvsim_proc_stats;
  *	which keep GPFIFO_SCHEDULE from it (nvsim_fifo.c). Under nvsim_rm_lock
  *
  * The fields from @all_node on are protected by the engine lock (struct nvsim_engine.lock in
- * nvsim_engine.c), except @timeslice_us_reported, @interleave and @gfxp_mode, which only
- * controls touch (nvsim_rm_lock), and @cilp_mode, which controls write under both locks.
+ * nvsim_engine.c), except @timeslice_us_reported, @interleave, @gfxp_mode and @realtime, which
+ * only controls touch (nvsim_rm_lock), and @cilp_mode, which controls write under both locks.
  */
 struct nvsim_tsg {
 	struct nvsim_res res;
@@ -329,6 +333,7 @@ struct nvsim_tsg {
 	u32 interleave;
 	u32 cilp_mode;
 	u32 gfxp_mode;
+	bool realtime;
 	u64 preempt_req;
 	u64 preempt_done;
 	u64 busy_ns;

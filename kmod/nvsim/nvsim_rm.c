@@ -9,6 +9,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
 #include <linux/sched.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -224,6 +225,7 @@ static u32 nvsim_client_alloc(const struct nvsim_caller *caller, struct nvrm_all
 	INIT_LIST_HEAD(&client->root.dma_maps);
 	client->owner = caller->owner;
 	client->kernel = caller->kernel;
+	client->privileged = caller->kernel || capable(CAP_SYS_ADMIN);
 	client->tgid = caller->tgid;
 	if (!caller->kernel)
 		client->pid = get_task_pid(current, PIDTYPE_TGID);

@@ -623,6 +623,7 @@ CHANNEL_SCHEDULE, WORK_SUBMIT_TOKEN = 0xA06F0103, 0xC36F0108
 # a group's interleave level, set and read through the group or through any of its channels
 SET_INTERLEAVE, GET_INTERLEAVE = 0xA06C0107, 0xA06C0108
 MAKE_REALTIME = 0xA06C0110  # NVA06C_CTRL_MAKE_REALTIME_PARAMS {NvBool bRealtime}
+RESTART_RUNLIST = 0xA06F0111  # NVA06F_CTRL_RESTART_RUNLIST_PARAMS {bForceRestart, bBypassWait}
 CHANNEL_SET_INTERLEAVE, CHANNEL_GET_INTERLEAVE = 0xA06F0109, 0xA06F0110
 INTERLEAVE_LOW, INTERLEAVE_MEDIUM, INTERLEAVE_HIGH = 0, 1, 2
 # NV2080 GR controls on a subdevice naming a channel of its client: a context's preemption modes

@@ -293,6 +293,40 @@ def test_a_preempt_that_cannot_switch_a_wfi_context_out_kills_it(
         hog.close()
 
 
+def test_real_time_and_a_runlist_restart_take_a_privileged_client(chan: Channel) -> None:
+    """NVOC calls MAKE_REALTIME and RESTART_RUNLIST non-privileged, yet an H200 with GSP 580.159.04
+    refused both to a client of uid nobody (session 37); root's MAKE_REALTIME was NV_OK and its
+    RESTART_RUNLIST, on an idle channel, NV_ERR_INVALID_STATE."""
+    r, ch = chan.r, chan
+    for on in (1, 0):
+        assert r.control(ch.tsg, rm.MAKE_REALTIME, bytearray([on])) == rm.OK
+        assert tsg_line(r, ch.tsg)["realtime"] == on
+    assert r.control(ch.channel, rm.RESTART_RUNLIST, bytearray(2)) == rm.INVALID_STATE
+    rd, wr = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # a process without CAP_SYS_ADMIN makes a client of its own
+        try:
+            os.setgroups([])
+            os.setgid(65534)
+            os.setuid(65534)
+            u = Rm()
+            c = Channel(u, *u.device())
+            got = [
+                u.control(c.tsg, rm.MAKE_REALTIME, bytearray([1])),
+                u.control(c.channel, rm.RESTART_RUNLIST, bytearray(2)),
+            ]
+            os.write(wr, json.dumps(got).encode())
+        except BaseException as e:  # reported to the parent, which fails
+            os.write(wr, json.dumps(repr(e)).encode())
+        finally:
+            os._exit(0)
+    os.close(wr)
+    os.waitpid(pid, 0)
+    with os.fdopen(rd) as f:
+        got = json.load(f)
+    assert got == [rm.INSUFFICIENT_PERMISSIONS] * 2
+
+
 def test_fifo_disable_channels_checks_its_list(proc: tuple[Rm, int, int]) -> None:
     r, dev, sub = proc
     ch = Channel(r, dev, sub)
