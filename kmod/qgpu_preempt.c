@@ -100,7 +100,9 @@ static u32 qgpu_preempt_subdevice(struct qgpu_rmnode *dev)
  * The control goes to a subdevice of the channel's device in the tenant's client; where the
  * tenant has none, qgpu makes one there for the call and frees it (as RM's deprecated
  * VID_HEAP_CONTROL INFO does, RmDeprecatedFindOrCreateSubDeviceHandle(), 580.142).
- * Where RM refuses, the operator is told and the object stays: the context is then as RM made it.
+ * Where RM refuses, a log line tells the operator and the object stays: the context is then as RM
+ * made it. An object the mirror could not record (no node) is not seen here, nor is any while the
+ * kernel client is not ready.
  *
  * Context: process context; takes the kernel client's lock.
  */
